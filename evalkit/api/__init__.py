@@ -1,5 +1,7 @@
 """The service's interface: models, clients, typed errors and the simulate event stream."""
 
+from ._async_client import AsyncClient
+from ._client import Client
 from ._events import (
     Done,
     SimulationEvent,
@@ -27,6 +29,7 @@ from ._exceptions import (
     StreamDeadlineExceeded,
     StreamDropped,
     StreamError,
+    UnexpectedResponseError,
 )
 from ._models import (
     AgentConfig,
@@ -70,6 +73,8 @@ from ._models import (
     VendorCTtsConfig,
     VendorDSttConfig,
 )
+from ._retry import RetryPolicy
+from ._streaming import AsyncSimulationStream, SimulationStream
 from ._validation import Problem
 
 __all__ = [
@@ -84,9 +89,12 @@ __all__ = [
     "AssistantConfig",
     "AssistantMetadata",
     "AssistantTool",
+    "AsyncClient",
+    "AsyncSimulationStream",
     "AuthenticationError",
     "BackgroundNoise",
     "BadRequestError",
+    "Client",
     "ConfigurationError",
     "ContactList",
     "ContactListSummary",
@@ -109,6 +117,7 @@ __all__ = [
     "Problem",
     "RateLimitError",
     "RefineResponse",
+    "RetryPolicy",
     "Scorecard",
     "ScorecardRule",
     "ServerError",
@@ -119,11 +128,12 @@ __all__ = [
     "SessionCredentials",
     "SimulationEvent",
     "SimulationFailed",
-    "SttBlock",
-    "SttConfig",
+    "SimulationStream",
     "StreamDeadlineExceeded",
     "StreamDropped",
     "StreamError",
+    "SttBlock",
+    "SttConfig",
     "TerminalEvent",
     "ToolExecution",
     "ToolParameters",
@@ -132,6 +142,7 @@ __all__ = [
     "TtsBlock",
     "TtsConfig",
     "Turn",
+    "UnexpectedResponseError",
     "VendorASttConfig",
     "VendorATtsConfig",
     "VendorBSttConfig",

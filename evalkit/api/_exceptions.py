@@ -7,6 +7,7 @@ Exception tree::
     ├── InvalidRequestError         a body breaks the spec's limits (raised before sending)
     ├── ApiConnectionError          the service could not be reached (after retries)
     │   └── ApiTimeoutError
+    ├── UnexpectedResponseError     a success answer that does not have the spec's shape
     ├── ApiError                    the service answered with an error envelope
     │   ├── BadRequestError             400
     │   ├── AuthenticationError         401
@@ -51,6 +52,7 @@ __all__ = [
     "StreamDeadlineExceeded",
     "StreamDropped",
     "StreamError",
+    "UnexpectedResponseError",
 ]
 
 _SECRET_RE = re.compile(r"sk_api_[A-Za-z0-9_\-]+")
@@ -58,7 +60,9 @@ _SECRET_RE = re.compile(r"sk_api_[A-Za-z0-9_\-]+")
 
 def redact_secrets(text: str) -> str:
     """Replace anything shaped like a project API key with a masked form."""
-    return _SECRET_RE.sub(lambda m: "sk_api_…" + m.group(0)[-4:] if len(m.group(0)) > 15 else "sk_api_…", text)
+    return _SECRET_RE.sub(
+        lambda m: "sk_api_…" + m.group(0)[-4:] if len(m.group(0)) > 15 else "sk_api_…", text
+    )
 
 
 class EvalkitError(Exception):
@@ -81,7 +85,9 @@ class InvalidRequestError(EvalkitError, ValueError):
     def __init__(self, problems: Sequence[Problem], what: str = "request") -> None:
         self.problems = list(problems)
         lines = "\n".join(f"  - {p}" for p in self.problems)
-        super().__init__(f"invalid {what} ({len(self.problems)} problem(s)); nothing was sent:\n{lines}")
+        super().__init__(
+            f"invalid {what} ({len(self.problems)} problem(s)); nothing was sent:\n{lines}"
+        )
 
     @property
     def fields(self) -> list[str]:
@@ -95,6 +101,10 @@ class ApiConnectionError(EvalkitError):
 
 class ApiTimeoutError(ApiConnectionError):
     """A request timed out."""
+
+
+class UnexpectedResponseError(EvalkitError):
+    """The service answered with success, but the body does not have the spec's shape."""
 
 
 class ApiError(EvalkitError):

@@ -174,7 +174,9 @@ class SessionConfig(ApiModel):
 
 class _ProviderConfig(ApiModel):
     provider: str
-    api_key: str | None = Field(None, description="optional customer key; billed through the service when omitted")
+    api_key: str | None = Field(
+        None, description="optional customer key; billed through the service when omitted"
+    )
 
 
 class VendorASttConfig(_ProviderConfig):
@@ -266,7 +268,9 @@ class LlmConfig(_ProviderConfig):
 
 def _tag(known: tuple[str, ...]) -> Any:
     def tag(value: Any) -> str:
-        provider = value.get("provider") if isinstance(value, dict) else getattr(value, "provider", None)
+        provider = (
+            value.get("provider") if isinstance(value, dict) else getattr(value, "provider", None)
+        )
         return provider if provider in known else "other"
 
     return Discriminator(tag)

@@ -52,8 +52,14 @@ class _Checker:
         return None
 
     def string(
-        self, obj: Mapping[str, Any], key: str, field: str, *, required: bool,
-        min_len: int = 0, max_len: int | None = None,
+        self,
+        obj: Mapping[str, Any],
+        key: str,
+        field: str,
+        *,
+        required: bool,
+        min_len: int = 0,
+        max_len: int | None = None,
     ) -> str | None:
         if key not in obj:
             if required:
@@ -64,7 +70,10 @@ class _Checker:
             self.error(field, f"must be a string, got {_type_name(value)}")
             return None
         if len(value) < min_len:
-            self.error(field, "must not be empty" if min_len == 1 else f"must have at least {min_len} characters")
+            self.error(
+                field,
+                "must not be empty" if min_len == 1 else f"must have at least {min_len} characters",
+            )
         if max_len is not None and len(value) > max_len:
             self.error(field, f"must be at most {max_len} characters, got {len(value)}")
         return value
@@ -78,15 +87,23 @@ class _Checker:
             self.error(field, f"must be a boolean, got {_type_name(obj[key])}")
 
     def number(
-        self, obj: Mapping[str, Any], key: str, field: str, *, integer: bool = False,
-        minimum: float | None = None, maximum: float | None = None,
+        self,
+        obj: Mapping[str, Any],
+        key: str,
+        field: str,
+        *,
+        integer: bool = False,
+        minimum: float | None = None,
+        maximum: float | None = None,
     ) -> float | None:
         if key not in obj:
             return None
         value = obj[key]
         ok = _is_number(value) and (not integer or float(value).is_integer())
         if not ok:
-            self.error(field, f"must be {'an integer' if integer else 'a number'}, got {_type_name(value)}")
+            self.error(
+                field, f"must be {'an integer' if integer else 'a number'}, got {_type_name(value)}"
+            )
             return None
         if minimum is not None and value < minimum:
             self.error(field, f"must be at least {_fmt(minimum)}, got {value}")
@@ -95,7 +112,12 @@ class _Checker:
         return float(value)
 
     def enum(
-        self, obj: Mapping[str, Any], key: str, field: str, allowed: Sequence[str], *,
+        self,
+        obj: Mapping[str, Any],
+        key: str,
+        field: str,
+        allowed: Sequence[str],
+        *,
         severity: Severity = "error",
     ) -> None:
         if key not in obj:
@@ -186,7 +208,10 @@ def _scorecard(c: _Checker, scorecard: Any, field: str) -> None:
         else:
             total += pts
     if points_ok and round(total, 9) != L.SCORECARD_TOTAL_POINTS:
-        c.error(f"{field}.rules", f"points must total exactly {L.SCORECARD_TOTAL_POINTS}, got {_fmt(round(total, 9))}")
+        c.error(
+            f"{field}.rules",
+            f"points must total exactly {L.SCORECARD_TOTAL_POINTS}, got {_fmt(round(total, 9))}",
+        )
 
 
 # --------------------------------------------------------------------------- assistant config
@@ -217,9 +242,16 @@ def check_assistant_config(config: Any, field: str = "config") -> list[Problem]:
     if "session" in cfg:
         session = c.object(cfg["session"], f"{field}.session")
         if session is not None:
-            c.number(session, "ttl", f"{field}.session.ttl", integer=True, minimum=L.MIN_SESSION_TTL_S)
-            c.string(session, "roomPrefix", f"{field}.session.roomPrefix", required=False,
-                     max_len=L.MAX_ROOM_PREFIX_CHARS)
+            c.number(
+                session, "ttl", f"{field}.session.ttl", integer=True, minimum=L.MIN_SESSION_TTL_S
+            )
+            c.string(
+                session,
+                "roomPrefix",
+                f"{field}.session.roomPrefix",
+                required=False,
+                max_len=L.MAX_ROOM_PREFIX_CHARS,
+            )
     for block, checker in (("stt", _stt), ("tts", _tts), ("llm", _llm)):
         if block in cfg:
             default = _default_block(c, cfg[block], f"{field}.{block}")
@@ -278,7 +310,9 @@ def _tool(c: _Checker, raw: Any, field: str) -> None:
             else:
                 c.enum(ex, "type", f"{field}.execution.type", L.TOOL_EXECUTION_TYPES)
             if ex.get("type") == "tool_endpoint":
-                c.string(ex, "connectionId", f"{field}.execution.connectionId", required=True, min_len=1)
+                c.string(
+                    ex, "connectionId", f"{field}.execution.connectionId", required=True, min_len=1
+                )
 
 
 def _default_block(c: _Checker, raw: Any, field: str) -> Mapping[str, Any] | None:
@@ -294,7 +328,9 @@ def _default_block(c: _Checker, raw: Any, field: str) -> Mapping[str, Any] | Non
     return c.object(block["default"], f"{field}.default")
 
 
-def _provider(c: _Checker, block: Mapping[str, Any], field: str, allowed: Sequence[str]) -> str | None:
+def _provider(
+    c: _Checker, block: Mapping[str, Any], field: str, allowed: Sequence[str]
+) -> str | None:
     if "provider" not in block:
         c.error(f"{field}.provider", "is required")
         return None
@@ -321,7 +357,10 @@ def _tts(c: _Checker, block: Mapping[str, Any], field: str) -> None:
     if provider is None:
         return
     if provider in ("serviceai", "vendor_a") and not isinstance(block.get("voiceId"), str):
-        c.warn(f"{field}.voiceId", "is required by this provider; the block is stored but fails at connect time")
+        c.warn(
+            f"{field}.voiceId",
+            "is required by this provider; the block is stored but fails at connect time",
+        )
     if provider == "serviceai":
         c.enum(block, "outputFormat", f"{field}.outputFormat", L.OUTPUT_FORMATS, severity="warning")
 
@@ -332,10 +371,15 @@ def _llm(c: _Checker, block: Mapping[str, Any], field: str) -> None:
     if provider is None:
         return
     if model is not None and model not in L.LLM_MODELS[provider]:
-        c.warn(f"{field}.model", f"is not a documented {provider} model ({', '.join(L.LLM_MODELS[provider])})")
+        c.warn(
+            f"{field}.model",
+            f"is not a documented {provider} model ({', '.join(L.LLM_MODELS[provider])})",
+        )
     if "thinkingBudget" in block:
         lo, hi = L.THINKING_BUDGET_RANGE
-        c.number(block, "thinkingBudget", f"{field}.thinkingBudget", integer=True, minimum=lo, maximum=hi)
+        c.number(
+            block, "thinkingBudget", f"{field}.thinkingBudget", integer=True, minimum=lo, maximum=hi
+        )
         if provider != "vendor_f" or (model is not None and not model.startswith("gem-2.5")):
             c.warn(f"{field}.thinkingBudget", "is ignored: only vendor_f 2.5 models take it")
     if "thinkingLevel" in block:
@@ -393,7 +437,9 @@ def check_context(context: Any, field: str = "context") -> list[Problem]:
     """A simulate context on its own (used by grids before any request)."""
     c = _Checker()
     if context is not None:
-        c.string({"context": context}, "context", field, required=False, max_len=L.MAX_CONTEXT_CHARS)
+        c.string(
+            {"context": context}, "context", field, required=False, max_len=L.MAX_CONTEXT_CHARS
+        )
     return c.problems
 
 
@@ -403,7 +449,10 @@ def _variables(c: _Checker, raw: Any, field: str) -> None:
         return
     for key in variables:
         if len(key) > L.MAX_VARIABLE_KEY_CHARS:
-            c.error(f"{field}.{key[:20]}…", f"key must be at most {L.MAX_VARIABLE_KEY_CHARS} characters, got {len(key)}")
+            c.error(
+                f"{field}.{key[:20]}…",
+                f"key must be at most {L.MAX_VARIABLE_KEY_CHARS} characters, got {len(key)}",
+            )
     try:
         length = variables_json_length(variables)
     except (TypeError, ValueError) as exc:
@@ -418,7 +467,9 @@ def check_refine_body(body: Any) -> list[Problem]:
     c = _Checker()
     b = c.object(body, "body")
     if b is not None:
-        c.string(b, "ownerFeedback", "ownerFeedback", required=True, max_len=L.MAX_OWNER_FEEDBACK_CHARS)
+        c.string(
+            b, "ownerFeedback", "ownerFeedback", required=True, max_len=L.MAX_OWNER_FEEDBACK_CHARS
+        )
     return c.problems
 
 
@@ -460,11 +511,16 @@ def check_phrase_replacements_body(body: Any) -> list[Problem]:
         c.error("phraseReplacements", f"must be an array, got {_type_name(items)}")
     else:
         if len(items) > L.MAX_PHRASE_REPLACEMENTS:
-            c.error("phraseReplacements", f"must have at most {L.MAX_PHRASE_REPLACEMENTS} entries, got {len(items)}")
+            c.error(
+                "phraseReplacements",
+                f"must have at most {L.MAX_PHRASE_REPLACEMENTS} entries, got {len(items)}",
+            )
         for i, raw in enumerate(items[: L.MAX_PHRASE_REPLACEMENTS + 1]):
             item = c.object(raw, f"phraseReplacements[{i}]")
             if item is not None:
-                c.string(item, "phrase", f"phraseReplacements[{i}].phrase", required=True, min_len=1)
+                c.string(
+                    item, "phrase", f"phraseReplacements[{i}].phrase", required=True, min_len=1
+                )
                 c.string(item, "replacement", f"phraseReplacements[{i}].replacement", required=True)
     return c.problems
 
