@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import httpx
 
 from ._base import BaseClient, PersonaLike, RequestSpec, error_from_response, transport_error
-from ._config import DEFAULT_LIMITS
+from ._config import DEFAULT_LIMITS, Secret
 from ._exceptions import ApiError, UnexpectedResponseError
 from ._models import (
     Assistant,
@@ -36,7 +36,7 @@ class AsyncClient(BaseClient):
     def __init__(
         self,
         base_url: str | None = None,
-        api_key: str | None = None,
+        api_key: str | Secret | None = None,
         *,
         timeout: float | httpx.Timeout | None = None,
         retry: RetryPolicy | None = None,
@@ -50,6 +50,11 @@ class AsyncClient(BaseClient):
         self._http = httpx.AsyncClient(
             limits=limits or DEFAULT_LIMITS, transport=transport, follow_redirects=False
         )
+
+    @classmethod
+    def from_client(cls, client: BaseClient, *, limits: httpx.Limits | None = None) -> AsyncClient:
+        """An async client with the same base URL, key, timeouts and retry policy as ``client``."""
+        return cls(**client._twin_kwargs(), limits=limits)
 
     async def __aenter__(self) -> AsyncClient:
         return self
@@ -122,7 +127,7 @@ class AsyncClient(BaseClient):
         name: str,
         config: AssistantConfig | Mapping[str, Any],
         description: str | None = None,
-        public: bool = False,
+        public: bool | None = None,
         *,
         extra_body: Mapping[str, Any] | None = None,
     ) -> Assistant:

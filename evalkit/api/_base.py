@@ -37,6 +37,7 @@ from ._exceptions import (
 )
 from ._limits import RATE_LIMIT_MESSAGE
 from ._models import (
+    WIRE_CONTEXT,
     ApiModel,
     Assistant,
     AssistantConfig,
@@ -105,7 +106,7 @@ _ASSISTANT_LIST = TypeAdapter(list[Assistant])
 
 def _parse_assistant_list(response: httpx.Response) -> list[Assistant]:
     try:
-        return _ASSISTANT_LIST.validate_json(response.content)
+        return _ASSISTANT_LIST.validate_json(response.content, context={WIRE_CONTEXT: True})
     except ValidationError as exc:
         raise UnexpectedResponseError(
             f"GET /realtime-assistants: the answer is not a list of assistants ({exc.error_count()} problem(s))"
@@ -121,6 +122,8 @@ def _parse_bytes(response: httpx.Response) -> bytes:
 
 
 def _parse_json(response: httpx.Response) -> Any:
+    if not response.content.strip():
+        return None
     try:
         return response.json()
     except ValueError:
@@ -205,7 +208,7 @@ def _jsonable(value: Any, field: str) -> Any:
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True, exclude_unset=True)
     try:
-        json.dumps(value)
+        json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidRequestError([V.Problem(field, f"must be JSON-serialisable: {exc}")]) from None
     return value
@@ -232,7 +235,7 @@ class BaseClient:
     def __init__(
         self,
         base_url: str | None = None,
-        api_key: str | None = None,
+        api_key: str | Secret | None = None,
         *,
         timeout: float | httpx.Timeout | None = None,
         retry: RetryPolicy | None = None,
@@ -263,6 +266,16 @@ class BaseClient:
     def stream_deadline(self) -> float:
         """Seconds a simulate stream may stay open in total."""
         return self._settings.stream_deadline_s
+
+    def _twin_kwargs(self) -> dict[str, Any]:
+        """Arguments that build a client with these same settings (sync or async)."""
+        return {
+            "base_url": self._settings.base_url,
+            "api_key": self._settings.api_key,
+            "timeout": self._settings.timeout,
+            "retry": self.retry,
+            "stream_deadline": self._settings.stream_deadline_s,
+        }
 
     def __repr__(self) -> str:
         key = "set" if self.has_api_key else "unset"
@@ -323,16 +336,14 @@ class BaseClient:
         name: str,
         config: AssistantConfig | Mapping[str, Any],
         description: str | None,
-        public: bool,
+        public: bool | None,
         extra_body: Mapping[str, Any] | None,
     ) -> RequestSpec[Assistant]:
-        body: dict[str, Any] = {
-            "name": name,
-            "config": _jsonable(config, "config"),
-            "public": public,
-        }
+        body: dict[str, Any] = {"name": name, "config": _jsonable(config, "config")}
         if description is not None:
             body["description"] = description
+        if public is not None:
+            body["public"] = public
         body = _with_extra(body, extra_body)
         _raise_problems(V.check_create_assistant_body(body), "assistant")
         return RequestSpec("POST", "/realtime-assistants", _model_parser(Assistant), body)

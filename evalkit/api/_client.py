@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import httpx
 
 from ._base import BaseClient, PersonaLike, RequestSpec, error_from_response, transport_error
-from ._config import DEFAULT_LIMITS
+from ._config import DEFAULT_LIMITS, Secret
 from ._exceptions import ApiError, UnexpectedResponseError
 from ._models import (
     Assistant,
@@ -38,7 +38,7 @@ class Client(BaseClient):
     def __init__(
         self,
         base_url: str | None = None,
-        api_key: str | None = None,
+        api_key: str | Secret | None = None,
         *,
         timeout: float | httpx.Timeout | None = None,
         retry: RetryPolicy | None = None,
@@ -122,7 +122,7 @@ class Client(BaseClient):
         name: str,
         config: AssistantConfig | Mapping[str, Any],
         description: str | None = None,
-        public: bool = False,
+        public: bool | None = None,
         *,
         extra_body: Mapping[str, Any] | None = None,
     ) -> Assistant:

@@ -14,7 +14,7 @@ Enumerations and defaults are documentation (``Field(description=...)`` and the 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -24,6 +24,7 @@ from pydantic import (
     PrivateAttr,
     SerializerFunctionWrapHandler,
     Tag,
+    ValidationInfo,
     ValidatorFunctionWrapHandler,
     model_serializer,
     model_validator,
@@ -34,6 +35,18 @@ from ._exceptions import redact_secrets
 from ._limits import LLM_MODELS, STT_MODELS, TTS_PROVIDERS
 
 Number = int | float
+
+
+WIRE_CONTEXT = "evalkit.wire"
+_WIRE = WIRE_CONTEXT
+_HIDE = "\x00evalkit-python-name:"
+
+
+def _python_only_names(cls: type[BaseModel]) -> frozenset[str]:
+    """Field names whose Python spelling differs from their wire alias."""
+    return frozenset(
+        name for name, f in cls.model_fields.items() if f.alias is not None and f.alias != name
+    )
 
 
 class ApiModel(BaseModel):
@@ -48,12 +61,42 @@ class ApiModel(BaseModel):
 
     _key_order: tuple[str, ...] | None = PrivateAttr(default=None)
 
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> Self:
+        """Validate wire JSON: keys match camelCase aliases only (see :meth:`_remember_key_order`)."""
+        kwargs["context"] = {**(kwargs.get("context") or {}), _WIRE: True}
+        return super().model_validate(obj, **kwargs)
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes | bytearray, **kwargs: Any) -> Self:
+        """Validate wire JSON text (camelCase aliases only)."""
+        kwargs["context"] = {**(kwargs.get("context") or {}), _WIRE: True}
+        return super().model_validate_json(json_data, **kwargs)
+
     @model_validator(mode="wrap")
     @classmethod
-    def _remember_key_order(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    def _remember_key_order(
+        cls, data: Any, handler: ValidatorFunctionWrapHandler, info: ValidationInfo
+    ) -> Any:
+        """Keep the input's key order; on the wire, a snake_case key is an unknown key.
+
+        Python code may construct models by field name (``initial_greeting=True``), but JSON
+        read from the service or a file matches aliases only: a key spelled like a field's
+        Python name stays an unknown key, returned unchanged.
+        """
+        hidden: dict[str, str] = {}
+        if isinstance(data, dict) and info.context and info.context.get(_WIRE):
+            python_names = _python_only_names(cls)
+            if python_names.intersection(data):
+                hidden = {_HIDE + k: k for k in data if k in python_names}
+                data = {(_HIDE + k if k in python_names else k): v for k, v in data.items()}
         obj = handler(data)
         if isinstance(data, dict) and isinstance(obj, ApiModel):
-            obj._key_order = tuple(data)
+            if hidden and obj.__pydantic_extra__ is not None:
+                obj.__pydantic_extra__ = {
+                    hidden.get(k, k): v for k, v in obj.__pydantic_extra__.items()
+                }
+            obj._key_order = tuple(str(hidden.get(k, k)) for k in data)
         return obj
 
     @model_serializer(mode="wrap")
@@ -71,16 +114,22 @@ class ApiModel(BaseModel):
 
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
-            if name in {"api_key", "apiKey"} and isinstance(value, str):
-                yield name, _mask(value)
-            elif isinstance(value, str):
-                yield name, redact_secrets(value)
-            else:
-                yield name, value
+            yield name, _redact_for_repr(name, value)
 
 
 def _mask(value: str) -> str:
     return "…" + value[-4:] if len(value) > 8 else "…"
+
+
+def _redact_for_repr(name: str | None, value: Any) -> Any:
+    """Mask ``apiKey`` values and ``sk_api_`` strings, however deep in plain JSON values."""
+    if isinstance(value, str):
+        return _mask(value) if name in {"api_key", "apiKey"} else redact_secrets(value)
+    if isinstance(value, dict):
+        return {k: _redact_for_repr(k, v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_redact_for_repr(None, v) for v in value)
+    return value
 
 
 # --------------------------------------------------------------------------- scorecard

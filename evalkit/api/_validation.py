@@ -99,6 +99,9 @@ class _Checker:
         if key not in obj:
             return None
         value = obj[key]
+        if isinstance(value, float) and not math.isfinite(value):
+            self.error(field, f"must be a finite number, got {value}")
+            return None
         ok = _is_number(value) and (not integer or float(value).is_integer())
         if not ok:
             self.error(
@@ -404,7 +407,7 @@ def _llm(c: _Checker, block: Mapping[str, Any], field: str) -> None:
 
 def variables_json_length(variables: Mapping[str, Any]) -> int:
     """Length of the compact JSON text of a variables object, as the limit counts it."""
-    return len(json.dumps(variables, ensure_ascii=False, separators=(",", ":")))
+    return len(json.dumps(variables, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
 def check_simulate_body(body: Any) -> list[Problem]:
@@ -448,7 +451,9 @@ def _variables(c: _Checker, raw: Any, field: str) -> None:
     if variables is None:
         return
     for key in variables:
-        if len(key) > L.MAX_VARIABLE_KEY_CHARS:
+        if not isinstance(key, str):
+            c.error(f"{field}[{key!r}]", f"keys must be strings, got {_type_name(key)}")
+        elif len(key) > L.MAX_VARIABLE_KEY_CHARS:
             c.error(
                 f"{field}.{key[:20]}…",
                 f"key must be at most {L.MAX_VARIABLE_KEY_CHARS} characters, got {len(key)}",
@@ -456,7 +461,7 @@ def _variables(c: _Checker, raw: Any, field: str) -> None:
     try:
         length = variables_json_length(variables)
     except (TypeError, ValueError) as exc:
-        c.error(field, f"must be JSON-serialisable: {exc}")
+        c.error(field, f"must be JSON-serialisable (finite numbers, string keys): {exc}")
         return
     if length >= L.MAX_VARIABLES_JSON_CHARS:
         c.error(field, f"JSON must be under {L.MAX_VARIABLES_JSON_CHARS} characters, got {length}")
