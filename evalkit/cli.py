@@ -7,6 +7,7 @@ local can never reach a terminal or a CI log.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -53,3 +54,112 @@ def _root(
 def main() -> None:
     """Console-script entry point."""
     app()
+
+
+# --------------------------------------------------------------------------- run, runs, snapshot
+
+
+def _parse_shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        index, count = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise typer.BadParameter(
+            f"--shard takes INDEX/COUNT (for example 0/4), got {value!r}"
+        ) from None
+    return index, count
+
+
+@app.command("run")
+def run_command(
+    assistant: Annotated[
+        str, typer.Option("--assistant", "-a", help="Assistant id to simulate against.")
+    ],
+    personas: Annotated[
+        Path, typer.Option("--personas", "-p", help="A personas YAML file or folder.")
+    ] = Path("personas"),
+    variables: Annotated[
+        Path | None,
+        typer.Option(
+            "--variables", help="CSV of variable records (one simulated contact per row)."
+        ),
+    ] = None,
+    context: Annotated[
+        list[str] | None, typer.Option("--context", help="A context the caller knows (repeatable).")
+    ] = None,
+    repeats: Annotated[int, typer.Option(min=1, help="Conversations per cell.")] = 1,
+    target: Annotated[str, typer.Option(help="draft or prod.")] = "draft",
+    store: Annotated[Path, typer.Option(help="Folder holding runs.")] = Path("runs"),
+    run_id: Annotated[str | None, typer.Option("--run-id", help="Resume or name a run.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Conversations at once.")] = 8,
+    shard: Annotated[
+        str | None, typer.Option(help="Run one shard of the grid: INDEX/COUNT.")
+    ] = None,
+    max_conversations: Annotated[
+        int | None, typer.Option(help="Stop after starting this many.")
+    ] = None,
+    max_seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
+) -> None:
+    """Run a grid of simulated conversations and record it (resumable with --run-id)."""
+    from .grid import Grid
+    from .runner import Budget, run_grid
+
+    if target not in ("draft", "prod"):
+        raise typer.BadParameter(
+            "--target must be draft or prod (variants are a Python API feature)"
+        )
+    grid = Grid(
+        personas,
+        variables=variables,
+        contexts=context or None,
+        repeats=repeats,
+        shard=_parse_shard(shard),
+    )
+    run = run_grid(
+        grid,
+        assistant,
+        target=target,
+        store=store,
+        run_id=run_id,
+        concurrency=concurrency,
+        budget=Budget(max_conversations, max_seconds),
+    )
+    counts = run.conversations["status"].value_counts().to_dict()
+    typer.echo(
+        f"run {run.run_id}: {len(run.conversations)} conversation(s) recorded {counts} in {run.path}"
+    )
+
+
+@app.command("runs")
+def runs_command(
+    store: Annotated[Path, typer.Option(help="Folder holding runs.")] = Path("runs"),
+) -> None:
+    """List the runs in a store."""
+    from .store import list_runs
+
+    frame = list_runs(store)
+    if frame.empty:
+        typer.echo(f"no runs in {store}")
+        return
+    typer.echo(frame.to_string(index=False))
+
+
+@app.command("snapshot")
+def snapshot_command(
+    assistant: Annotated[str, typer.Option("--assistant", "-a", help="Assistant id.")],
+    store: Annotated[Path, typer.Option(help="Folder holding runs and snapshots.")] = Path("runs"),
+) -> None:
+    """Record the assistant's current (draft) config, so that version can be run as prod later."""
+    from .api import Client
+    from .snapshots import ConfigSnapshot, SnapshotStore
+
+    with Client() as client:
+        found = next((a for a in client.list_assistants() if a.id == assistant), None)
+    if found is None:
+        raise typer.BadParameter(
+            f"assistant {assistant} is not in this API key's project", param_hint="--assistant"
+        )
+    snap = ConfigSnapshot.from_assistant(found)
+    path = SnapshotStore(store).save(snap)
+    typer.echo(f"snapshot of {assistant} version {snap.version} in {path}")
