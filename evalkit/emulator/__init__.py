@@ -1,0 +1,27 @@
+"""A local emulator of the voice assistant service: /v1 as the spec describes it, an admin
+API under /_emulator/, fault injection, a time scale and optional SQLite persistence.
+
+Conversations are synthetic (a deterministic scripted dialogue engine) unless an
+OpenAI-compatible LLM backend is configured.
+
+>>> from evalkit.emulator import serve
+>>> with serve(time_scale=0.01) as emu:  # doctest: +SKIP
+...     print(emu.base_url)
+"""
+
+from ._app import build_app, create_app
+from ._core import Emulator, SimulationStats
+from ._openapi import openapi_document
+from ._server import EmulatorServer, serve
+from ._settings import EmulatorSettings
+
+__all__ = [
+    "Emulator",
+    "EmulatorServer",
+    "EmulatorSettings",
+    "SimulationStats",
+    "build_app",
+    "create_app",
+    "openapi_document",
+    "serve",
+]

@@ -1,0 +1,69 @@
+"""The emulator's knobs and the emulated durations they scale."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..api._limits import KEEPALIVE_INTERVAL_S, SIMULATION_CEILING_S
+
+BUILD_DURATION_S = 120.0
+"""How long a refine build takes at time scale 1 (the spec: minutes)."""
+BUILD_RUNNING_FRACTION = 0.05
+"""A build reports `started` for this share of its duration, then `running`."""
+SYNTHESIS_WINDOW_S = 60.0
+"""The synthesis rate limit counts requests per this many emulated seconds."""
+MIN_PING_INTERVAL_S = 0.005
+"""Pings never come faster than this, however small the time scale."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmulatorSettings:
+    """How the emulator behaves; every emulated duration is multiplied by ``time_scale``.
+
+    ``turn_delay`` is emulated seconds of latency before each utterance. ``seed`` None draws
+    a random seed at start (conversations then differ between emulator runs).
+    ``synthesis_requests_per_minute`` caps E11/E12 per project (None: no cap).
+    """
+
+    time_scale: float = 1.0
+    seed: int | None = None
+    turn_delay: float = 0.0
+    synthesis_requests_per_minute: int | None = 300
+    max_body_bytes: int = 2 * 1024 * 1024
+    send_timeout_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.time_scale, int | float) and math.isfinite(self.time_scale)):
+            raise ValueError(f"time_scale must be a finite number, got {self.time_scale!r}")
+        if self.time_scale <= 0:
+            raise ValueError(f"time_scale must be > 0, got {self.time_scale}")
+        if not (math.isfinite(self.turn_delay) and self.turn_delay >= 0):
+            raise ValueError(f"turn_delay must be >= 0 seconds, got {self.turn_delay}")
+        rpm = self.synthesis_requests_per_minute
+        if rpm is not None and rpm < 1:
+            raise ValueError(f"synthesis_requests_per_minute must be >= 1 or None, got {rpm}")
+
+    def scaled(self, seconds: float) -> float:
+        """Emulated seconds to real seconds."""
+        return seconds * self.time_scale
+
+    @property
+    def ping_interval(self) -> float:
+        return max(self.scaled(KEEPALIVE_INTERVAL_S), MIN_PING_INTERVAL_S)
+
+    @property
+    def ceiling(self) -> float:
+        return self.scaled(SIMULATION_CEILING_S)
+
+    @property
+    def turn_latency(self) -> float:
+        return self.scaled(self.turn_delay)
+
+    @property
+    def build_duration(self) -> float:
+        return self.scaled(BUILD_DURATION_S)
+
+    @property
+    def synthesis_window(self) -> float:
+        return self.scaled(SYNTHESIS_WINDOW_S)
