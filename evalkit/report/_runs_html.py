@@ -65,6 +65,16 @@ def _transcript_html(run: Run, conversation_id: str) -> str:
     return f'<div class="conv"><h3>{head}</h3>{"".join(lines)}</div>'
 
 
+def _examples(conversations: pd.DataFrame, shared: set[str], n: int) -> list[str]:
+    """Up to ``n`` shared conversations, one per persona first (so the page shows variety)."""
+    rows = conversations[conversations["conversation_id"].isin(shared)].sort_values(
+        ["repeat", "cell_id"]
+    )
+    first = rows.drop_duplicates("persona_label")["conversation_id"].tolist()
+    rest = [c for c in rows["conversation_id"] if c not in set(first)]
+    return (first + rest)[:n]
+
+
 def runs_overview_html(runs: Sequence[Run], title: str = "evalkit runs", examples: int = 3) -> str:
     """The overview page: an outcome table, then up to ``examples`` cells shown across runs."""
     parts = [f"<h1>{html.escape(title)}</h1>", "<h2>Outcomes</h2>"]
@@ -74,7 +84,7 @@ def runs_overview_html(runs: Sequence[Run], title: str = "evalkit runs", example
         for run in runs[1:]:
             shared &= set(run.conversations["conversation_id"])
         parts.append("<h2>The same conversations, side by side</h2>")
-        for cid in sorted(shared)[:examples]:
+        for cid in _examples(runs[0].conversations, shared, examples):
             row = runs[0].conversations.set_index("conversation_id").loc[cid]
             parts.append(
                 f'<p class="note">persona <b>{html.escape(str(row["persona_label"]))}</b>, '
