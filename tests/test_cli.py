@@ -1,0 +1,129 @@
+"""The command line over a real emulator: run, runs, snapshot, emulator."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit import load_run
+from evalkit.cli import app
+from evalkit.emulator import serve
+
+PERSONAS = Path(__file__).resolve().parent.parent / "personas"
+
+
+@pytest.fixture(scope="module")
+def emu() -> Iterator[object]:
+    with serve(time_scale=0.002, seed=11) as server:
+        yield server
+
+
+@pytest.fixture
+def env(emu: object, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    values = {"EVALKIT_BASE_URL": emu.base_url, "EVALKIT_API_KEY": emu.api_key}  # type: ignore[attr-defined]
+    for k, v in values.items():
+        monkeypatch.setenv(k, v)
+    return values
+
+
+def _assistant(emu: object) -> str:
+    built = emu.build(  # type: ignore[attr-defined]
+        "CLI test",
+        {"context": "a reminder", "sampleRows": [{"customer_name": "Ayesha"}]},
+        "Remind {{customer_name}} in Urdu. Ask to confirm with yes or no.",
+        initial_greeting=True,
+    )
+    return str(built["realtimeAssistantId"])
+
+
+def test_run_then_resume_then_runs_listing(
+    emu: object, env: dict[str, str], tmp_path: Path
+) -> None:
+    aid = _assistant(emu)
+    csv = tmp_path / "contacts.csv"
+    csv.write_text("customer_name,phone\nAyesha,0012\nBilal,0034\n", encoding="utf-8")
+    store = tmp_path / "runs"
+    args = [
+        "run",
+        "-a",
+        aid,
+        "-p",
+        str(PERSONAS / "cooperative.yaml"),
+        "--variables",
+        str(csv),
+        "--context",
+        "A clinic reminder",
+        "--repeats",
+        "2",
+        "--store",
+        str(store),
+        "--run-id",
+        "cli-run",
+    ]
+    runner = CliRunner()
+    first = runner.invoke(app, [*args, "--max-conversations", "3"])
+    assert first.exit_code == 0, first.output
+    assert len(load_run("cli-run", store).conversations) == 3
+    second = runner.invoke(app, args)
+    assert second.exit_code == 0, second.output
+    run = load_run("cli-run", store)
+    assert len(run.conversations) == 4
+    assert run.conversations["conversation_id"].is_unique
+    assert set(run.conversations["variables"].str.contains('"phone":"00')) == {
+        True
+    }  # ids keep zeros
+    listing = runner.invoke(app, ["runs", "--store", str(store)])
+    assert listing.exit_code == 0
+    assert "cli-run" in listing.output
+    assert env["EVALKIT_API_KEY"] not in first.output + second.output + listing.output
+
+
+def test_snapshot_records_the_draft_version(
+    emu: object, env: dict[str, str], tmp_path: Path
+) -> None:
+    aid = _assistant(emu)
+    result = CliRunner().invoke(app, ["snapshot", "-a", aid, "--store", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "version 1" in result.output
+    files = list((tmp_path / ".snapshots").rglob("v000001.json"))
+    assert len(files) == 1
+    assert env["EVALKIT_API_KEY"] not in files[0].read_text(encoding="utf-8")
+
+
+def test_run_with_bad_shard_is_a_usage_error(env: dict[str, str], tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["run", "-a", "x", "--shard", "nope", "--store", str(tmp_path)]
+    )
+    assert result.exit_code == 2
+    assert "INDEX/COUNT" in result.output
+
+
+def test_emulator_command_prints_settings_and_serves(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evalkit", "emulator", "--port", "0", "--time-scale", "0.01"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().strip() for _ in range(2)]
+        settings = dict(line.split("=", 1) for line in lines)
+        assert settings["EVALKIT_BASE_URL"].startswith("http://127.0.0.1:")
+        assert settings["EVALKIT_BASE_URL"].endswith("/v1")
+        assert settings["EVALKIT_API_KEY"].startswith("sk_api_")
+        from evalkit import Client
+
+        with Client(settings["EVALKIT_BASE_URL"], settings["EVALKIT_API_KEY"]) as client:
+            assert client.list_assistants() == []
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
