@@ -35,35 +35,34 @@ def is_event_stream(response: httpx.Response) -> bool:
     return content_type.partition(";")[0].strip() == EVENT_STREAM
 
 
+def _decode(text: str, lines: SSELineDecoder, decoder: SSEDecoder) -> list[SseEvent]:
+    events = []
+    for line in lines.decode(text) if text else lines.flush():
+        sse = decoder.decode(line)
+        if sse is not None:
+            events.append(SseEvent(sse.event, sse.data))
+    return events
+
+
 def iter_events(response: httpx.Response, deadline: float) -> Iterator[SseEvent]:
     """Decode a streaming response into events until it ends; ``deadline`` is monotonic time."""
-    lines = SSELineDecoder()
-    decoder = SSEDecoder()
+    lines, decoder = SSELineDecoder(), SSEDecoder()
     for text in response.iter_text():
         if time.monotonic() > deadline:
             raise DeadlineReached
-        for line in lines.decode(text):
-            sse = decoder.decode(line)
-            if sse is not None:
-                yield SseEvent(sse.event, sse.data)
-    for line in lines.flush():
-        sse = decoder.decode(line)
-        if sse is not None:
-            yield SseEvent(sse.event, sse.data)
+        if text:
+            yield from _decode(text, lines, decoder)
+    yield from _decode("", lines, decoder)
 
 
 async def aiter_events(response: httpx.Response, deadline: float) -> AsyncIterator[SseEvent]:
     """The async twin of :func:`iter_events`."""
-    lines = SSELineDecoder()
-    decoder = SSEDecoder()
+    lines, decoder = SSELineDecoder(), SSEDecoder()
     async for text in response.aiter_text():
         if time.monotonic() > deadline:
             raise DeadlineReached
-        for line in lines.decode(text):
-            sse = decoder.decode(line)
-            if sse is not None:
-                yield SseEvent(sse.event, sse.data)
-    for line in lines.flush():
-        sse = decoder.decode(line)
-        if sse is not None:
-            yield SseEvent(sse.event, sse.data)
+        if text:
+            for event in _decode(text, lines, decoder):
+                yield event
+    for event in _decode("", lines, decoder):
+        yield event
