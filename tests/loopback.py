@@ -15,7 +15,7 @@ import uvicorn
 @contextlib.contextmanager
 def serve_app(app: Any) -> Iterator[str]:
     """Serve ``app`` on a pre-bound loopback socket in a daemon thread; yields ``http://host:port``."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)  # TCP_NODELAY
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

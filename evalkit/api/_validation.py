@@ -36,8 +36,14 @@ class Problem:
 class _Checker:
     """Accumulates problems while walking a JSON value."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, rehearsal: bool = False) -> None:
         self.problems: list[Problem] = []
+        # provider-side rejections (unknown provider, a value the provider refuses) are stored
+        # by a save and fail when a call runs: warnings on save, errors for a rehearsal
+        self.provider_severity: Severity = "error" if rehearsal else "warning"
+
+    def provider_problem(self, field: str, message: str) -> None:
+        (self.error if self.provider_severity == "error" else self.warn)(field, message)
 
     def error(self, field: str, message: str) -> None:
         self.problems.append(Problem(field, message))
@@ -220,9 +226,16 @@ def _scorecard(c: _Checker, scorecard: Any, field: str) -> None:
 # --------------------------------------------------------------------------- assistant config
 
 
-def check_assistant_config(config: Any, field: str = "config") -> list[Problem]:
-    """An AssistantConfig, by the rules of the spec's configuration tables."""
-    c = _Checker()
+def check_assistant_config(
+    config: Any, field: str = "config", *, rehearsal: bool = False
+) -> list[Problem]:
+    """An AssistantConfig, by the rules of the spec's configuration tables.
+
+    A save stores provider-side mistakes (an unsupported provider, a value the provider
+    rejects) and they fail when a call runs: they are warnings here, and errors with
+    ``rehearsal=True`` (what E9 answers with its 400 before streaming).
+    """
+    c = _Checker(rehearsal=rehearsal)
     cfg = c.object(config, field)
     if cfg is None:
         return c.problems
@@ -237,7 +250,9 @@ def check_assistant_config(config: Any, field: str = "config") -> list[Problem]:
             f = f"{field}.noiseCancellation"
             c.boolean(nc, "enabled", f"{f}.enabled", required=True)
             c.enum(nc, "model", f"{f}.model", L.NOISE_CANCELLATION_MODELS)
-            c.number(nc, "level", f"{f}.level", minimum=0)
+            level = c.number(nc, "level", f"{f}.level")
+            if level is not None and level < 0:
+                c.warn(f"{f}.level", f"is a suppression strength; {level:g} is below 0")
     if "backgroundNoise" in cfg:
         bn = c.object(cfg["backgroundNoise"], f"{field}.backgroundNoise")
         if bn is not None:
@@ -312,9 +327,11 @@ def _tool(c: _Checker, raw: Any, field: str) -> None:
                 c.error(f"{field}.execution.type", "is required")
             else:
                 c.enum(ex, "type", f"{field}.execution.type", L.TOOL_EXECUTION_TYPES)
-            if ex.get("type") == "tool_endpoint":
-                c.string(
-                    ex, "connectionId", f"{field}.execution.connectionId", required=True, min_len=1
+            if ex.get("type") == "tool_endpoint" and not ex.get("connectionId"):
+                # the spec: not checked on create; a missing id is an error result on the call
+                c.warn(
+                    f"{field}.execution.connectionId",
+                    "is required for tool_endpoint tools; the tool is stored but its calls fail",
                 )
 
 
@@ -339,7 +356,9 @@ def _provider(
         return None
     provider = block["provider"]
     if provider not in allowed:
-        c.error(f"{field}.provider", f"must be one of {', '.join(allowed)}; got {provider!r}")
+        c.provider_problem(
+            f"{field}.provider", f"must be one of {', '.join(allowed)}; got {provider!r}"
+        )
         return None
     return str(provider)
 
@@ -386,7 +405,13 @@ def _llm(c: _Checker, block: Mapping[str, Any], field: str) -> None:
         if provider != "vendor_f" or (model is not None and not model.startswith("gem-2.5")):
             c.warn(f"{field}.thinkingBudget", "is ignored: only vendor_f 2.5 models take it")
     if "thinkingLevel" in block:
-        c.enum(block, "thinkingLevel", f"{field}.thinkingLevel", L.THINKING_LEVELS)
+        c.enum(
+            block,
+            "thinkingLevel",
+            f"{field}.thinkingLevel",
+            L.THINKING_LEVELS,
+            severity=c.provider_severity,
+        )
         if provider != "vendor_f" or (model is not None and not model.startswith("gem-3")):
             c.warn(f"{field}.thinkingLevel", "is ignored: only vendor_f 3.x models take it")
     if "reasoningEffort" in block:
@@ -394,10 +419,22 @@ def _llm(c: _Checker, block: Mapping[str, Any], field: str) -> None:
         if efforts is None:
             c.warn(f"{field}.reasoningEffort", f"is ignored by {provider}")
         else:
-            c.enum(block, "reasoningEffort", f"{field}.reasoningEffort", efforts)
+            c.enum(
+                block,
+                "reasoningEffort",
+                f"{field}.reasoningEffort",
+                efforts,
+                severity=c.provider_severity,
+            )
     if "verbosity" in block:
         if provider == "vendor_c":
-            c.enum(block, "verbosity", f"{field}.verbosity", L.VERBOSITY_LEVELS)
+            c.enum(
+                block,
+                "verbosity",
+                f"{field}.verbosity",
+                L.VERBOSITY_LEVELS,
+                severity=c.provider_severity,
+            )
         else:
             c.warn(f"{field}.verbosity", f"is ignored by {provider}")
 

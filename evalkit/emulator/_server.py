@@ -32,7 +32,9 @@ STARTUP_TIMEOUT_S = 15.0
 def bind_socket(host: str, port: int, backlog: int = 2048) -> socket.socket:
     """A listening TCP socket (port 0 picks a free one)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock = socket.socket(
+        family, socket.SOCK_STREAM, socket.IPPROTO_TCP
+    )  # asyncio sets TCP_NODELAY only then
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))

@@ -32,8 +32,14 @@ def _session_settings(config: Any) -> tuple[int, str]:
     ttl, prefix = DEFAULT_SESSION_TTL_S, ""
     if isinstance(session, dict):
         raw_ttl = session.get("ttl")
-        if isinstance(raw_ttl, int) and not isinstance(raw_ttl, bool) and raw_ttl >= 1:
-            ttl = raw_ttl
+        # JSON has one number type: 120.0 is the integer 120, as validation agrees
+        if (
+            isinstance(raw_ttl, int | float)
+            and not isinstance(raw_ttl, bool)
+            and float(raw_ttl).is_integer()
+            and raw_ttl >= 1
+        ):
+            ttl = int(raw_ttl)
         if isinstance(session.get("roomPrefix"), str):
             prefix = session["roomPrefix"]
     return ttl, prefix

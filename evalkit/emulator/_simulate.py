@@ -51,7 +51,7 @@ Item = tuple[str, Any]
 def check_setup(config: Any) -> list[Problem]:
     """Problems that make a stored config unusable for a rehearsal (an unsupported provider
     or model, or anything else the service rejects)."""
-    problems = list(check_assistant_config(config))
+    problems = list(check_assistant_config(config, rehearsal=True))
     llm = config.get("llm") if isinstance(config, Mapping) else None
     default = llm.get("default") if isinstance(llm, Mapping) else None
     if isinstance(default, Mapping):

@@ -371,13 +371,32 @@ def tool(**overrides: Any) -> dict[str, Any]:
     }
 
 
-def test_tool_endpoint_needs_connection_id() -> None:
+def test_tool_endpoint_without_connection_id_is_a_warning() -> None:
+    """The spec: connectionId is not checked on create; a missing one fails the tool's calls."""
     t = tool(execution={"type": "tool_endpoint"})
-    assert errors(check_assistant_config(config(agent={"instructions": "x", "tools": [t]}))) == [
-        "config.agent.tools[0].execution.connectionId"
+    problems = check_assistant_config(config(agent={"instructions": "x", "tools": [t]}))
+    assert errors(problems) == []
+    assert [(p.field, p.severity) for p in problems] == [
+        ("config.agent.tools[0].execution.connectionId", "warning")
     ]
     t = tool(execution={"type": "tool_endpoint", "connectionId": "te_1"})
-    assert errors(check_assistant_config(config(agent={"instructions": "x", "tools": [t]}))) == []
+    assert check_assistant_config(config(agent={"instructions": "x", "tools": [t]})) == []
+
+
+def test_provider_rejections_are_errors_only_for_a_rehearsal() -> None:
+    """An unsupported provider is stored by a save and fails E9 with a 400 before streaming."""
+    cfg = config(llm={"default": {"provider": "vendor_z", "model": "m"}})
+    assert errors(check_assistant_config(cfg)) == []
+    assert errors(check_assistant_config(cfg, rehearsal=True)) == ["config.llm.default.provider"]
+    cfg = config(
+        llm={
+            "default": {"provider": "vendor_e", "model": "llm-oss-120b", "reasoningEffort": "none"}
+        }
+    )
+    assert errors(check_assistant_config(cfg)) == []
+    assert errors(check_assistant_config(cfg, rehearsal=True)) == [
+        "config.llm.default.reasoningEffort"
+    ]
 
 
 def test_client_rpc_needs_no_connection_id() -> None:
@@ -481,7 +500,6 @@ def test_every_problem_is_reported_at_once() -> None:
         "llm": {"default": {"provider": "vendor_f", "thinkingBudget": 99999}},
     }
     assert errors(check_assistant_config(bad)) == [
-        "config.agent.tools[0].execution.connectionId",
         "config.grading.scorecard.rules[1].ruleId",
         "config.grading.scorecard.rules",
         "config.noiseCancellation.enabled",

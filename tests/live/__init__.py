@@ -1,0 +1,1 @@
+"""The client (sync and async) against the emulator over real loopback HTTP, endpoint by endpoint."""
