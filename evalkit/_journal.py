@@ -298,6 +298,8 @@ def _check_required(
 def _check_values(
     path: Path, column: Any, allowed: Sequence[str], name: str, where: Callable[[int], str]
 ) -> None:
+    if len(column) == 0:
+        return
     ok = pc.is_in(column, value_set=pa.array(allowed, pa.large_string()))
     if not pc.all(ok).as_py():
         row = pc.index(ok, False).as_py()

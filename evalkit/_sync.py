@@ -8,6 +8,7 @@ thread cancels it there and waits for its cleanup before re-raising. No nest_asy
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -20,8 +21,10 @@ def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(make_coro())
-    return _run_in_thread(make_coro)
+        in_loop = False
+    else:
+        in_loop = True
+    return _run_in_thread(make_coro) if in_loop else asyncio.run(make_coro())
 
 
 def _run_in_thread(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -29,6 +32,7 @@ def _run_in_thread(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
     task_box: list[asyncio.Task[T]] = []
     outcome: list[tuple[bool, Any]] = []
     started = threading.Event()
+    finished = threading.Event()
 
     def worker() -> None:
         asyncio.set_event_loop(loop)
@@ -45,17 +49,20 @@ def _run_in_thread(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
                 loop.run_until_complete(loop.shutdown_asyncgens())
             finally:
                 loop.close()
+                finished.set()
 
     thread = threading.Thread(target=worker, name="evalkit-run", daemon=True)
     thread.start()
     try:
-        while thread.is_alive():
-            thread.join(0.1)
+        # an Event, not Thread.join: an interrupted join can mark a live thread as stopped
+        while not finished.wait(0.1):
+            pass
     except KeyboardInterrupt:
         started.wait()
         if task_box:
-            loop.call_soon_threadsafe(task_box[0].cancel)
-        thread.join()
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing to cancel
+                loop.call_soon_threadsafe(task_box[0].cancel)
+        finished.wait()
         raise
     ok, value = outcome[0]
     if ok:

@@ -118,6 +118,7 @@ def run_grid(
             budget=budget,
             max_attempts=max_attempts,
             progress=progress,
+            rerun=rerun,
         )
     )
 
@@ -156,7 +157,10 @@ async def arun_grid(
     owned = not isinstance(client, AsyncClient)
     aclient = _as_async_client(client)
     try:
-        resolved = await resolve_target(aclient, assistant_id, target, SnapshotStore(store))
+        try:
+            resolved = await resolve_target(aclient, assistant_id, target, SnapshotStore(store))
+        except FATAL_ERRORS as exc:
+            raise RunAborted(f"run not started: {exc}") from exc
         _warn_if_clone_lacks_inputs(grid, resolved)
         run_id = run_id or default_run_id(resolved.label)
         writer = RunWriter.open(store, run_id, _manifest(grid, resolved, aclient, run_id))

@@ -1,0 +1,216 @@
+"""Client-side CPU per simulated conversation: evalkit against a bare httpx + httpx-sse loop.
+
+The emulator runs in its own process (so its CPU is not counted); this process runs the same
+conversations, at the same concurrency, three ways, in interleaved rounds (the order rotates
+every round), and measures ``time.process_time()`` (user + system CPU of this process, all
+threads) around each batch:
+
+* ``bare``: ``httpx.AsyncClient`` + ``httpx_sse.aconnect_sse`` + ``json.loads`` of each event's
+  data, stopping at the terminal event (the least a client can do);
+* ``evalkit``: ``AsyncClient.simulate(...).collect()`` (typed events, retry policy, deadline,
+  transcript);
+* ``runner``: ``arun_grid`` over a grid of the same size (journal with fsync, parquet tables,
+  manifest, snapshot), CPU per conversation including the store.
+
+Target (DESIGN.md): evalkit <= 1.25x bare. Usage::
+
+    python benchmarks/bench_client_cpu.py                   # 5 rounds x 200 conversations
+    python benchmarks/bench_client_cpu.py --rounds 7 --conversations 400 --concurrency 32
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import httpx
+from httpx_sse import aconnect_sse
+
+from evalkit import AsyncClient
+from evalkit._personas import load_personas
+from evalkit.grid import Grid
+from evalkit.runner import arun_grid
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER_CODE = (
+    "import resource; soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE); "
+    "resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard)); "
+    "import typer; from evalkit.emulator._command import emulator; typer.run(emulator)"
+)
+INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
+
+
+def raise_fd_limit() -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def start_emulator(*args: str) -> tuple[subprocess.Popen[str], str, str]:
+    """``evalkit emulator`` in a child process; its base URL and API key."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER_CODE, "--port", "0", "--seed", "1", *args],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    settings = dict(proc.stdout.readline().strip().split("=", 1) for _ in range(2))
+    return proc, settings["EVALKIT_BASE_URL"], settings["EVALKIT_API_KEY"]
+
+
+def build_assistant(base: str, key: str, records: list[dict[str, str]]) -> str:
+    admin = base.rsplit("/v1", 1)[0] + "/_emulator"
+    body = {
+        "name": "bench",
+        "brief": {"context": "Clinic reminders", "sampleRows": records},
+        "instructions": INSTRUCTIONS,
+        "initialGreeting": True,
+    }
+    response = httpx.post(f"{admin}/builds", json=body, headers={"Authorization": f"Bearer {key}"})
+    response.raise_for_status()
+    return str(response.json()["realtimeAssistantId"])
+
+
+def make_grid(n: int) -> Grid:
+    """A grid of exactly ``n`` conversations (personas x records x repeats)."""
+    personas = load_personas(ROOT / "personas")[:10]
+    records = [{"name": f"Caller {i}", "date": "Monday"} for i in range(10)]
+    repeats = max(1, n // 100)
+    grid = Grid(personas, variables=records, contexts=["Clinic reminder"], repeats=repeats)
+    if len(grid) != n:
+        raise SystemExit(f"--conversations must be a multiple of 100, got {n}")
+    return grid
+
+
+async def bounded(items: list[Any], concurrency: int, one: Callable[[Any], Awaitable[int]]) -> int:
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def guarded(item: Any) -> int:
+        async with semaphore:
+            return await one(item)
+
+    return sum(await asyncio.gather(*(guarded(i) for i in items)))
+
+
+async def run_bare(base: str, key: str, assistant: str, bodies: list[Any], conc: int) -> int:
+    """The baseline: events counted, each event's data parsed."""
+    url = f"{base}/realtime-assistants/builds/{assistant}/simulate"
+    headers = {"Authorization": f"Bearer {key}"}
+    timeout = httpx.Timeout(60.0)
+    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
+    async with httpx.AsyncClient(timeout=timeout, limits=limits) as http:
+
+        async def one(body: Any) -> int:
+            events = 0
+            async with aconnect_sse(http, "POST", url, json=body, headers=headers) as source:
+                source.response.raise_for_status()
+                async for sse in source.aiter_sse():
+                    json.loads(sse.data)
+                    events += 1
+                    if sse.event in ("done", "error"):
+                        break
+            return events
+
+        return await bounded(bodies, conc, one)
+
+
+async def run_evalkit(base: str, key: str, assistant: str, bodies: list[Any], conc: int) -> int:
+    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
+    async with AsyncClient(base, key, limits=limits) as client:
+
+        async def one(body: Any) -> int:
+            transcript = await client.simulate(assistant, **body).collect()
+            return len(transcript.turns) + 1
+
+        return await bounded(bodies, conc, one)
+
+
+async def run_runner(
+    base: str, key: str, assistant: str, grid: Grid, conc: int, store: Path, run_id: str
+) -> int:
+    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
+    async with AsyncClient(base, key, limits=limits) as client:
+        run = await arun_grid(grid, assistant, client, "draft", store, run_id, conc, progress=False)
+    return len(run.turns) + len(run.conversations)
+
+
+def measure(action: Callable[[], Coroutine[Any, Any, int]]) -> tuple[float, float, int]:
+    """CPU seconds, wall seconds, events of one batch (each batch gets a fresh loop)."""
+    gc.collect()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    events = asyncio.run(action())
+    return time.process_time() - cpu0, time.perf_counter() - wall0, events
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--conversations", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=16)
+    args = parser.parse_args()
+    raise_fd_limit()
+
+    grid = make_grid(args.conversations)
+    bodies = [slot.cell.simulate_kwargs() for slot in grid.conversations()]  # JSON-able
+    records = [{"name": "Caller 0", "date": "Monday"}]
+    proc, base, key = start_emulator()
+    store = Path(tempfile.mkdtemp(prefix="evalkit-bench-cpu-"))
+    try:
+        assistant = build_assistant(base, key, records)
+        n, c = args.conversations, args.concurrency
+        methods: dict[str, Callable[[int], Callable[[], Coroutine[Any, Any, int]]]] = {
+            "bare": lambda r: lambda: run_bare(base, key, assistant, bodies, c),
+            "evalkit": lambda r: lambda: run_evalkit(base, key, assistant, bodies, c),
+            "runner": lambda r: (
+                lambda: run_runner(base, key, assistant, grid, c, store, f"round-{r}")
+            ),
+        }
+        measure(methods["bare"](-1))  # warm up both sides (imports, emulator caches)
+        measure(methods["evalkit"](-1))
+        cpu: dict[str, list[float]] = {m: [] for m in methods}
+        per_event: dict[str, list[float]] = {m: [] for m in methods}
+        print(f"{n} conversations per batch, concurrency {c}, {args.rounds} rounds")
+        print(f"{'round':>5} {'method':>8} {'CPU ms/conv':>12} {'us/event':>9} {'wall s':>7}")
+        names = list(methods)
+        for r in range(args.rounds):
+            order = names[r % 3 :] + names[: r % 3]
+            for name in order:
+                seconds, wall, events = measure(methods[name](r))
+                cpu[name].append(seconds / n * 1000)
+                per_event[name].append(seconds / events * 1e6)
+                print(
+                    f"{r:>5} {name:>8} {cpu[name][-1]:>12.3f} {per_event[name][-1]:>9.1f} "
+                    f"{wall:>7.2f}"
+                )
+        med = {m: statistics.median(v) for m, v in cpu.items()}
+        med_event = {m: statistics.median(v) for m, v in per_event.items()}
+        print()
+        print("median CPU per conversation (client process only):")
+        for m in names:
+            print(f"  {m:>8}: {med[m]:7.3f} ms/conversation  {med_event[m]:6.1f} us/event")
+        ratio = med["evalkit"] / med["bare"]
+        ratio_event = med_event["evalkit"] / med_event["bare"]
+        print(f"evalkit / bare: {ratio:.2f}x per conversation, {ratio_event:.2f}x per event")
+        print("  (target <= 1.25x)")
+        print(
+            f"runner / bare: {med['runner'] / med['bare']:.2f}x per conversation (store included)"
+        )
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,277 @@
+"""1000 concurrent conversations from one process: wall time against the ideal.
+
+The emulator runs in its own process with a per-turn latency (``--turn-delay``), so each
+conversation lasts a few seconds whatever the load. This process runs N conversations at once:
+
+* ``runner``: ``arun_grid(concurrency=N)`` over a grid of N conversations (store included);
+* ``evalkit``: the same N conversations with ``AsyncClient.simulate(...).collect()`` alone
+  (the client without the runner and its store);
+* ``bare``: the same N requests with a bare ``httpx`` + ``httpx-sse`` loop (a baseline measured
+  in the same run: what the emulator and the loopback allow without evalkit).
+
+The ideal is the longest conversation's emulated latency alone: its turn count x turn delay.
+Printed: wall time, ideal, wall / ideal (target <= 1.1x for the runner), the streams' own span
+(first start to last finish, without run setup and parquet writing), the time to the first turn
+(p50, p99: where a connection storm shows), CPU seconds of this process and of the emulator's,
+the peak of concurrently active simulations on the emulator, and the statuses. File-descriptor limits are raised to the
+hard limit in both processes. Usage::
+
+    python benchmarks/bench_concurrency.py                       # 1000 conversations, 0.3 s/turn
+    python benchmarks/bench_concurrency.py --conversations 500 --turn-delay 0.25
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from httpx_sse import aconnect_sse
+
+from evalkit import AsyncClient
+from evalkit._personas import load_personas
+from evalkit.grid import Grid
+from evalkit.runner import arun_grid
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVER_CODE = (
+    "import resource; soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE); "
+    "resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard)); "
+    "import typer; from evalkit.emulator._command import emulator; typer.run(emulator)"
+)
+INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
+
+
+@dataclass
+class Outcome:
+    wall: float
+    span: float
+    max_turns: int
+    statuses: dict[str, int]
+    peak_active: int
+    first_turn: list[float]
+    client_cpu: float = 0.0
+    emulator_cpu: float = 0.0
+
+    def first_turn_quantile(self, q: float) -> float:
+        ordered = sorted(self.first_turn)
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of another process (Linux /proc; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def raise_fd_limit() -> int:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return hard
+
+
+def start_emulator(turn_delay: float) -> tuple[subprocess.Popen[str], str, str]:
+    """``evalkit emulator`` in a child process (time scale 1); its base URL and API key."""
+    args = ["--port", "0", "--seed", "1", "--turn-delay", str(turn_delay)]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER_CODE, *args],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    assert proc.stdout is not None
+    settings = dict(proc.stdout.readline().strip().split("=", 1) for _ in range(2))
+    return proc, settings["EVALKIT_BASE_URL"], settings["EVALKIT_API_KEY"]
+
+
+def build_assistant(base: str, key: str) -> str:
+    admin = base.rsplit("/v1", 1)[0] + "/_emulator"
+    body = {
+        "name": "bench",
+        "brief": {"context": "Clinic reminders", "sampleRows": [{"name": "A", "date": "Monday"}]},
+        "instructions": INSTRUCTIONS,
+        "initialGreeting": True,
+    }
+    response = httpx.post(f"{admin}/builds", json=body, headers={"Authorization": f"Bearer {key}"})
+    response.raise_for_status()
+    return str(response.json()["realtimeAssistantId"])
+
+
+def make_grid(n: int) -> Grid:
+    personas = load_personas(ROOT / "personas")[:10]
+    records = [{"name": f"Caller {i}", "date": "Monday"} for i in range(10)]
+    grid = Grid(personas, variables=records, contexts=["Clinic reminder"], repeats=max(1, n // 100))
+    if len(grid) != n:
+        raise SystemExit(f"--conversations must be a multiple of 100, got {n}")
+    return grid
+
+
+async def watch_active(base: str, key: str, stop: asyncio.Event) -> int:
+    peak = 0
+    admin = base.rsplit("/v1", 1)[0] + "/_emulator"
+    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
+        while not stop.is_set():
+            peak = max(peak, (await http.get(f"{admin}/stats")).json()["active"])
+            await asyncio.sleep(0.1)
+    return peak
+
+
+async def with_watcher(base: str, key: str, work: Any) -> tuple[Any, int]:
+    stop = asyncio.Event()
+    watcher = asyncio.create_task(watch_active(base, key, stop))
+    try:
+        result = await work
+    finally:
+        stop.set()
+    return result, await watcher
+
+
+async def run_runner(base: str, key: str, assistant: str, grid: Grid, store: Path) -> Outcome:
+    n = len(grid)
+    limits = httpx.Limits(max_connections=n + 16, max_keepalive_connections=n + 16)
+    async with AsyncClient(base, key, limits=limits) as client:
+        start = time.perf_counter()
+        run, peak = await with_watcher(
+            base, key, arun_grid(grid, assistant, client, "draft", store, None, n, progress=False)
+        )
+        wall = time.perf_counter() - start
+    conv = run.conversations
+    span = (conv["finished_at"].max() - conv["started_at"].min()).total_seconds()
+    statuses = {str(k): int(v) for k, v in conv["status"].value_counts().items()}
+    first = conv["first_turn_s"].dropna().tolist()
+    return Outcome(wall, span, int(conv["n_turns"].max()), statuses, peak, first)
+
+
+async def run_evalkit(base: str, key: str, assistant: str, grid: Grid) -> Outcome:
+    n = len(grid)
+    limits = httpx.Limits(max_connections=n + 16, max_keepalive_connections=n + 16)
+    bodies = [slot.cell.simulate_kwargs() for slot in grid.conversations()]
+    async with AsyncClient(base, key, limits=limits) as client:
+
+        async def one(body: Any) -> tuple[str, int, float, float, float | None]:
+            t0 = time.perf_counter()
+            transcript = await client.simulate(assistant, **body).collect()
+            status = "done" if transcript.ok else "error"
+            return status, len(transcript.turns), t0, time.perf_counter(), transcript.first_turn_s
+
+        start = time.perf_counter()
+        results, peak = await with_watcher(
+            base, key, asyncio.gather(*(one(b) for b in bodies), return_exceptions=True)
+        )
+        wall = time.perf_counter() - start
+    return summarize(results, wall, peak)
+
+
+def summarize(results: list[Any], wall: float, peak: int) -> Outcome:
+    ok = [r for r in results if isinstance(r, tuple)]
+    statuses: dict[str, int] = {}
+    for r in results:
+        name = r[0] if isinstance(r, tuple) else type(r).__name__
+        statuses[name] = statuses.get(name, 0) + 1
+    span = max(r[3] for r in ok) - min(r[2] for r in ok) if ok else float("nan")
+    first = [r[4] for r in ok if r[4] is not None and r[4] == r[4]]
+    return Outcome(wall, span, max((r[1] for r in ok), default=0), statuses, peak, first)
+
+
+async def run_bare(base: str, key: str, assistant: str, grid: Grid) -> Outcome:
+    url = f"{base}/realtime-assistants/builds/{assistant}/simulate"
+    headers = {"Authorization": f"Bearer {key}"}
+    n = len(grid)
+    limits = httpx.Limits(max_connections=n + 16, max_keepalive_connections=n + 16)
+    timeout = httpx.Timeout(60.0, pool=None)
+    bodies = [slot.cell.simulate_kwargs() for slot in grid.conversations()]
+    async with httpx.AsyncClient(timeout=timeout, limits=limits) as http:
+
+        async def one(body: Any) -> tuple[str, int, float, float, float]:
+            t0 = time.perf_counter()
+            turns, status, first = 0, "dropped", float("nan")
+            async with aconnect_sse(http, "POST", url, json=body, headers=headers) as source:
+                source.response.raise_for_status()
+                async for sse in source.aiter_sse():
+                    json.loads(sse.data)
+                    if sse.event == "turn":
+                        if not turns:
+                            first = time.perf_counter() - t0
+                        turns += 1
+                    elif sse.event in ("done", "error"):
+                        status = sse.event
+                        break
+            return status, turns, t0, time.perf_counter(), first
+
+        start = time.perf_counter()
+        results, peak = await with_watcher(
+            base, key, asyncio.gather(*(one(b) for b in bodies), return_exceptions=True)
+        )
+        wall = time.perf_counter() - start
+    return summarize(results, wall, peak)
+
+
+def report(name: str, out: Outcome, turn_delay: float) -> float:
+    ideal = out.max_turns * turn_delay
+    ratio = out.wall / ideal
+    print(
+        f"{name:>7}: wall {out.wall:5.2f} s, ideal {ideal:5.2f} s ({out.max_turns} turns x "
+        f"{turn_delay} s): wall/ideal {ratio:4.2f}x (streams' span {out.span / ideal:4.2f}x); "
+        f"first turn p50 {out.first_turn_quantile(0.5):4.2f} s p99 "
+        f"{out.first_turn_quantile(0.99):4.2f} s; CPU client {out.client_cpu:4.1f} s, emulator "
+        f"{out.emulator_cpu:4.1f} s; peak active {out.peak_active}; {out.statuses}"
+    )
+    return ratio
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--conversations", type=int, default=1000)
+    parser.add_argument("--turn-delay", type=float, default=0.3)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    hard = raise_fd_limit()
+    print(
+        f"{args.conversations} concurrent conversations, turn delay {args.turn_delay} s, "
+        f"RLIMIT_NOFILE {hard}"
+    )
+
+    grid = make_grid(args.conversations)
+    proc, base, key = start_emulator(args.turn_delay)
+    store = Path(tempfile.mkdtemp(prefix="evalkit-bench-concurrency-"))
+    try:
+        assistant = build_assistant(base, key)
+        runs = {
+            "bare": lambda: run_bare(base, key, assistant, grid),
+            "evalkit": lambda: run_evalkit(base, key, assistant, grid),
+            "runner": lambda: run_runner(base, key, assistant, grid, store),
+        }
+        names = list(runs)
+        ratios: dict[str, list[float]] = {name: [] for name in names}
+        for r in range(args.rounds):
+            order = names[r % 3 :] + names[: r % 3]
+            for name in order:
+                cpu0, emu0 = time.process_time(), process_cpu(proc.pid)
+                out = asyncio.run(runs[name]())
+                out.client_cpu = time.process_time() - cpu0
+                out.emulator_cpu = process_cpu(proc.pid) - emu0
+                ratios[name].append(report(name, out, args.turn_delay))
+        print()
+        for name, values in ratios.items():
+            print(f"{name:>7}: best wall/ideal {min(values):.2f}x over {len(values)} round(s)")
+        print("  (target for the runner <= 1.1x)")
+    finally:
+        proc.terminate()
+        proc.wait(20)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,76 @@
+"""A child process for the runner's kill and Ctrl-C tests: runs one grid with ``run_grid``.
+
+Usage: ``python tests/runner_child.py SPEC_JSON`` where the spec holds ``store``, ``run_id``,
+``assistant_id``, ``personas`` (how many), ``repeats``, ``concurrency`` and ``target``
+(``"draft"`` or ``{"variant": name, "instructions": text}``) and ``in_loop`` (call the sync
+``run_grid`` from a coroutine on a running loop without asyncio's SIGINT handler, as a Jupyter
+kernel does). The service comes from
+``EVALKIT_BASE_URL`` / ``EVALKIT_API_KEY`` (the default client). Exit codes: 0 the run
+finished, 130 interrupted (Ctrl-C), 1 anything else (the traceback is on stderr).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"
+RECORDS = [{"name": "Ali", "date": "Monday"}, {"name": "Sara", "date": "Friday"}]
+
+
+def make_grid(n_personas: int, repeats: int) -> Any:
+    """The grid both the child and the test build (same cells, same ids)."""
+    from evalkit._personas import load_personas
+    from evalkit.grid import Grid
+
+    personas = load_personas(PERSONAS_DIR)[:n_personas]
+    return Grid(personas, variables=RECORDS, contexts=["Clinic reminder"], repeats=repeats)
+
+
+def main(spec: dict[str, Any]) -> int:
+    from evalkit.runner import run_grid
+    from evalkit.targets import Variant
+
+    target: Any = spec.get("target", "draft")
+    if isinstance(target, dict):
+        target = Variant.with_instructions(target["variant"], target["instructions"])
+
+    def run() -> Any:
+        return run_grid(
+            make_grid(spec["personas"], spec["repeats"]),
+            spec["assistant_id"],
+            target=target,
+            store=spec["store"],
+            run_id=spec["run_id"],
+            concurrency=spec["concurrency"],
+            progress=False,
+        )
+
+    async def notebook_cell() -> Any:
+        return run()
+
+    try:
+        if spec.get("in_loop"):
+            loop = asyncio.new_event_loop()
+            try:
+                result = loop.run_until_complete(notebook_cell())
+            finally:
+                loop.close()
+        else:
+            result = run()
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        return 130
+    print(f"finished {len(result.conversations)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    # a parent that ignores SIGINT (pytest-xdist workers do) passes that on; a terminal does not
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    print("child ready", flush=True)
+    sys.exit(main(json.loads(sys.argv[1])))

@@ -1,0 +1,408 @@
+"""The runner's reliability acceptance (issue 4), against a real emulator on loopback:
+
+1. with 10% dropped streams, 5% 503, 5% 429 and 2% error events, a 300-conversation run ends
+   with every conversation accounted for, statuses classified correctly, and no duplicates;
+2. a run killed with SIGKILL part-way and resumed ends with exactly the grid's conversations;
+3. Ctrl-C during a run leaves zero active simulations on the emulator and no clones, and the
+   journal keeps what finished.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from evalkit._personas import load_personas
+from evalkit.api import AsyncClient, Client, RetryPolicy
+from evalkit.emulator import EmulatorServer, serve
+from evalkit.emulator._simulate import INJECTED_ERROR_MESSAGE
+from evalkit.grid import Grid
+from evalkit.runner import arun_grid, run_grid
+from evalkit.store import load_run
+
+from .runner_child import PERSONAS_DIR, RECORDS, make_grid
+
+CHILD = Path(__file__).resolve().parent / "runner_child.py"
+INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
+NASTALIQ = "Aap {{name}} ko yaad dilayen. Urdu mein, Nastaliq script mein baat karein."
+
+
+# --------------------------------------------------------------------------- fixtures, helpers
+
+
+@pytest.fixture(scope="module")
+def emu() -> Iterator[EmulatorServer]:
+    with serve(time_scale=0.002, seed=17) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def slow_emu() -> Iterator[EmulatorServer]:
+    """Turns take 40 ms: a child's run is still going when it is killed or interrupted."""
+    with serve(time_scale=0.01, seed=9, turn_delay=4.0) as server:
+        yield server
+
+
+def build_assistant(emu: EmulatorServer, api_key: str | None = None) -> str:
+    built = emu.build(
+        "Reminder",
+        {"context": "Clinic appointment reminders", "sampleRows": RECORDS},
+        INSTRUCTIONS,
+        initial_greeting=True,
+        api_key=api_key,
+    )
+    return str(built["realtimeAssistantId"])
+
+
+def wait_idle(emu: EmulatorServer, timeout: float = 10.0) -> dict[str, int]:
+    """Poll until no simulation is active (or ``timeout``); the emulator's stats."""
+    deadline = time.monotonic() + timeout
+    stats = emu.stats()
+    while stats["active"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+        stats = emu.stats()
+    return stats
+
+
+def delta(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
+    return {k: after[k] - before[k] for k in ("started", "completed", "errored", "dropped")}
+
+
+def check_no_duplicates(run: Any, grid: Grid) -> pd.DataFrame:
+    """Exactly the grid's conversations, once each; turns unique and matching ``n_turns``."""
+    conv: pd.DataFrame = run.conversations
+    turns: pd.DataFrame = run.turns
+    assert len(conv) == len(grid)
+    assert conv["conversation_id"].is_unique
+    assert set(conv["conversation_id"]) == {s.conversation_id for s in grid.conversations()}
+    assert not turns.duplicated(["conversation_id", "index"]).any()
+    per_conv = turns.groupby("conversation_id").size()
+    expected = conv.set_index("conversation_id")["n_turns"]
+    assert per_conv.reindex(expected.index, fill_value=0).tolist() == expected.tolist()
+    return conv
+
+
+def journal_lines(run_dir: Path) -> int:
+    try:
+        return (run_dir / "journal.jsonl").read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def start_child(emu: EmulatorServer, spec: dict[str, Any]) -> subprocess.Popen[str]:
+    env = {**os.environ, "EVALKIT_BASE_URL": emu.base_url, "EVALKIT_API_KEY": emu.api_key}
+    env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.Popen(
+        [sys.executable, str(CHILD), json.dumps(spec)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for(
+    child: subprocess.Popen[str], condition: Any, what: str, timeout: float = 30.0
+) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if child.poll() is not None:
+            out, err = child.communicate()
+            pytest.fail(f"child exited ({child.returncode}) before {what}:\n{out}\n{err}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def reap(child: subprocess.Popen[str]) -> None:
+    if child.poll() is None:
+        child.kill()
+    child.communicate(timeout=10)
+
+
+def assistant_ids(emu: EmulatorServer) -> set[str]:
+    return {a.id for a in Client(emu.base_url, emu.api_key).list_assistants()}
+
+
+# --------------------------------------------------------------------------- 1. faults
+
+
+@pytest.mark.slow
+async def test_300_conversations_under_faults_are_all_accounted_for(
+    emu: EmulatorServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    project = await asyncio.to_thread(emu.new_project)
+    key = project["apiKey"]
+    assistant = await asyncio.to_thread(build_assistant, emu, key)
+    await asyncio.to_thread(
+        emu.set_faults,
+        drop_rate=0.10,
+        http503_rate=0.05,
+        http429_rate=0.05,
+        error_event_rate=0.02,
+        seed=1234,
+        api_key=key,
+    )
+    personas = load_personas(PERSONAS_DIR)[:15]
+    grid = Grid(personas, variables=RECORDS, contexts=["Clinic reminder"], repeats=10)
+    assert len(grid) == 300
+    before = await asyncio.to_thread(emu.stats)
+
+    async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
+        run = await arun_grid(
+            grid, assistant, client, store=tmp_path, run_id="faults", concurrency=24
+        )
+    after = await asyncio.to_thread(wait_idle, emu)
+    conv = check_no_duplicates(run, grid)
+    assert run.manifest["journal"]["lines"] == len(grid)  # each recorded once, retries included
+    assert run.manifest["counts"]["total"] == len(grid)
+    by_status = conv["status"].value_counts().to_dict()
+    assert set(by_status) <= {"done", "error", "dropped", "failed"}
+
+    done = conv[conv["status"] == "done"]
+    errors = conv[conv["status"] == "error"]
+    dropped = conv[conv["status"] == "dropped"]
+    failed = conv[conv["status"] == "failed"]
+    # drops were re-run as new conversations; some succeeded after a retry
+    assert (conv["attempts"] > 1).sum() >= 5
+    assert (done["attempts"] > 1).any()
+    assert (conv["attempts"] <= 3).all()
+    assert done["transcript_hash"].notna().all()
+    assert (done["n_turns"] > 0).all()
+    # error events: classified `error`, never retried, message kept
+    assert len(errors) >= 1
+    assert (errors["error_message"] == INJECTED_ERROR_MESSAGE).all()
+    assert (errors["n_turns"] >= 1).all()
+    assert errors["transcript_hash"].notna().all()
+    # still dropped after max_attempts (rare): attempts used up, partial transcript kept
+    assert (dropped["attempts"] == 3).all()
+    assert dropped["error_message"].str.contains("terminal event").all()
+    # 429/503 refusals are retried by the client; only four refusals in a row fail
+    assert failed["error_message"].str.contains("429|503").all()
+    assert (failed["n_turns"] == 0).all()
+
+    # the emulator's own counts agree with the classification, stream by stream
+    d = delta(after, before)
+    assert d["errored"] == len(errors)
+    assert d["completed"] == len(done) + len(errors)
+    assert d["started"] == int(conv["attempts"].sum()) - len(failed)
+    retried_drops = int((conv.loc[conv["status"] != "dropped", "attempts"] - 1).sum())
+    assert d["dropped"] == retried_drops + int(dropped["attempts"].sum())
+    assert after["active"] == 0
+
+
+async def test_every_stream_dropped_is_recorded_dropped_after_max_attempts(
+    emu: EmulatorServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    project = await asyncio.to_thread(emu.new_project)
+    key = project["apiKey"]
+    assistant = await asyncio.to_thread(build_assistant, emu, key)
+    await asyncio.to_thread(emu.set_faults, drop_rate=1.0, seed=1, api_key=key)
+    grid = make_grid(3, 1)
+    before = await asyncio.to_thread(emu.stats)
+    async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
+        run = await arun_grid(grid, assistant, client, store=tmp_path, max_attempts=2)
+    conv = check_no_duplicates(run, grid)
+    assert set(conv["status"]) == {"dropped"}
+    assert (conv["attempts"] == 2).all()
+    assert conv["error_message"].str.contains("without a terminal event").all()
+    # the turns received before the drop are kept (1 to 3 of them)
+    assert conv["n_turns"].between(1, 3).all()
+    assert (
+        conv["ended_by"]
+        == run.turns.groupby("conversation_id")["role"].last()[conv["conversation_id"]].to_numpy()
+    ).all()
+    d = delta(await asyncio.to_thread(wait_idle, emu), before)
+    assert d["dropped"] == d["started"] == 2 * len(grid)
+
+
+async def test_every_error_event_is_recorded_error_without_retry(
+    emu: EmulatorServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    project = await asyncio.to_thread(emu.new_project)
+    key = project["apiKey"]
+    assistant = await asyncio.to_thread(build_assistant, emu, key)
+    await asyncio.to_thread(emu.set_faults, error_event_rate=1.0, seed=1, api_key=key)
+    grid = make_grid(3, 1)
+    before = await asyncio.to_thread(emu.stats)
+    async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
+        run = await arun_grid(grid, assistant, client, store=tmp_path)
+    conv = check_no_duplicates(run, grid)
+    assert set(conv["status"]) == {"error"}
+    assert (conv["attempts"] == 1).all()
+    assert (conv["error_message"] == INJECTED_ERROR_MESSAGE).all()
+    d = delta(await asyncio.to_thread(wait_idle, emu), before)
+    assert d["errored"] == d["started"] == len(grid)
+
+
+async def test_refusals_after_every_retry_are_recorded_failed(
+    emu: EmulatorServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    project = await asyncio.to_thread(emu.new_project)
+    key = project["apiKey"]
+    assistant = await asyncio.to_thread(build_assistant, emu, key)
+    await asyncio.to_thread(emu.set_faults, http429_rate=0.5, seed=2, api_key=key)
+    grid = make_grid(4, 2)
+    before = await asyncio.to_thread(emu.stats)
+    async with AsyncClient(emu.base_url, key, retry=RetryPolicy.never()) as client:
+        run = await arun_grid(grid, assistant, client, store=tmp_path)
+    conv = check_no_duplicates(run, grid)
+    assert set(conv["status"]) == {"failed", "done"}
+    failed = conv[conv["status"] == "failed"]
+    assert failed["error_message"].str.contains("429").all()
+    assert (failed["attempts"] == 1).all()
+    assert (failed["n_turns"] == 0).all()
+    assert failed["ended_by"].isna().all()
+    assert failed["transcript_hash"].isna().all()
+    d = delta(await asyncio.to_thread(wait_idle, emu), before)
+    assert d["started"] == d["completed"] == len(grid) - len(failed)
+
+
+async def test_a_run_where_every_conversation_failed_is_finalized(
+    emu: EmulatorServer, tmp_path: Path
+) -> None:
+    import asyncio
+
+    project = await asyncio.to_thread(emu.new_project)
+    key = project["apiKey"]
+    assistant = await asyncio.to_thread(build_assistant, emu, key)
+    await asyncio.to_thread(emu.set_faults, http503_rate=1.0, seed=1, api_key=key)
+    grid = make_grid(2, 1)
+    async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait(2)) as client:
+        run = await arun_grid(grid, assistant, client, store=tmp_path)
+    conv = check_no_duplicates(run, grid)
+    assert set(conv["status"]) == {"failed"}
+    assert run.manifest["counts"]["failed"] == len(grid)
+
+
+# --------------------------------------------------------------------------- 2. SIGKILL
+
+
+@pytest.mark.slow
+def test_run_killed_with_sigkill_resumes_to_exactly_the_grid(
+    slow_emu: EmulatorServer, tmp_path: Path
+) -> None:
+    assistant = build_assistant(slow_emu)
+    spec: dict[str, Any] = {
+        "store": str(tmp_path),
+        "run_id": "killed",
+        "assistant_id": assistant,
+        "personas": 5,
+        "repeats": 6,
+        "concurrency": 4,
+    }
+    grid = make_grid(spec["personas"], spec["repeats"])
+    run_dir = tmp_path / "killed"
+    child = start_child(slow_emu, spec)
+    try:
+        wait_for(child, lambda: journal_lines(run_dir) >= 6, "six conversations recorded")
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=10)
+    finally:
+        reap(child)
+    assert child.returncode == -signal.SIGKILL
+
+    before = wait_idle(slow_emu)
+    assert before["active"] == 0
+    crashed = load_run("killed", store=tmp_path)
+    recorded = len(crashed.conversations)
+    assert 6 <= recorded < len(grid)
+    assert crashed.manifest.get("finalized_at") is None  # died before finalizing
+    kept = crashed.conversations.set_index("conversation_id")["transcript_hash"]
+
+    run = run_grid(
+        grid,
+        assistant,
+        Client(slow_emu.base_url, slow_emu.api_key),
+        store=tmp_path,
+        run_id="killed",
+        concurrency=16,
+        progress=False,
+    )
+    after = wait_idle(slow_emu)
+    conv = check_no_duplicates(run, grid)
+    assert set(conv["status"]) == {"done"}
+    assert after["started"] - before["started"] == len(grid) - recorded  # nothing ran twice
+    again = conv.set_index("conversation_id")["transcript_hash"]
+    assert again[kept.index].tolist() == kept.tolist()
+    assert run.manifest["outcome"] == "complete"
+    assert run.manifest["journal"]["superseded"] == 0
+
+
+# --------------------------------------------------------------------------- 3. Ctrl-C
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "in_loop",
+    [
+        pytest.param(False, id="script"),
+        pytest.param(True, id="notebook"),
+    ],
+)
+def test_ctrl_c_stops_every_stream_deletes_the_clone_and_keeps_what_finished(
+    slow_emu: EmulatorServer, tmp_path: Path, in_loop: bool
+) -> None:
+    """``script``: run_grid under asyncio.run; ``notebook``: run_grid called on a running loop
+    (it runs on a worker thread), interrupted by SIGINT as a Jupyter kernel interrupt is."""
+    assistant = build_assistant(slow_emu)
+    before_ids = assistant_ids(slow_emu)
+    spec: dict[str, Any] = {
+        "store": str(tmp_path),
+        "run_id": "interrupted",
+        "assistant_id": assistant,
+        "personas": 5,
+        "repeats": 20,
+        "concurrency": 4,
+        "target": {"variant": "nastaliq", "instructions": NASTALIQ},
+        "in_loop": in_loop,
+    }
+    grid = make_grid(spec["personas"], spec["repeats"])
+    run_dir = tmp_path / "interrupted"
+    child = start_child(slow_emu, spec)
+    try:
+        wait_for(
+            child,
+            lambda: journal_lines(run_dir) >= 3 and slow_emu.stats()["active"] >= 2,
+            "three conversations recorded and streams open",
+        )
+        assert len(assistant_ids(slow_emu) - before_ids) == 1  # the variant's clone
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=20)
+    finally:
+        reap(child)
+    assert child.returncode == 130, f"{out}\n{err}"
+    assert "interrupted" in out
+
+    deadline = time.monotonic() + 5
+    while slow_emu.stats()["active"] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert slow_emu.stats()["active"] == 0
+    assert assistant_ids(slow_emu) == before_ids  # the clone was deleted
+
+    run = load_run("interrupted", store=tmp_path)
+    assert run.manifest["outcome"] == "interrupted"
+    assert not run.from_journal  # tables were written on the way out
+    conv = run.conversations
+    assert 3 <= len(conv) < len(grid)
+    assert conv["conversation_id"].is_unique
+    assert set(conv["status"]) == {"done"}  # cut conversations are not recorded as failures
+    assert journal_lines(run_dir) == len(conv)
