@@ -20,6 +20,8 @@ from typing import Any, NamedTuple, TypeAlias
 
 import yaml
 
+from .api._validation import type_name
+
 __all__ = ["Persona", "PersonaError", "PersonaProblem", "load_personas"]
 
 PathLike: TypeAlias = str | os.PathLike[str]
@@ -61,19 +63,7 @@ class PersonaError(ValueError):
 
 
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "mapping"
-    if isinstance(value, list | tuple):
-        return "list"
-    return type(value).__name__
+    return type_name(value, mapping="mapping", sequence="list")
 
 
 def _field_problems(

@@ -145,7 +145,8 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
-def _type_name(value: Any) -> str:
+def type_name(value: Any, *, mapping: str = "object", sequence: str = "array") -> str:
+    """The JSON type of ``value`` for messages (YAML callers pass ``mapping``/``sequence``)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -155,10 +156,13 @@ def _type_name(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     if isinstance(value, Mapping):
-        return "object"
+        return mapping
     if isinstance(value, list | tuple):
-        return "array"
+        return sequence
     return type(value).__name__
+
+
+_type_name = type_name
 
 
 def errors_only(problems: Sequence[Problem]) -> list[Problem]:
