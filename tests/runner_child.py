@@ -15,20 +15,12 @@ import asyncio
 import json
 import signal
 import sys
-from pathlib import Path
 from typing import Any
 
-PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"
-RECORDS = [{"name": "Ali", "date": "Monday"}, {"name": "Sara", "date": "Friday"}]
-
-
-def make_grid(n_personas: int, repeats: int) -> Any:
-    """The grid both the child and the test build (same cells, same ids)."""
-    from evalkit._personas import load_personas
-    from evalkit.grid import Grid
-
-    personas = load_personas(PERSONAS_DIR)[:n_personas]
-    return Grid(personas, variables=RECORDS, contexts=["Clinic reminder"], repeats=repeats)
+if __package__:  # imported as ``tests.runner_child``
+    from .runner_support import load_grid
+else:  # run as ``python tests/runner_child.py``: this folder is on sys.path
+    from runner_support import load_grid
 
 
 def main(spec: dict[str, Any]) -> int:
@@ -41,7 +33,7 @@ def main(spec: dict[str, Any]) -> int:
 
     def run() -> Any:
         return run_grid(
-            make_grid(spec["personas"], spec["repeats"]),
+            load_grid(spec["personas"], spec["repeats"]),
             spec["assistant_id"],
             target=target,
             store=spec["store"],

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,71 +15,29 @@ import pytest
 from evalkit._personas import Persona, load_personas
 from evalkit._records import transcript_hash
 from evalkit.api import ApiError, AsyncClient, Client, RetryPolicy
-from evalkit.emulator import EmulatorServer, serve
+from evalkit.emulator import EmulatorServer
 from evalkit.grid import Grid
 from evalkit.runner import Budget, RunAborted, arun_grid, run_grid
 from evalkit.store import IdentityMismatchError, load_run
 
-PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"
-INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
-RECORDS = [{"name": "Ali", "date": "Monday"}, {"name": "Sara", "date": "Friday"}]
-
-CONVERSATION_DTYPES = {
-    "run_id": "str",
-    "conversation_id": "str",
-    "cell_id": "str",
-    "repeat": "int64",
-    "persona_label": "str",
-    "variables": "str",
-    "context": "str",
-    "status": "str",
-    "error_message": "str",
-    "attempts": "int64",
-    "n_turns": "int64",
-    "ended_by": "str",
-    "first_turn_s": "float64",
-    "duration_s": "float64",
-    "started_at": "datetime64[us, UTC]",
-    "finished_at": "datetime64[us, UTC]",
-    "transcript_hash": "str",
-    "assistant_version": "Int64",
-    "target": "str",
-}
-TURN_DTYPES = {
-    "run_id": "str",
-    "conversation_id": "str",
-    "index": "int64",
-    "role": "str",
-    "text": "str",
-}
-
+from .runner_fixtures import emulator_fixture
+from .runner_support import (
+    DESIGN_CONVERSATION_DTYPES,
+    PERSONAS_DIR,
+    TURN_DTYPES,
+    Tap,
+    build_assistant,
+    make_grid,
+    replace_request,
+    wait_idle,
+)
 
 # --------------------------------------------------------------------------- fixtures, helpers
 
-
-@pytest.fixture(scope="module")
-def emu() -> Iterator[EmulatorServer]:
-    """One fast emulator for the module (stats are compared as deltas)."""
-    with serve(time_scale=0.005, seed=11) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def slow_emu() -> Iterator[EmulatorServer]:
-    """An emulator whose turns take 50 ms each, so runs can be cut part-way."""
-    with serve(time_scale=0.01, seed=5, turn_delay=5.0) as server:
-        yield server
-
-
-def build_assistant(emu: EmulatorServer, api_key: str | None = None) -> str:
-    built = emu.build(
-        "Reminder",
-        {"context": "Clinic appointment reminders", "sampleRows": RECORDS},
-        INSTRUCTIONS,
-        initial_greeting=True,
-        api_key=api_key,
-    )
-    return str(built["realtimeAssistantId"])
+# one fast emulator for the module (stats are compared as deltas)
+emu = emulator_fixture(time_scale=0.005, seed=11)
+# an emulator whose turns take 50 ms each, so runs can be cut part-way
+slow_emu = emulator_fixture(time_scale=0.01, seed=5, turn_delay=5.0)
 
 
 @pytest.fixture(scope="module")
@@ -94,56 +50,8 @@ def personas() -> list[Persona]:
     return load_personas(PERSONAS_DIR)
 
 
-def make_grid(personas: list[Persona], n: int = 5, repeats: int = 2, **kw: Any) -> Grid:
-    return Grid(
-        personas[:n], variables=RECORDS, contexts=["Clinic reminder"], repeats=repeats, **kw
-    )
-
-
 def started(emu: EmulatorServer) -> int:
     return emu.stats()["started"]
-
-
-def wait_idle(emu: EmulatorServer, timeout: float = 10.0) -> dict[str, int]:
-    """Poll the emulator until no simulation is active; its stats."""
-    deadline = time.monotonic() + timeout
-    stats = emu.stats()
-    while stats["active"] and time.monotonic() < deadline:
-        time.sleep(0.02)
-        stats = emu.stats()
-    return stats
-
-
-class Tap(httpx.AsyncBaseTransport):
-    """A real loopback transport that records every request and may rewrite simulate requests."""
-
-    def __init__(self, rewrite: Callable[[httpx.Request, int], httpx.Request] | None = None):
-        self.inner = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=100))
-        self.rewrite = rewrite
-        self.requests: list[tuple[str, str, bytes]] = []
-        self.simulates = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append((request.method, request.url.path, request.content))
-        if request.url.path.endswith("/simulate") and self.rewrite is not None:
-            self.simulates += 1
-            request = self.rewrite(request, self.simulates)
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-
-def replace_request(
-    request: httpx.Request, *, body: Any = None, headers: dict[str, str] | None = None
-) -> httpx.Request:
-    """A copy of ``request`` with another JSON body and/or headers."""
-    new_headers = {
-        k.lower(): v for k, v in request.headers.items() if k.lower() != "content-length"
-    }
-    new_headers.update({k.lower(): v for k, v in (headers or {}).items()})
-    content = request.content if body is None else json.dumps(body).encode()
-    return httpx.Request(request.method, request.url, headers=new_headers, content=content)
 
 
 def check_tables(run: Any, n: int) -> pd.DataFrame:
@@ -171,7 +79,7 @@ def test_grid_runs_to_done_with_the_design_columns(
 
     conv = check_tables(run, len(grid))
     turns = run.turns
-    for column, dtype in CONVERSATION_DTYPES.items():
+    for column, dtype in DESIGN_CONVERSATION_DTYPES.items():
         assert str(conv[column].dtype) == dtype, column
     for column, dtype in TURN_DTYPES.items():
         assert str(turns[column].dtype) == dtype, column

@@ -15,63 +15,32 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
-from evalkit._personas import load_personas
 from evalkit.api import AsyncClient, Client, RetryPolicy
-from evalkit.emulator import EmulatorServer, serve
+from evalkit.emulator import EmulatorServer
 from evalkit.emulator._simulate import INJECTED_ERROR_MESSAGE
 from evalkit.grid import Grid
 from evalkit.runner import arun_grid, run_grid
 from evalkit.store import load_run
 
-from .runner_child import PERSONAS_DIR, RECORDS, make_grid
+from .runner_fixtures import emulator_fixture
+from .runner_support import assistant_ids, build_assistant, load_grid, wait_idle
 
 CHILD = Path(__file__).resolve().parent / "runner_child.py"
-INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
 NASTALIQ = "Aap {{name}} ko yaad dilayen. Urdu mein, Nastaliq script mein baat karein."
 
 
 # --------------------------------------------------------------------------- fixtures, helpers
 
 
-@pytest.fixture(scope="module")
-def emu() -> Iterator[EmulatorServer]:
-    with serve(time_scale=0.002, seed=17) as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def slow_emu() -> Iterator[EmulatorServer]:
-    """Turns take 40 ms: a child's run is still going when it is killed or interrupted."""
-    with serve(time_scale=0.01, seed=9, turn_delay=4.0) as server:
-        yield server
-
-
-def build_assistant(emu: EmulatorServer, api_key: str | None = None) -> str:
-    built = emu.build(
-        "Reminder",
-        {"context": "Clinic appointment reminders", "sampleRows": RECORDS},
-        INSTRUCTIONS,
-        initial_greeting=True,
-        api_key=api_key,
-    )
-    return str(built["realtimeAssistantId"])
-
-
-def wait_idle(emu: EmulatorServer, timeout: float = 10.0) -> dict[str, int]:
-    """Poll until no simulation is active (or ``timeout``); the emulator's stats."""
-    deadline = time.monotonic() + timeout
-    stats = emu.stats()
-    while stats["active"] and time.monotonic() < deadline:
-        time.sleep(0.02)
-        stats = emu.stats()
-    return stats
+emu = emulator_fixture(time_scale=0.002, seed=17)
+# turns take 40 ms: a child's run is still going when it is killed or interrupted
+slow_emu = emulator_fixture(time_scale=0.01, seed=9, turn_delay=4.0)
 
 
 def delta(after: dict[str, int], before: dict[str, int]) -> dict[str, int]:
@@ -130,10 +99,6 @@ def reap(child: subprocess.Popen[str]) -> None:
     child.communicate(timeout=10)
 
 
-def assistant_ids(emu: EmulatorServer) -> set[str]:
-    return {a.id for a in Client(emu.base_url, emu.api_key).list_assistants()}
-
-
 # --------------------------------------------------------------------------- 1. faults
 
 
@@ -155,8 +120,7 @@ async def test_300_conversations_under_faults_are_all_accounted_for(
         seed=1234,
         api_key=key,
     )
-    personas = load_personas(PERSONAS_DIR)[:15]
-    grid = Grid(personas, variables=RECORDS, contexts=["Clinic reminder"], repeats=10)
+    grid = load_grid(15, 10)
     assert len(grid) == 300
     before = await asyncio.to_thread(emu.stats)
 
@@ -212,7 +176,7 @@ async def test_every_stream_dropped_is_recorded_dropped_after_max_attempts(
     key = project["apiKey"]
     assistant = await asyncio.to_thread(build_assistant, emu, key)
     await asyncio.to_thread(emu.set_faults, drop_rate=1.0, seed=1, api_key=key)
-    grid = make_grid(3, 1)
+    grid = load_grid(3, 1)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
         run = await arun_grid(grid, assistant, client, store=tmp_path, max_attempts=2)
@@ -239,7 +203,7 @@ async def test_every_error_event_is_recorded_error_without_retry(
     key = project["apiKey"]
     assistant = await asyncio.to_thread(build_assistant, emu, key)
     await asyncio.to_thread(emu.set_faults, error_event_rate=1.0, seed=1, api_key=key)
-    grid = make_grid(3, 1)
+    grid = load_grid(3, 1)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
         run = await arun_grid(grid, assistant, client, store=tmp_path)
@@ -260,7 +224,7 @@ async def test_refusals_after_every_retry_are_recorded_failed(
     key = project["apiKey"]
     assistant = await asyncio.to_thread(build_assistant, emu, key)
     await asyncio.to_thread(emu.set_faults, http429_rate=0.5, seed=2, api_key=key)
-    grid = make_grid(4, 2)
+    grid = load_grid(4, 2)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.never()) as client:
         run = await arun_grid(grid, assistant, client, store=tmp_path)
@@ -285,7 +249,7 @@ async def test_a_run_where_every_conversation_failed_is_finalized(
     key = project["apiKey"]
     assistant = await asyncio.to_thread(build_assistant, emu, key)
     await asyncio.to_thread(emu.set_faults, http503_rate=1.0, seed=1, api_key=key)
-    grid = make_grid(2, 1)
+    grid = load_grid(2, 1)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait(2)) as client:
         run = await arun_grid(grid, assistant, client, store=tmp_path)
     conv = check_no_duplicates(run, grid)
@@ -309,7 +273,7 @@ def test_run_killed_with_sigkill_resumes_to_exactly_the_grid(
         "repeats": 6,
         "concurrency": 4,
     }
-    grid = make_grid(spec["personas"], spec["repeats"])
+    grid = load_grid(spec["personas"], spec["repeats"])
     run_dir = tmp_path / "killed"
     child = start_child(slow_emu, spec)
     try:
@@ -375,7 +339,7 @@ def test_ctrl_c_stops_every_stream_deletes_the_clone_and_keeps_what_finished(
         "target": {"variant": "nastaliq", "instructions": NASTALIQ},
         "in_loop": in_loop,
     }
-    grid = make_grid(spec["personas"], spec["repeats"])
+    grid = load_grid(spec["personas"], spec["repeats"])
     run_dir = tmp_path / "interrupted"
     child = start_child(slow_emu, spec)
     try:

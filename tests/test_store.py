@@ -45,39 +45,12 @@ from evalkit.store import (
     transcript_hash,
 )
 
+from .runner_support import CONVERSATION_DTYPES, TURN_DTYPES
+
 T0 = datetime(2026, 11, 1, 9, 30, 15, 123456, tzinfo=UTC)
 URDU = "السلام علیکم، کل صبح دس بجے آپ کی اپائنٹمنٹ ہے۔"
 EMOJI = "ٹھیک ہے 👍🏽 thanks! 😀"
 
-CONVERSATION_DTYPES = {
-    "run_id": "str",
-    "conversation_id": "str",
-    "cell_id": "str",
-    "repeat": "int64",
-    "persona_label": "str",
-    "variables": "str",
-    "context": "str",
-    "status": "str",
-    "error_message": "str",
-    "attempts": "int64",
-    "n_turns": "int64",
-    "ended_by": "str",
-    "first_turn_s": "float64",
-    "duration_s": "float64",
-    "started_at": "datetime64[us, UTC]",
-    "finished_at": "datetime64[us, UTC]",
-    "transcript_hash": "str",
-    "assistant_version": "Int64",
-    "target": "str",
-    "persona_id": "str",
-}
-TURN_DTYPES = {
-    "run_id": "str",
-    "conversation_id": "str",
-    "index": "int64",
-    "role": "str",
-    "text": "str",
-}
 GRADE_COLUMNS = [
     "run_id",
     "conversation_id",

@@ -7,7 +7,7 @@ import asyncio
 import json
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +16,7 @@ import pytest
 
 from evalkit._personas import Persona, load_personas
 from evalkit.api import AsyncClient, Client
-from evalkit.emulator import EmulatorServer, serve
+from evalkit.emulator import EmulatorServer
 from evalkit.grid import Grid
 from evalkit.runner import RunAborted, arun_grid, run_grid
 from evalkit.snapshots import (
@@ -29,25 +29,30 @@ from evalkit.snapshots import (
 from evalkit.store import load_run
 from evalkit.targets import TargetError, Variant, merge_patch
 
-PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"
+from .runner_fixtures import emulator_fixture
+from .runner_support import (
+    INSTRUCTIONS,
+    PERSONAS_DIR,
+    Tap,
+    assistant_ids,
+    build_reminder,
+    make_grid,
+    replace_request,
+)
+
 PROVIDER_KEY = "sk-provider-secret-9f8e7d6c5b4a1234"
-ENGLISH = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
+ENGLISH = INSTRUCTIONS
 NASTALIQ = (
     "Aap {{name}} ko {{date}} ki appointment yaad dilayen. Urdu mein baat karein, Nastaliq "
     "script mein likhein. Confirm yes or no."
 )
-RECORDS = [{"name": "Ali", "date": "Monday"}, {"name": "Sara", "date": "Friday"}]
 ARABIC = re.compile(r"[\u0600-\u06FF]")
-PATH_SIMULATE = re.compile(r"/v1/realtime-assistants/builds/([^/]+)/simulate$")
 
 
 # --------------------------------------------------------------------------- fixtures, helpers
 
 
-@pytest.fixture(scope="module")
-def emu() -> Iterator[EmulatorServer]:
-    with serve(time_scale=0.005, seed=21) as server:
-        yield server
+emu = emulator_fixture(time_scale=0.005, seed=21)
 
 
 @pytest.fixture(scope="module")
@@ -69,13 +74,7 @@ def build(emu: EmulatorServer, instructions: str = ENGLISH) -> tuple[str, dict[s
             }
         },
     }
-    built = emu.build(
-        "Reminder",
-        {"context": "Clinic reminders", "sampleRows": RECORDS},
-        instructions,
-        initial_greeting=True,
-        config=config,
-    )
+    built = build_reminder(emu, instructions, context="Clinic reminders", config=config)
     return str(built["realtimeAssistantId"]), built["config"]
 
 
@@ -90,49 +89,7 @@ def edit(emu: EmulatorServer, assistant_id: str, instructions: str) -> int:
 
 
 def grid(personas: list[Persona], n: int = 4) -> Grid:
-    return Grid(personas[:n], variables=RECORDS, contexts=["Clinic reminder"], repeats=1)
-
-
-def assistant_ids(emu: EmulatorServer) -> set[str]:
-    return {a.id for a in Client(emu.base_url, emu.api_key).list_assistants()}
-
-
-class Tap(httpx.AsyncBaseTransport):
-    """A real loopback transport that records requests and may rewrite simulate requests."""
-
-    def __init__(self, rewrite: Callable[[httpx.Request, int], httpx.Request] | None = None):
-        self.inner = httpx.AsyncHTTPTransport(limits=httpx.Limits(max_connections=100))
-        self.rewrite = rewrite
-        self.requests: list[tuple[str, str, bytes]] = []
-        self.simulates = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append((request.method, request.url.path, request.content))
-        if request.url.path.endswith("/simulate") and self.rewrite is not None:
-            self.simulates += 1
-            request = self.rewrite(request, self.simulates)
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
-
-    def created(self) -> list[dict[str, Any]]:
-        """Bodies of E2 (create assistant) requests."""
-        return [
-            json.loads(body)
-            for method, path, body in self.requests
-            if method == "POST" and path == "/v1/realtime-assistants"
-        ]
-
-    def deleted(self) -> list[str]:
-        return [
-            path.rsplit("/", 1)[1]
-            for method, path, _ in self.requests
-            if method == "DELETE" and path.startswith("/v1/realtime-assistants/")
-        ]
-
-    def simulated_on(self) -> set[str]:
-        return {m.group(1) for _, path, _ in self.requests if (m := PATH_SIMULATE.search(path))}
+    return make_grid(personas, n, repeats=1)
 
 
 def run_tapped(
@@ -438,9 +395,7 @@ def test_clone_is_deleted_when_the_run_aborts(
     def revoke(request: httpx.Request, n: int) -> httpx.Request:
         if n < 3:
             return request
-        headers = {k: v for k, v in request.headers.items() if k != "authorization"}
-        headers["authorization"] = "Bearer sk_api_revoked"
-        return httpx.Request(request.method, request.url, headers=headers, content=request.content)
+        return replace_request(request, headers={"Authorization": "Bearer sk_api_revoked"})
 
     assistant, _ = build(emu)
     before = assistant_ids(emu)
@@ -459,11 +414,8 @@ def test_clone_is_deleted_when_the_run_aborts(
     assert len(load_run("aborted", store=tmp_path).conversations) == 2
 
 
-@pytest.fixture(scope="module")
-def slow_emu() -> Iterator[EmulatorServer]:
-    """Turns take 0.2 s each: a run is still streaming when it is cancelled."""
-    with serve(time_scale=0.02, seed=4, turn_delay=10.0) as server:
-        yield server
+# turns take 0.2 s each: a run is still streaming when it is cancelled
+slow_emu = emulator_fixture(time_scale=0.02, seed=4, turn_delay=10.0)
 
 
 async def test_clone_is_deleted_and_streams_closed_when_the_run_is_cancelled(
