@@ -12,14 +12,17 @@ writes what finished and deletes temporary clones.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+import httpx
 
 from . import _version
 from ._progress import Progress
@@ -182,13 +185,15 @@ async def arun_grid(
         outcome = "complete"
         try:
             if pending:
-                async with simulation_target(aclient, resolved) as simulate_id:
+                async with (
+                    simulation_target(aclient, resolved) as simulate_id,
+                    _stream_client(aclient, concurrency) as streams,
+                ):
                     conversation = _Conversation(
-                        aclient, simulate_id, resolved, run_id, max_attempts
+                        streams, simulate_id, resolved, run_id, max_attempts
                     )
-                    with Progress(
-                        len(grid), len(writer.finished), f"{resolved.label} {run_id}", progress
-                    ) as bar:
+                    label = f"{resolved.label} {run_id}"
+                    with Progress(len(grid), len(keep), label, progress) as bar:
                         outcome = await _run_all(
                             conversation, pending, writer, bar, concurrency, budget
                         )
@@ -212,6 +217,28 @@ def _as_async_client(client: Client | AsyncClient | None) -> AsyncClient:
     if isinstance(client, Client):
         return AsyncClient.from_client(client)
     return AsyncClient()
+
+
+@contextlib.asynccontextmanager
+async def _stream_client(client: AsyncClient, concurrency: int) -> AsyncIterator[AsyncClient]:
+    """A client for the run's streams: the same settings, a fresh pool sized to ``concurrency``.
+
+    A fresh pool matters at high concurrency: a burst of requests queued behind a pool that
+    already holds an idle connection starts in waves instead of at once. A client built on a
+    custom transport (a proxy, a test double) is used as it is.
+    """
+    if client.custom_transport:
+        yield client
+        return
+    room = concurrency + 8
+    limits = httpx.Limits(
+        max_connections=room, max_keepalive_connections=room, keepalive_expiry=30.0
+    )
+    streams = AsyncClient.from_client(client, limits=limits)
+    try:
+        yield streams
+    finally:
+        await streams.aclose()
 
 
 def _now() -> str:

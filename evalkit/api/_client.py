@@ -49,6 +49,7 @@ class Client(BaseClient):
         super().__init__(
             base_url, api_key, timeout=timeout, retry=retry, stream_deadline=stream_deadline
         )
+        self.custom_transport = transport is not None
         self._http = httpx.Client(
             limits=limits or DEFAULT_LIMITS, transport=transport, follow_redirects=False
         )
