@@ -192,3 +192,22 @@ def _register_emulator() -> None:
 
 
 _register_emulator()
+
+
+@app.command("clones")
+def clones_command(
+    delete: Annotated[
+        bool, typer.Option("--delete", help="Delete them (only evalkit's own clones).")
+    ] = False,
+) -> None:
+    """List (or delete) temporary clones left behind by runs that were killed."""
+    from .api import Client
+    from .targets import find_clones
+
+    with Client() as client:
+        clones = find_clones(client.list_assistants())
+        for clone in clones:
+            typer.echo(f"{clone.id}  {clone.name}")
+            if delete:
+                client.delete_assistant(clone.id)
+    typer.echo(f"{len(clones)} clone(s){' deleted' if delete and clones else ''}")

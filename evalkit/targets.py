@@ -17,16 +17,17 @@ import asyncio
 import contextlib
 import copy
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .api import AsyncClient, EvalkitError, NotFoundError
+from .api import Assistant, AsyncClient, EvalkitError, NotFoundError
 from .snapshots import ConfigSnapshot, SnapshotStore, redact_config, strip_redacted_keys
 
 logger = logging.getLogger("evalkit.targets")
 
 CLONE_PREFIX = "evalkit-clone"
+CLONE_DESCRIPTION = "Temporary evalkit clone of"
 
 
 class TargetError(EvalkitError):
@@ -120,6 +121,14 @@ async def resolve_target(
             f"assistant {assistant_id} is not among the {len(assistants)} assistant(s) of this "
             "API key's project (E1); check the id and EVALKIT_API_KEY"
         )
+    leftovers = find_clones(assistants)
+    if leftovers:
+        logger.warning(
+            "%d temporary evalkit clone(s) from an earlier run were not deleted (a killed "
+            "process?): %s; `evalkit clones --delete` removes them",
+            len(leftovers),
+            ", ".join(a.id for a in leftovers),
+        )
     draft = ConfigSnapshot.from_assistant(found)
     snapshots.save(draft)
     aliases = found.aliases
@@ -162,6 +171,15 @@ async def resolve_target(
     raise TargetError(f"target must be 'draft', 'prod' or a Variant, got {target!r}")
 
 
+def find_clones(assistants: Sequence[Assistant]) -> list[Assistant]:
+    """The temporary clones evalkit made (by name and description) among ``assistants``."""
+    return [
+        a
+        for a in assistants
+        if a.name.startswith(CLONE_PREFIX) and (a.description or "").startswith(CLONE_DESCRIPTION)
+    ]
+
+
 @contextlib.asynccontextmanager
 async def simulation_target(client: AsyncClient, resolved: ResolvedTarget) -> AsyncIterator[str]:
     """Yield the assistant id to simulate against; a clone is deleted on every exit path."""
@@ -173,7 +191,7 @@ async def simulation_target(client: AsyncClient, resolved: ResolvedTarget) -> As
             :200
         ],
         config=resolved.clone_config,
-        description=f"Temporary evalkit clone of {resolved.assistant_id}; deleted when the run ends.",
+        description=f"{CLONE_DESCRIPTION} {resolved.assistant_id}; deleted when the run ends.",
         public=False,
     )
     logger.info("created temporary clone %s for target %s", clone.id, resolved.label)

@@ -127,3 +127,34 @@ def test_emulator_command_prints_settings_and_serves(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_clones_lists_and_deletes_only_evalkit_leftovers(
+    emu: object, env: dict[str, str], caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    from evalkit import Client, Grid, load_personas, run_grid
+    from evalkit.targets import CLONE_DESCRIPTION, CLONE_PREFIX
+
+    config = {"agent": {"instructions": "Remind the caller in Urdu."}}
+    with Client() as client:
+        leftover = client.create_assistant(
+            f"{CLONE_PREFIX} prod of X v1", config, description=f"{CLONE_DESCRIPTION} abc"
+        )
+        lookalike = client.create_assistant(f"{CLONE_PREFIX} by hand", config, description="mine")
+        aid = _assistant(emu)
+        grid = Grid(
+            load_personas(PERSONAS / "cooperative.yaml"), contexts=["x"], variables=[{"a": "b"}]
+        )
+        run_grid(grid, aid, client, store=tmp_path, progress=False)
+    assert leftover.id in caplog.text  # the run warned about the leftover clone
+    runner = CliRunner()
+    listed = runner.invoke(app, ["clones"])
+    assert listed.exit_code == 0, listed.output
+    assert leftover.id in listed.output
+    assert lookalike.id not in listed.output
+    deleted = runner.invoke(app, ["clones", "--delete"])
+    assert deleted.exit_code == 0, deleted.output
+    with Client() as client:
+        ids = {a.id for a in client.list_assistants()}
+    assert leftover.id not in ids
+    assert lookalike.id in ids
