@@ -45,13 +45,14 @@ class RunExistsError(StoreError, FileExistsError):
 class IdentityMismatchError(StoreError):
     """The stored run was made from a different definition (grid, assistant, target, ...)."""
 
-    def __init__(self, path: Path, stored: str, requested: str) -> None:
+    def __init__(self, path: Path, stored: str, requested: str, detail: str = "") -> None:
         self.stored = stored
         self.requested = requested
+        what = f" ({detail})" if detail else ""
         super().__init__(
             f"run folder {path} holds a run with identity {stored}, but this run's identity is "
-            f"{requested}: the grid, assistant or target changed. Use a new run_id, or delete "
-            "the folder to start over.",
+            f"{requested}: the grid, assistant or target changed{what}. Use a new run_id, or "
+            "delete the folder to start over.",
             path,
         )
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import secrets
 import time
@@ -46,7 +47,7 @@ from .api import (
 )
 from .grid import ConversationSlot, Grid
 from .snapshots import SnapshotStore
-from .store import Run, RunWriter, identity_hash
+from .store import IdentityMismatchError, Run, RunWriter, identity_hash
 from .targets import ResolvedTarget, Target, resolve_target, simulation_target
 
 logger = logging.getLogger("evalkit.runner")
@@ -166,7 +167,13 @@ async def arun_grid(
             raise RunAborted(f"run not started: {exc}") from exc
         _warn_if_clone_lacks_inputs(grid, resolved)
         run_id = run_id or default_run_id(resolved.label)
-        writer = RunWriter.open(store, run_id, _manifest(grid, resolved, aclient, run_id))
+        manifest = _manifest(grid, resolved, aclient, run_id)
+        try:
+            writer = RunWriter.open(store, run_id, manifest)
+        except IdentityMismatchError as exc:
+            path = Path(store) / run_id
+            detail = _what_changed(path, manifest)
+            raise IdentityMismatchError(path, exc.stored, exc.requested, detail) from None
         keep = writer.finished
         if rerun:
             keep = frozenset(
@@ -239,6 +246,35 @@ async def _stream_client(client: AsyncClient, concurrency: int) -> AsyncIterator
         yield streams
     finally:
         await streams.aclose()
+
+
+_IDENTITY_PARTS = (
+    "assistant_id",
+    "target",
+    "assistant_version",
+    "base_url_host",
+    "variant",
+    "grid",
+)
+
+
+def _what_changed(path: Path, manifest: dict[str, Any]) -> str:
+    """Which identifying parts of a run differ between its stored manifest and ``manifest``."""
+    try:
+        stored = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "the stored manifest cannot be read"
+    changed = [
+        f"{key}: was {_short(stored.get(key))}, now {_short(manifest.get(key))}"
+        for key in _IDENTITY_PARTS
+        if stored.get(key) != manifest.get(key)
+    ]
+    return "; ".join(changed) or "no identifying field differs in the manifest"
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _now() -> str:

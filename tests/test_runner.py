@@ -183,10 +183,12 @@ def test_changed_grid_with_the_same_run_id_is_refused(
     grid = make_grid(personas, n=2, repeats=1)
     run_grid(grid, assistant_id, client, **kw)
     s0 = started(emu)
-    with pytest.raises(IdentityMismatchError):
+    with pytest.raises(IdentityMismatchError, match="grid: was"):
         run_grid(make_grid(personas, n=3, repeats=1), assistant_id, client, **kw)
-    with pytest.raises(IdentityMismatchError):
+    with pytest.raises(IdentityMismatchError, match="grid: was"):
         run_grid(make_grid(personas, n=2, repeats=2), assistant_id, client, **kw)
+    with pytest.raises(IdentityMismatchError, match='target: was "draft", now "prod"'):
+        run_grid(grid, assistant_id, client, target="prod", **kw)
     assert started(emu) == s0
     assert len(load_run("fixed", store=tmp_path).conversations) == len(grid)
     # a runtime knob is not part of the identity
