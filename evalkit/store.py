@@ -584,8 +584,8 @@ def list_runs(store: PathLike = "runs") -> pd.DataFrame:
     """One row per run in ``store``, oldest first.
 
     Columns: run_id, created_at, finalized_at, assistant_id, target, n_conversations, done,
-    error, dropped, failed (counts as of the last finalize; NA before), finalized, identity,
-    evalkit_version, path. A folder with an unreadable manifest is skipped with a warning.
+    error, dropped, failed (counts as of the last finalize; from the journal for a run never
+    finalized), finalized, identity, evalkit_version, path. A folder with an unreadable manifest is skipped with a warning.
     """
     root = Path(store)
     rows: list[dict[str, Any]] = []
@@ -600,6 +600,11 @@ def list_runs(store: PathLike = "runs") -> pd.DataFrame:
             logger.warning("list_runs: skipping %s: %s", child, exc)
             continue
         counts = manifest.get("counts") or {}
+        if manifest.get("finalized_at") is None:  # never finalized (killed): count the journal
+            try:
+                counts = _counts(read_journal(child / JOURNAL_NAME, with_turns=False).conversations)
+            except StoreError as exc:
+                logger.warning("list_runs: cannot count %s: %s", child, exc)
         rows.append(
             {
                 "run_id": str(manifest.get("run_id") or child.name),
