@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ._version import __version__
+
+if TYPE_CHECKING:
+    from .targets import Variant
 
 app = typer.Typer(
     name="evalkit",
@@ -89,7 +92,19 @@ def run_command(
         list[str] | None, typer.Option("--context", help="A context the caller knows (repeatable).")
     ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Conversations per cell.")] = 1,
-    target: Annotated[str, typer.Option(help="draft or prod.")] = "draft",
+    target: Annotated[
+        str, typer.Option(help="draft or prod (the base, with --variant).")
+    ] = "draft",
+    variant: Annotated[
+        str | None, typer.Option(help="Run a named variant on a temporary clone (A/B tuning).")
+    ] = None,
+    instructions: Annotated[
+        Path | None,
+        typer.Option(help="With --variant: a file holding the variant's system prompt."),
+    ] = None,
+    patch: Annotated[
+        Path | None, typer.Option(help="With --variant: a JSON merge patch over the base config.")
+    ] = None,
     store: Annotated[Path, typer.Option(help="Folder holding runs.")] = Path("runs"),
     run_id: Annotated[str | None, typer.Option("--run-id", help="Resume or name a run.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Conversations at once.")] = 8,
@@ -104,10 +119,16 @@ def run_command(
     """Run a grid of simulated conversations and record it (resumable with --run-id)."""
     from .grid import Grid
     from .runner import Budget, run_grid
+    from .targets import Target
 
     if target not in ("draft", "prod"):
+        raise typer.BadParameter("--target must be draft or prod", param_hint="--target")
+    chosen: Target = target
+    if variant is not None:
+        chosen = _variant(variant, target, instructions, patch)
+    elif instructions is not None or patch is not None:
         raise typer.BadParameter(
-            "--target must be draft or prod (variants are a Python API feature)"
+            "--instructions and --patch need --variant NAME", param_hint="--variant"
         )
     grid = Grid(
         personas,
@@ -119,7 +140,7 @@ def run_command(
     run = run_grid(
         grid,
         assistant,
-        target=target,
+        target=chosen,
         store=store,
         run_id=run_id,
         concurrency=concurrency,
@@ -129,6 +150,30 @@ def run_command(
     typer.echo(
         f"run {run.run_id}: {len(run.conversations)} conversation(s) recorded {counts} in {run.path}"
     )
+
+
+def _variant(name: str, base: str, instructions: Path | None, patch: Path | None) -> Variant:
+    import json
+
+    from .targets import Variant, merge_patch
+
+    body: dict[str, object] = {}
+    if patch is not None:
+        try:
+            loaded = json.loads(patch.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise typer.BadParameter(f"{patch}: {exc}", param_hint="--patch") from None
+        if not isinstance(loaded, dict):
+            raise typer.BadParameter(f"{patch} must hold a JSON object", param_hint="--patch")
+        body = loaded
+    if instructions is not None:
+        text = instructions.read_text(encoding="utf-8")
+        body = merge_patch(body, {"agent": {"instructions": text}})
+    if not body:
+        raise typer.BadParameter(
+            "a variant needs --instructions or --patch", param_hint="--variant"
+        )
+    return Variant(name, body, "prod" if base == "prod" else "draft")
 
 
 @app.command("runs")

@@ -158,3 +158,48 @@ def test_clones_lists_and_deletes_only_evalkit_leftovers(
         ids = {a.id for a in client.list_assistants()}
     assert leftover.id not in ids
     assert lookalike.id in ids
+
+
+def test_run_a_variant_from_an_instructions_file(
+    emu: object, env: dict[str, str], tmp_path: Path
+) -> None:
+    from evalkit import Client
+    from evalkit.targets import find_clones
+
+    aid = _assistant(emu)
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text(
+        "Aap {{customer_name}} ko Urdu mein, Nastaliq script mein yaad dilayen.", encoding="utf-8"
+    )
+    store = tmp_path / "runs"
+    args = [
+        "run",
+        "-a",
+        aid,
+        "-p",
+        str(PERSONAS / "cooperative.yaml"),
+        "--context",
+        "reminder",
+        "--store",
+        str(store),
+        "--run-id",
+        "v",
+        "--variant",
+        "nastaliq",
+        "--instructions",
+        str(prompt),
+    ]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    run = load_run("v", store)
+    assert run.manifest["target"] == "nastaliq"
+    assert run.manifest["on_clone"] is True
+    assert run.manifest["variant"]["patch"]["agent"]["instructions"] == prompt.read_text(
+        encoding="utf-8"
+    )
+    with Client() as client:
+        assert aid in {a.id for a in client.list_assistants()}
+        assert find_clones(client.list_assistants()) == []
+    lonely = CliRunner().invoke(app, [*args[:-4], "--instructions", str(prompt)])
+    assert lonely.exit_code == 2
+    assert "--variant" in lonely.output
