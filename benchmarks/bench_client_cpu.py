@@ -24,11 +24,7 @@ import argparse
 import asyncio
 import gc
 import json
-import os
-import resource
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Coroutine
@@ -36,62 +32,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _harness import build_assistant, make_grid, raise_fd_limit, start_emulator
 from httpx_sse import aconnect_sse
 
 from evalkit import AsyncClient
-from evalkit._personas import load_personas
 from evalkit.grid import Grid
 from evalkit.runner import arun_grid
-
-ROOT = Path(__file__).resolve().parent.parent
-SERVER_CODE = (
-    "import resource; soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE); "
-    "resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard)); "
-    "import typer; from evalkit.emulator._command import emulator; typer.run(emulator)"
-)
-INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
-
-
-def raise_fd_limit() -> None:
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def start_emulator(*args: str) -> tuple[subprocess.Popen[str], str, str]:
-    """``evalkit emulator`` in a child process; its base URL and API key."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER_CODE, "--port", "0", "--seed", "1", *args],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    settings = dict(proc.stdout.readline().strip().split("=", 1) for _ in range(2))
-    return proc, settings["EVALKIT_BASE_URL"], settings["EVALKIT_API_KEY"]
-
-
-def build_assistant(base: str, key: str, records: list[dict[str, str]]) -> str:
-    admin = base.rsplit("/v1", 1)[0] + "/_emulator"
-    body = {
-        "name": "bench",
-        "brief": {"context": "Clinic reminders", "sampleRows": records},
-        "instructions": INSTRUCTIONS,
-        "initialGreeting": True,
-    }
-    response = httpx.post(f"{admin}/builds", json=body, headers={"Authorization": f"Bearer {key}"})
-    response.raise_for_status()
-    return str(response.json()["realtimeAssistantId"])
-
-
-def make_grid(n: int) -> Grid:
-    """A grid of exactly ``n`` conversations (personas x records x repeats)."""
-    personas = load_personas(ROOT / "personas")[:10]
-    records = [{"name": f"Caller {i}", "date": "Monday"} for i in range(10)]
-    repeats = max(1, n // 100)
-    grid = Grid(personas, variables=records, contexts=["Clinic reminder"], repeats=repeats)
-    if len(grid) != n:
-        raise SystemExit(f"--conversations must be a multiple of 100, got {n}")
-    return grid
 
 
 async def bounded(items: list[Any], concurrency: int, one: Callable[[Any], Awaitable[int]]) -> int:

@@ -26,9 +26,6 @@ import argparse
 import asyncio
 import json
 import os
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -36,20 +33,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from _harness import build_assistant, make_grid, raise_fd_limit, start_emulator
 from httpx_sse import aconnect_sse
 
 from evalkit import AsyncClient
-from evalkit._personas import load_personas
 from evalkit.grid import Grid
 from evalkit.runner import arun_grid
-
-ROOT = Path(__file__).resolve().parent.parent
-SERVER_CODE = (
-    "import resource; soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE); "
-    "resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard)); "
-    "import typer; from evalkit.emulator._command import emulator; typer.run(emulator)"
-)
-INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
 
 
 @dataclass
@@ -75,48 +64,6 @@ def process_cpu(pid: int) -> float:
     except OSError:
         return float("nan")
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def raise_fd_limit() -> int:
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    return hard
-
-
-def start_emulator(turn_delay: float) -> tuple[subprocess.Popen[str], str, str]:
-    """``evalkit emulator`` in a child process (time scale 1); its base URL and API key."""
-    args = ["--port", "0", "--seed", "1", "--turn-delay", str(turn_delay)]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER_CODE, *args],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    settings = dict(proc.stdout.readline().strip().split("=", 1) for _ in range(2))
-    return proc, settings["EVALKIT_BASE_URL"], settings["EVALKIT_API_KEY"]
-
-
-def build_assistant(base: str, key: str) -> str:
-    admin = base.rsplit("/v1", 1)[0] + "/_emulator"
-    body = {
-        "name": "bench",
-        "brief": {"context": "Clinic reminders", "sampleRows": [{"name": "A", "date": "Monday"}]},
-        "instructions": INSTRUCTIONS,
-        "initialGreeting": True,
-    }
-    response = httpx.post(f"{admin}/builds", json=body, headers={"Authorization": f"Bearer {key}"})
-    response.raise_for_status()
-    return str(response.json()["realtimeAssistantId"])
-
-
-def make_grid(n: int) -> Grid:
-    personas = load_personas(ROOT / "personas")[:10]
-    records = [{"name": f"Caller {i}", "date": "Monday"} for i in range(10)]
-    grid = Grid(personas, variables=records, contexts=["Clinic reminder"], repeats=max(1, n // 100))
-    if len(grid) != n:
-        raise SystemExit(f"--conversations must be a multiple of 100, got {n}")
-    return grid
 
 
 async def watch_active(base: str, key: str, stop: asyncio.Event) -> int:
@@ -245,10 +192,10 @@ def main() -> None:
     )
 
     grid = make_grid(args.conversations)
-    proc, base, key = start_emulator(args.turn_delay)
+    proc, base, key = start_emulator("--turn-delay", str(args.turn_delay))
     store = Path(tempfile.mkdtemp(prefix="evalkit-bench-concurrency-"))
     try:
-        assistant = build_assistant(base, key)
+        assistant = build_assistant(base, key, [{"name": "A", "date": "Monday"}])
         runs = {
             "bare": lambda: run_bare(base, key, assistant, grid),
             "evalkit": lambda: run_evalkit(base, key, assistant, grid),

@@ -17,16 +17,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx
+from _harness import start_emulator
 
-SERVER_CODE = "import typer; from evalkit.emulator._command import emulator; typer.run(emulator)"
 CONFIG = {
     "agent": {"instructions": "You remind {{name}} of an appointment.", "initialGreeting": True},
     "llm": {"default": {"provider": "vendor_c", "model": "llm-5.4-mini"}},
@@ -38,19 +35,6 @@ class Result:
     ok: bool
     turns: int
     seconds: float
-
-
-def start_server(turn_delay: float) -> tuple[subprocess.Popen[str], str, str]:
-    args = ["--port", "0", "--seed", "1", "--turn-delay", str(turn_delay)]
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SERVER_CODE, *args],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    assert proc.stdout is not None
-    settings = dict(proc.stdout.readline().strip().split("=", 1) for _ in range(2))
-    return proc, settings["EVALKIT_BASE_URL"], settings["EVALKIT_API_KEY"]
 
 
 async def one_stream(host: str, port: int, path: str, key: str, body: bytes) -> Result:
@@ -144,7 +128,7 @@ def main() -> None:
     parser.add_argument("--inflight", type=int, default=100)
     args = parser.parse_args()
 
-    proc, base, key = start_server(args.turn_delay)
+    proc, base, key = start_emulator("--turn-delay", str(args.turn_delay))
     try:
         assistant = create_assistant(base, key)
         baseline, _, _ = asyncio.run(hold(base, key, assistant, 1))
@@ -170,7 +154,7 @@ def main() -> None:
         proc.terminate()
         proc.wait(20)
 
-    proc, base, key = start_server(0.0)
+    proc, base, key = start_emulator("--turn-delay", "0.0")
     try:
         assistant = create_assistant(base, key)
         events, conversations, wall = asyncio.run(

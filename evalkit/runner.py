@@ -298,7 +298,8 @@ def _warn_if_clone_lacks_inputs(grid: Grid, resolved: ResolvedTarget) -> None:
 def _manifest(
     grid: Grid, resolved: ResolvedTarget, client: AsyncClient, run_id: str
 ) -> dict[str, Any]:
-    definition = {"grid": grid.definition(), "target": resolved.definition(), "host": client.host}
+    grid_definition = grid.definition()
+    definition = {"grid": grid_definition, "target": resolved.definition(), "host": client.host}
     return {
         "run_id": run_id,
         "identity": identity_hash(definition),
@@ -310,7 +311,7 @@ def _manifest(
         "config_snapshot": resolved.snapshot.to_json(),
         "variant": resolved.variant.definition() if resolved.variant else None,
         "on_clone": resolved.needs_clone,
-        "grid": grid.definition(),
+        "grid": grid_definition,
         "n_conversations": len(grid),
         "created_at": _now(),
     }

@@ -220,7 +220,7 @@ class AsyncClient(BaseClient):
         ``async with``) starts.
         """
         spec = self._spec_simulate(assistant_id, persona, context, variables, extra_body)
-        return AsyncSimulationStream(self, spec, lambda: self._send(spec, stream=True))
+        return AsyncSimulationStream(lambda: self._send(spec, stream=True), self.stream_deadline)
 
     async def refine(
         self, assistant_id: str, owner_feedback: str, *, extra_body: Mapping[str, Any] | None = None

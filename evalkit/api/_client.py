@@ -215,7 +215,7 @@ class Client(BaseClient):
         ``with``) starts; a JSON 400 raises :class:`~evalkit.BadRequestError`.
         """
         spec = self._spec_simulate(assistant_id, persona, context, variables, extra_body)
-        return SimulationStream(self, spec, lambda: self._send(spec, stream=True))
+        return SimulationStream(lambda: self._send(spec, stream=True), self.stream_deadline)
 
     def refine(
         self, assistant_id: str, owner_feedback: str, *, extra_body: Mapping[str, Any] | None = None

@@ -14,16 +14,14 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
 from ._events import (
-    Done,
     SimulationEvent,
-    SimulationFailed,
     TerminalEvent,
     Transcript,
     Turn,
@@ -31,11 +29,6 @@ from ._events import (
 )
 from ._exceptions import StreamDeadlineExceeded, StreamDropped
 from ._sse import DeadlineReached, SseEvent, aiter_events, iter_events
-
-if TYPE_CHECKING:
-    from ._async_client import AsyncClient
-    from ._base import RequestSpec
-    from ._client import Client
 
 logger = logging.getLogger("evalkit.api")
 
@@ -88,22 +81,14 @@ class _StreamState:
         return Transcript(tuple(self.turns), self.outcome, first, now - self.started_at)
 
 
-class SimulationStream:
-    """A simulate stream: iterate it for :class:`Turn` events then one terminal event.
+class _StreamBase:
+    """What both twins hold: how to open the request, the deadline, and the stream's state."""
 
-    Use it as a context manager (or call :meth:`close`) so an abandoned stream closes its
-    connection at once. :meth:`collect` reads it to the end and returns a :class:`Transcript`.
-    """
-
-    def __init__(
-        self, client: Client, spec: RequestSpec[None], opener: Callable[[], httpx.Response]
-    ) -> None:
-        self._client = client
-        self._spec = spec
+    def __init__(self, opener: Callable[[], Any], deadline_s: float) -> None:
         self._opener = opener
+        self._deadline_s = deadline_s
         self._state: _StreamState | None = None
         self._response: httpx.Response | None = None
-        self._events: Iterator[SseEvent] | None = None
         self._closed = False
 
     @property
@@ -116,10 +101,22 @@ class SimulationStream:
         """The terminal event, once received."""
         return self._state.outcome if self._state else None
 
+
+class SimulationStream(_StreamBase):
+    """A simulate stream: iterate it for :class:`Turn` events then one terminal event.
+
+    Use it as a context manager (or call :meth:`close`) so an abandoned stream closes its
+    connection at once. :meth:`collect` reads it to the end and returns a :class:`Transcript`.
+    """
+
+    def __init__(self, opener: Callable[[], httpx.Response], deadline_s: float) -> None:
+        super().__init__(opener, deadline_s)
+        self._events: Iterator[SseEvent] | None = None
+
     def open(self) -> None:
         """Send the request (with the retry policy) and wait for the stream to start."""
         if self._response is None and not self._closed:
-            self._state = _StreamState(self._client.stream_deadline)
+            self._state = _StreamState(self._deadline_s)
             self._response = self._opener()
             self._events = iter_events(self._response, self._state.deadline)
 
@@ -184,34 +181,17 @@ class SimulationStream:
             self._response.close()
 
 
-class AsyncSimulationStream:
+class AsyncSimulationStream(_StreamBase):
     """The async twin of :class:`SimulationStream` (``async with`` / ``async for``)."""
 
-    def __init__(
-        self, client: AsyncClient, spec: RequestSpec[None], opener: Callable[[], Any]
-    ) -> None:
-        self._client = client
-        self._spec = spec
-        self._opener = opener
-        self._state: _StreamState | None = None
-        self._response: httpx.Response | None = None
+    def __init__(self, opener: Callable[[], Awaitable[httpx.Response]], deadline_s: float) -> None:
+        super().__init__(opener, deadline_s)
         self._events: AsyncIterator[SseEvent] | None = None
-        self._closed = False
-
-    @property
-    def turns(self) -> list[Turn]:
-        """The turns received so far."""
-        return list(self._state.turns) if self._state else []
-
-    @property
-    def outcome(self) -> TerminalEvent | None:
-        """The terminal event, once received."""
-        return self._state.outcome if self._state else None
 
     async def open(self) -> None:
         """Send the request (with the retry policy) and wait for the stream to start."""
         if self._response is None and not self._closed:
-            self._state = _StreamState(self._client.stream_deadline)
+            self._state = _StreamState(self._deadline_s)
             self._response = await self._opener()
             self._events = aiter_events(self._response, self._state.deadline)
 
@@ -277,8 +257,3 @@ class AsyncSimulationStream:
         if self._state.outcome is None:
             raise self._state.ended_without_terminal()
         return self._state.transcript()
-
-
-def is_terminal(event: SimulationEvent) -> bool:
-    """True for `done` and `error` events."""
-    return isinstance(event, Done | SimulationFailed)

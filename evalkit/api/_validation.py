@@ -54,7 +54,7 @@ class _Checker:
     def object(self, value: Any, field: str) -> Mapping[str, Any] | None:
         if isinstance(value, Mapping):
             return value
-        self.error(field, f"must be an object, got {_type_name(value)}")
+        self.error(field, f"must be an object, got {type_name(value)}")
         return None
 
     def string(
@@ -73,7 +73,7 @@ class _Checker:
             return None
         value = obj[key]
         if not isinstance(value, str):
-            self.error(field, f"must be a string, got {_type_name(value)}")
+            self.error(field, f"must be a string, got {type_name(value)}")
             return None
         if len(value) < min_len:
             self.error(
@@ -90,7 +90,7 @@ class _Checker:
                 self.error(field, "is required")
             return
         if not isinstance(obj[key], bool):
-            self.error(field, f"must be a boolean, got {_type_name(obj[key])}")
+            self.error(field, f"must be a boolean, got {type_name(obj[key])}")
 
     def number(
         self,
@@ -111,7 +111,7 @@ class _Checker:
         ok = _is_number(value) and (not integer or float(value).is_integer())
         if not ok:
             self.error(
-                field, f"must be {'an integer' if integer else 'a number'}, got {_type_name(value)}"
+                field, f"must be {'an integer' if integer else 'a number'}, got {type_name(value)}"
             )
             return None
         if minimum is not None and value < minimum:
@@ -162,9 +162,6 @@ def type_name(value: Any, *, mapping: str = "object", sequence: str = "array") -
     return type(value).__name__
 
 
-_type_name = type_name
-
-
 def errors_only(problems: Sequence[Problem]) -> list[Problem]:
     """The problems that make the service answer 400."""
     return [p for p in problems if p.severity == "error"]
@@ -190,7 +187,7 @@ def _scorecard(c: _Checker, scorecard: Any, field: str) -> None:
         c.error(f"{field}.rules", "is required")
         return
     if not isinstance(rules, list):
-        c.error(f"{field}.rules", f"must be an array, got {_type_name(rules)}")
+        c.error(f"{field}.rules", f"must be an array, got {type_name(rules)}")
         return
     if not rules:
         c.error(f"{field}.rules", "must have at least 1 rule")
@@ -297,7 +294,7 @@ def _agent(c: _Checker, agent: Any, field: str, *, present: bool) -> None:
     if "tools" in a:
         tools = a["tools"]
         if not isinstance(tools, list):
-            c.error(f"{field}.tools", f"must be an array, got {_type_name(tools)}")
+            c.error(f"{field}.tools", f"must be an array, got {type_name(tools)}")
             return
         for i, tool in enumerate(tools):
             _tool(c, tool, f"{field}.tools[{i}]")
@@ -493,7 +490,7 @@ def _variables(c: _Checker, raw: Any, field: str) -> None:
         return
     for key in variables:
         if not isinstance(key, str):
-            c.error(f"{field}[{key!r}]", f"keys must be strings, got {_type_name(key)}")
+            c.error(f"{field}[{key!r}]", f"keys must be strings, got {type_name(key)}")
         elif len(key) > L.MAX_VARIABLE_KEY_CHARS:
             c.error(
                 f"{field}.{key[:20]}…",
@@ -554,7 +551,7 @@ def check_phrase_replacements_body(body: Any) -> list[Problem]:
     if "phraseReplacements" not in b:
         c.error("phraseReplacements", "is required")
     elif not isinstance(items, list):
-        c.error("phraseReplacements", f"must be an array, got {_type_name(items)}")
+        c.error("phraseReplacements", f"must be an array, got {type_name(items)}")
     else:
         if len(items) > L.MAX_PHRASE_REPLACEMENTS:
             c.error(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,8 +12,8 @@ import pytest
 
 from evalkit.api import AsyncClient, Client, ConfigurationError, RetryPolicy
 
-BASE = "https://svc.test/v1"
-KEY = "sk_api_T3stKey0123456789abcdef"
+from .twins import BASE, KEY, run_async_client
+
 OTHER_KEY = "sk_api_0therKey9876543210zyxwvu"
 AID = "3f1c2b9e-8a44-4c1e-9d57-0b6a1f2e7c10"
 CREDENTIALS = {"token": "t", "wsUrl": "wss://rooms.test", "roomName": "r"}
@@ -48,13 +46,7 @@ class Twin:
         if self.kind == "sync":
             with client:
                 return fn(client)
-
-        async def main() -> Any:
-            async with client:
-                out = fn(client)
-                return await out if inspect.isawaitable(out) else out
-
-        return asyncio.run(main())
+        return run_async_client(client, fn)
 
 
 @pytest.fixture(params=["sync", "async"])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,10 +14,8 @@ from evalkit.api import (
     Assistant,
     AssistantConfig,
     AssistantMetadata,
-    AsyncClient,
     AsyncSimulationStream,
     BadRequestError,
-    Client,
     ContactList,
     Done,
     InvalidRequestError,
@@ -37,8 +33,9 @@ from evalkit.api import (
     VendorASttConfig,
 )
 
-BASE = "https://svc.test/v1"
-KEY = "sk_api_T3stKey0123456789abcdef"
+from .twins import BASE, KEY, Answer, run_on
+from .twins import Server as RecordingServer
+
 AID = "3f1c2b9e-8a44-4c1e-9d57-0b6a1f2e7c10"
 LID = "9b2e6d1a-1f0c-4e7b-8a3d-5c4b3a291807"
 ORG = "11111111-2222-4333-8444-555555555555"
@@ -141,27 +138,14 @@ SSE_DONE = sse(("turn", TURN_1), ("turn", TURN_2), ("done", DONE))
 
 # --------------------------------------------------------------------------- the twin harness
 
-Answer = Callable[[httpx.Request], httpx.Response] | Exception
-
 
 def reply(status: int = 200, **kwargs: Any) -> Callable[[httpx.Request], httpx.Response]:
     """An answer that builds a fresh response for every request."""
     return lambda request: httpx.Response(status, **kwargs)
 
 
-class Server:
-    """A MockTransport handler: records every request, answers in order (the last one repeats)."""
-
-    def __init__(self, *answers: Answer) -> None:
-        self.requests: list[httpx.Request] = []
-        self._answers = list(answers)
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        answer = self._answers.pop(0) if len(self._answers) > 1 else self._answers[0]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer(request)
+class Server(RecordingServer):
+    """The shared recording server, plus the single request and its JSON body."""
 
     @property
     def request(self) -> httpx.Request:
@@ -183,16 +167,7 @@ class Twin:
         client_kwargs.setdefault("api_key", KEY)
         client_kwargs.setdefault("retry", RetryPolicy.no_wait())
         transport = httpx.MockTransport(server)
-        if self.kind == "sync":
-            with Client(BASE, transport=transport, **client_kwargs) as client:
-                return fn(client)
-
-        async def main() -> Any:
-            async with AsyncClient(BASE, transport=transport, **client_kwargs) as client:
-                out = fn(client)
-                return await out if inspect.isawaitable(out) else out
-
-        return asyncio.run(main())
+        return run_on(self.kind, fn, BASE, transport=transport, **client_kwargs)
 
     def call(self, server: Server, method: str, *args: Any, **kwargs: Any) -> Any:
         return self.run(server, lambda c: getattr(c, method)(*args, **kwargs))

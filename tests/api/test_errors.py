@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,10 +12,8 @@ import respx
 
 from evalkit.api import (
     ApiError,
-    AsyncClient,
     AuthenticationError,
     BadRequestError,
-    Client,
     EvalkitError,
     NotFoundError,
     PaymentRequiredError,
@@ -29,8 +25,8 @@ from evalkit.api import (
     UnexpectedResponseError,
 )
 
-BASE = "https://svc.test/v1"
-KEY = "sk_api_T3stKey0123456789abcdef"
+from .twins import BASE, KEY, run_on
+
 AID = "3f1c2b9e-8a44-4c1e-9d57-0b6a1f2e7c10"
 LID = "9b2e6d1a-1f0c-4e7b-8a3d-5c4b3a291807"
 PERSONA = {"label": "Busy", "behavior": "In a hurry.", "path": "negative"}
@@ -55,16 +51,7 @@ class Twin:
         kwargs: dict[str, Any] = {"retry": RetryPolicy.never()}
         if router is not None:
             kwargs["transport"] = httpx.MockTransport(router.handler)
-        if self.kind == "sync":
-            with Client(BASE, api_key, **kwargs) as client:
-                return fn(client)
-
-        async def main() -> Any:
-            async with AsyncClient(BASE, api_key, **kwargs) as client:
-                out = fn(client)
-                return await out if inspect.isawaitable(out) else out
-
-        return asyncio.run(main())
+        return run_on(self.kind, fn, BASE, api_key, **kwargs)
 
 
 @pytest.fixture(params=["sync", "async"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,10 +15,8 @@ import pytest
 from evalkit.api import (
     ApiConnectionError,
     ApiTimeoutError,
-    AsyncClient,
     AuthenticationError,
     BadRequestError,
-    Client,
     NotFoundError,
     PermissionDeniedError,
     RateLimitError,
@@ -30,8 +27,8 @@ from evalkit.api import (
     Transcript,
 )
 
-BASE = "https://svc.test/v1"
-KEY = "sk_api_T3stKey0123456789abcdef"
+from .twins import BASE, KEY, Answer, Server, run_on
+
 AID = "3f1c2b9e-8a44-4c1e-9d57-0b6a1f2e7c10"
 LID = "9b2e6d1a-1f0c-4e7b-8a3d-5c4b3a291807"
 PERSONA = {"label": "Busy", "behavior": "In a hurry.", "path": "negative"}
@@ -45,8 +42,6 @@ DONE = (
 SSE = {"content-type": "text/event-stream"}
 RATE_LIMITED = "Rate limit exceeded, please try again later"
 
-Answer = Callable[[httpx.Request], httpx.Response] | Exception
-
 
 def reply(status: int = 200, **kwargs: Any) -> Callable[[httpx.Request], httpx.Response]:
     return lambda request: httpx.Response(status, **kwargs)
@@ -55,21 +50,6 @@ def reply(status: int = 200, **kwargs: Any) -> Callable[[httpx.Request], httpx.R
 def fail(status: int, **headers: str) -> Callable[[httpx.Request], httpx.Response]:
     body = {"message": f"status {status}", "statusCode": status}
     return reply(status, json=body, headers=headers)
-
-
-class Server:
-    """A MockTransport handler: records requests, answers in order (the last answer repeats)."""
-
-    def __init__(self, *answers: Answer) -> None:
-        self.requests: list[httpx.Request] = []
-        self._answers = list(answers)
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        answer = self._answers.pop(0) if len(self._answers) > 1 else self._answers[0]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer(request)
 
 
 @dataclass
@@ -94,16 +74,7 @@ class Twin:
 
     def run(self, server: Server, fn: Callable[[Any], Any], retry: RetryPolicy) -> Any:
         transport = httpx.MockTransport(server)
-        if self.kind == "sync":
-            with Client(BASE, KEY, transport=transport, retry=retry) as client:
-                return fn(client)
-
-        async def main() -> Any:
-            async with AsyncClient(BASE, KEY, transport=transport, retry=retry) as client:
-                out = fn(client)
-                return await out if inspect.isawaitable(out) else out
-
-        return asyncio.run(main())
+        return run_on(self.kind, fn, BASE, KEY, transport=transport, retry=retry)
 
 
 @pytest.fixture(params=["sync", "async"])

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
 import logging
 from collections.abc import Callable
@@ -13,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evalkit.api import AsyncClient, Client, InvalidRequestError, Problem, RetryPolicy
+from evalkit.api import AsyncClient, InvalidRequestError, Problem, RetryPolicy
 from evalkit.api._validation import (
     check_assistant_config,
     check_context,
@@ -29,8 +27,8 @@ from evalkit.api._validation import (
     variables_json_length,
 )
 
-BASE = "https://svc.test/v1"
-KEY = "sk_api_T3stKey0123456789abcdef"
+from .twins import BASE, KEY, run_on
+
 AID = "3f1c2b9e-8a44-4c1e-9d57-0b6a1f2e7c10"
 PERSONA = {"label": "Busy", "behavior": "In a hurry.", "path": "negative"}
 
@@ -563,17 +561,7 @@ class Twin:
 
     def run(self, handler: Recorder, fn: Callable[[Any], Any]) -> Any:
         transport = httpx.MockTransport(handler)
-        kwargs: dict[str, Any] = {"transport": transport, "retry": RetryPolicy.no_wait()}
-        if self.kind == "sync":
-            with Client(BASE, KEY, **kwargs) as client:
-                return fn(client)
-
-        async def main() -> Any:
-            async with AsyncClient(BASE, KEY, **kwargs) as client:
-                out = fn(client)
-                return await out if inspect.isawaitable(out) else out
-
-        return asyncio.run(main())
+        return run_on(self.kind, fn, BASE, KEY, transport=transport, retry=RetryPolicy.no_wait())
 
 
 @pytest.fixture(params=["sync", "async"])
