@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -102,23 +103,21 @@ def reap(child: subprocess.Popen[str]) -> None:
 # --------------------------------------------------------------------------- 1. faults
 
 
+async def faulty_assistant(emu: EmulatorServer, **faults: Any) -> tuple[str, str]:
+    """A fresh project (its own fault settings) with a built assistant: (api key, assistant id)."""
+    project = await asyncio.to_thread(emu.new_project)
+    key = project["apiKey"]
+    assistant = await asyncio.to_thread(build_assistant, emu, key)
+    await asyncio.to_thread(lambda: emu.set_faults(api_key=key, **faults))
+    return key, assistant
+
+
 @pytest.mark.slow
 async def test_300_conversations_under_faults_are_all_accounted_for(
     emu: EmulatorServer, tmp_path: Path
 ) -> None:
-    import asyncio
-
-    project = await asyncio.to_thread(emu.new_project)
-    key = project["apiKey"]
-    assistant = await asyncio.to_thread(build_assistant, emu, key)
-    await asyncio.to_thread(
-        emu.set_faults,
-        drop_rate=0.10,
-        http503_rate=0.05,
-        http429_rate=0.05,
-        error_event_rate=0.02,
-        seed=1234,
-        api_key=key,
+    key, assistant = await faulty_assistant(
+        emu, drop_rate=0.10, http503_rate=0.05, http429_rate=0.05, error_event_rate=0.02, seed=1234
     )
     grid = load_grid(15, 10)
     assert len(grid) == 300
@@ -170,12 +169,7 @@ async def test_300_conversations_under_faults_are_all_accounted_for(
 async def test_every_stream_dropped_is_recorded_dropped_after_max_attempts(
     emu: EmulatorServer, tmp_path: Path
 ) -> None:
-    import asyncio
-
-    project = await asyncio.to_thread(emu.new_project)
-    key = project["apiKey"]
-    assistant = await asyncio.to_thread(build_assistant, emu, key)
-    await asyncio.to_thread(emu.set_faults, drop_rate=1.0, seed=1, api_key=key)
+    key, assistant = await faulty_assistant(emu, drop_rate=1.0, seed=1)
     grid = load_grid(3, 1)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
@@ -197,12 +191,7 @@ async def test_every_stream_dropped_is_recorded_dropped_after_max_attempts(
 async def test_every_error_event_is_recorded_error_without_retry(
     emu: EmulatorServer, tmp_path: Path
 ) -> None:
-    import asyncio
-
-    project = await asyncio.to_thread(emu.new_project)
-    key = project["apiKey"]
-    assistant = await asyncio.to_thread(build_assistant, emu, key)
-    await asyncio.to_thread(emu.set_faults, error_event_rate=1.0, seed=1, api_key=key)
+    key, assistant = await faulty_assistant(emu, error_event_rate=1.0, seed=1)
     grid = load_grid(3, 1)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
@@ -218,12 +207,7 @@ async def test_every_error_event_is_recorded_error_without_retry(
 async def test_refusals_after_every_retry_are_recorded_failed(
     emu: EmulatorServer, tmp_path: Path
 ) -> None:
-    import asyncio
-
-    project = await asyncio.to_thread(emu.new_project)
-    key = project["apiKey"]
-    assistant = await asyncio.to_thread(build_assistant, emu, key)
-    await asyncio.to_thread(emu.set_faults, http429_rate=0.5, seed=2, api_key=key)
+    key, assistant = await faulty_assistant(emu, http429_rate=0.5, seed=2)
     grid = load_grid(4, 2)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.never()) as client:
@@ -243,12 +227,7 @@ async def test_refusals_after_every_retry_are_recorded_failed(
 async def test_a_run_where_every_conversation_failed_is_finalized(
     emu: EmulatorServer, tmp_path: Path
 ) -> None:
-    import asyncio
-
-    project = await asyncio.to_thread(emu.new_project)
-    key = project["apiKey"]
-    assistant = await asyncio.to_thread(build_assistant, emu, key)
-    await asyncio.to_thread(emu.set_faults, http503_rate=1.0, seed=1, api_key=key)
+    key, assistant = await faulty_assistant(emu, http503_rate=1.0, seed=1)
     grid = load_grid(2, 1)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait(2)) as client:
         run = await arun_grid(grid, assistant, client, store=tmp_path)
