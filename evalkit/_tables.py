@@ -89,15 +89,26 @@ GRADES_SCHEMA: Final = pa.schema(
     [
         _f("run_id", _STR),
         _f("conversation_id", _STR),
+        _f("cell_id", _STR, True),
+        _f("persona_label", _STR, True),
+        _f("repeat", pa.int64(), True),
         _f("rubric_version_id", _STR),
         _f("rule_id", _STR),
         _f("title", _STR),
-        _f("points", pa.int64()),
+        _f("points", pa.float64()),
         _f("verdict", _STR),
         _f("points_awarded", pa.float64(), True),
         _f("rationale", _STR, True),
         _f("evidence_turn", pa.int64(), True),
         _f("grader", _STR),
+        _f("judge_model", _STR, True),
+        _f("prompt_version", _STR, True),
+        _f("judge_samples", pa.int64(), True),
+        _f("judge_agreement", pa.float64(), True),
+        _f("prompt_tokens", pa.int64(), True),
+        _f("completion_tokens", pa.int64(), True),
+        _f("transcript_hash", _STR, True),
+        _f("scorecard_hash", _STR, True),
     ]
 )
 

@@ -51,19 +51,8 @@ T0 = datetime(2026, 11, 1, 9, 30, 15, 123456, tzinfo=UTC)
 URDU = "السلام علیکم، کل صبح دس بجے آپ کی اپائنٹمنٹ ہے۔"
 EMOJI = "ٹھیک ہے 👍🏽 thanks! 😀"
 
-GRADE_COLUMNS = [
-    "run_id",
-    "conversation_id",
-    "rubric_version_id",
-    "rule_id",
-    "title",
-    "points",
-    "verdict",
-    "points_awarded",
-    "rationale",
-    "evidence_turn",
-    "grader",
-]
+GRADE_COLUMNS = list(GRADES_SCHEMA.names)
+assert GRADE_COLUMNS[:2] == ["run_id", "conversation_id"]
 
 
 def manifest(identity: str = "grid-a", **extra: Any) -> dict[str, Any]:
@@ -592,7 +581,7 @@ def test_grades_and_transcript(tmp_path: Path) -> None:
             "rubric_version_id": rubric,
             "rule_id": "urdu-script",
             "title": "Agent answers in Urdu",
-            "points": 25,
+            "points": 25.0,
             "verdict": "pass",
             "points_awarded": 25.0,
             "rationale": None,
