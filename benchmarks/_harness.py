@@ -13,8 +13,7 @@ from pathlib import Path
 
 import httpx
 
-from evalkit._personas import load_personas
-from evalkit.grid import Grid
+from evalkit.grid import Grid, load_personas
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."

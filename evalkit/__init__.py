@@ -1,8 +1,11 @@
 """evalkit: simulated-conversation evaluation for real-time voice assistants.
 
-The service's client (:class:`Client`, :class:`AsyncClient`) and its models and errors load
-eagerly; the data-side names (grids, runs, stores: pandas and pyarrow) load on first use, so
-``import evalkit`` stays quick for scripts that only talk to the service.
+The top level holds what a user types: the clients, errors and events of :mod:`evalkit.api`
+(its wire sub-models stay there), and every public name of the data-flow packages
+(:mod:`evalkit.grid`, :mod:`evalkit.targets`, :mod:`evalkit.runner`, :mod:`evalkit.store`,
+:mod:`evalkit.grading`, :mod:`evalkit.compare`, :mod:`evalkit.refine`). Nothing is imported
+until first use, so ``import evalkit`` (and the ``evalkit`` command) start fast; each name's
+``__module__`` is its public home.
 """
 
 from __future__ import annotations
@@ -11,162 +14,87 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
-from .api import *
 
 if TYPE_CHECKING:
-    from ._personas import Persona, PersonaError, load_personas
-    from ._records import ConversationRecord, TurnRecord, transcript_hash
-    from .grid import Cell, ConversationSlot, Grid, load_variables
-    from .runner import Budget, RunAborted, arun_grid, run_grid
-    from .snapshots import ConfigSnapshot, SnapshotStore
-    from .store import (
-        IdentityMismatchError,
-        Run,
-        RunWriter,
-        StoreError,
-        list_runs,
-        load_run,
-        load_runs,
+    from .api import (
+        ApiConnectionError,
+        ApiError,
+        ApiTimeoutError,
+        Assistant,
+        AssistantConfig,
+        AssistantMetadata,
+        AsyncClient,
+        AsyncSimulationStream,
+        AuthenticationError,
+        BadRequestError,
+        Client,
+        ConfigurationError,
+        Done,
+        EvalkitError,
+        InvalidRequestError,
+        NotFoundError,
+        PaymentRequiredError,
+        PermissionDeniedError,
+        Problem,
+        RateLimitError,
+        RetryPolicy,
+        Secret,
+        ServerError,
+        ServiceUnavailableError,
+        SimulationEvent,
+        SimulationFailed,
+        SimulationStream,
+        StreamDeadlineExceeded,
+        StreamDropped,
+        StreamError,
+        Transcript,
+        Turn,
+        UnexpectedResponseError,
     )
-    from .targets import TargetError, Variant
+    from .compare import *
+    from .grading import *
+    from .grid import *
+    from .refine import *
+    from .runner import *
+    from .store import *
+    from .targets import *
 
-_LAZY: dict[str, str] = {
-    "Budget": "runner",
-    "Cell": "grid",
-    "ConfigSnapshot": "snapshots",
-    "ConversationRecord": "_records",
-    "ConversationSlot": "grid",
-    "Grid": "grid",
-    "IdentityMismatchError": "store",
-    "Persona": "_personas",
-    "PersonaError": "_personas",
-    "Run": "store",
-    "RunAborted": "runner",
-    "RunWriter": "store",
-    "SnapshotStore": "snapshots",
-    "StoreError": "store",
-    "TargetError": "targets",
-    "TurnRecord": "_records",
-    "Variant": "targets",
-    "arun_grid": "runner",
-    "list_runs": "store",
-    "load_personas": "_personas",
-    "load_run": "store",
-    "load_runs": "store",
-    "load_variables": "grid",
-    "run_grid": "runner",
-    "transcript_hash": "_records",
-}
+#: Packages whose whole ``__all__`` is re-exported, in data-flow order.
+_PACKAGES = ("grid", "targets", "runner", "store", "grading", "compare", "refine")
 
-__all__ = [
-    "AgentConfig",
-    "ApiConnectionError",
-    "ApiError",
-    "ApiModel",
-    "ApiTimeoutError",
-    "Assistant",
-    "AssistantAlias",
-    "AssistantAliases",
-    "AssistantConfig",
-    "AssistantMetadata",
-    "AssistantTool",
-    "AsyncClient",
-    "AsyncSimulationStream",
-    "AuthenticationError",
-    "BackgroundNoise",
-    "BadRequestError",
-    "Budget",
-    "Cell",
-    "Client",
-    "ConfigSnapshot",
-    "ConfigurationError",
-    "ContactList",
-    "ContactListSummary",
-    "ConversationRecord",
-    "ConversationSlot",
-    "Done",
-    "ErrorEnvelope",
-    "EvalkitError",
-    "ExcludedCounts",
-    "Grading",
-    "Grid",
-    "IdentityMismatchError",
-    "ImportErrorRow",
-    "InvalidRequestError",
-    "LlmBlock",
-    "LlmConfig",
-    "NoiseCancellation",
-    "NotFoundError",
-    "OtherProviderConfig",
-    "PaymentRequiredError",
-    "PermissionDeniedError",
-    "Persona",
-    "PersonaError",
-    "PhraseReplacement",
-    "PhraseReplacementConfig",
-    "Problem",
-    "RateLimitError",
-    "RefineResponse",
-    "RetryPolicy",
-    "Run",
-    "RunAborted",
-    "RunWriter",
-    "Scorecard",
-    "ScorecardRule",
-    "ServerError",
-    "ServiceAiSttConfig",
-    "ServiceAiTtsConfig",
-    "ServiceUnavailableError",
-    "SessionConfig",
-    "SessionCredentials",
-    "SimulationEvent",
-    "SimulationFailed",
-    "SimulationStream",
-    "SnapshotStore",
-    "StoreError",
-    "StreamDeadlineExceeded",
-    "StreamDropped",
-    "StreamError",
-    "SttBlock",
-    "SttConfig",
-    "TargetError",
-    "TerminalEvent",
-    "ToolExecution",
-    "ToolParameters",
-    "Transcript",
-    "TranscriptTurn",
-    "TtsBlock",
-    "TtsConfig",
-    "Turn",
-    "TurnRecord",
-    "UnexpectedResponseError",
-    "Variant",
-    "VendorASttConfig",
-    "VendorATtsConfig",
-    "VendorBSttConfig",
-    "VendorCSttConfig",
-    "VendorCTtsConfig",
-    "VendorDSttConfig",
-    "__version__",
-    "arun_grid",
-    "list_runs",
-    "load_personas",
-    "load_run",
-    "load_runs",
-    "load_variables",
-    "run_grid",
-    "transcript_hash",
-]
+
+def _homes() -> dict[str, str]:
+    """Every top-level name and the package it comes from (imports those packages)."""
+    api = importlib.import_module(".api", __name__)
+    homes = dict.fromkeys(api.TOP_LEVEL, "api")
+    for package in _PACKAGES:
+        module = importlib.import_module(f".{package}", __name__)
+        homes.update(dict.fromkeys(module.__all__, package))
+    return homes
+
+
+def _ruff_order(name: str) -> tuple[int, str]:
+    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
 
 
 def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
+    if name == "__all__":
+        return [*sorted(_homes(), key=_ruff_order), "__version__"]
+    if name.startswith("__"):
         raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    api = importlib.import_module(".api", __name__)
+    home = "api" if name in api.TOP_LEVEL else None
+    if home is None:
+        for package in _PACKAGES:
+            if name in importlib.import_module(f".{package}", __name__).__all__:
+                home = package
+                break
+    if home is None:
+        raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{home}", __name__), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_homes()))

@@ -13,11 +13,10 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._bundled import bundled_path
-from ._personas import load_personas
 from .api import Client
+from .data import bundled_path
 from .emulator import serve
-from .grid import Grid
+from .grid import Grid, load_personas
 from .report import write_runs_overview
 from .runner import run_grid
 from .store import Run

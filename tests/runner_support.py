@@ -15,9 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from evalkit._personas import Persona, load_personas
 from evalkit.api import Client
-from evalkit.grid import Grid
+from evalkit.grid import Grid, Persona, load_personas
 
 if TYPE_CHECKING:
     from evalkit.emulator import EmulatorServer

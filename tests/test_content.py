@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from evalkit._personas import load_personas
 from evalkit.api._validation import check_scorecard, errors_only
+from evalkit.grid import load_personas
 
 REPO = Path(__file__).resolve().parent.parent
 SCORECARDS = sorted((REPO / "scorecards").glob("*.yaml"))

@@ -17,9 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evalkit._personas import Persona
 from evalkit.api._exceptions import InvalidRequestError
-from evalkit.grid import Cell, ConversationSlot, Grid, load_variables
+from evalkit.grid import Cell, ConversationSlot, Grid, Persona, load_variables
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -68,7 +67,7 @@ def test_cell_id_is_a_literal_value() -> None:
 
 def test_cell_id_is_stable_across_processes() -> None:
     code = (
-        "from evalkit.grid import Grid\nfrom evalkit._personas import Persona\n"
+        "from evalkit.grid import Grid\nfrom evalkit.grid import Persona\n"
         "g = Grid([Persona('busy', 'You are busy and hang up.')], "
         "[{'amount_due': 15000, 'account': '0012', 'customer_name': 'Ayesha Khan'}], "
         "contexts=['Shifa Clinic is calling about an appointment.'])\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit._personas import Persona, PersonaError, load_personas
+from evalkit.grid import Persona, PersonaError, load_personas
 
 PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"
 

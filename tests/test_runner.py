@@ -12,13 +12,11 @@ import httpx
 import pandas as pd
 import pytest
 
-from evalkit._personas import Persona, load_personas
-from evalkit._records import transcript_hash
 from evalkit.api import ApiError, AsyncClient, Client, RetryPolicy
 from evalkit.emulator import EmulatorServer
-from evalkit.grid import Grid
+from evalkit.grid import Grid, Persona, load_personas
 from evalkit.runner import Budget, RunAborted, arun_grid, run_grid
-from evalkit.store import IdentityMismatchError, load_run
+from evalkit.store import IdentityMismatchError, load_run, transcript_hash
 
 from .runner_fixtures import emulator_fixture
 from .runner_support import (

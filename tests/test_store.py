@@ -22,7 +22,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from evalkit import _journal, _tables
 from evalkit.api._events import TranscriptTurn, Turn
 from evalkit.store import (
     GRADES_SCHEMA,
@@ -36,6 +35,8 @@ from evalkit.store import (
     RunWriter,
     StoreError,
     TurnRecord,
+    _journal,
+    _tables,
     dump_variables,
     finalize_run,
     identity_hash,
@@ -243,7 +244,7 @@ def test_empty_tables_have_the_same_dtypes(tmp_path: Path) -> None:
     grades = run.grades()
     assert list(grades.columns) == GRADE_COLUMNS
     assert grades.empty
-    stacked = load_runs(tmp_path, "turns")
+    stacked = load_runs(tmp_path, table="turns")
     assert stacked.dtypes.astype(str).to_dict() == TURN_DTYPES
 
 
@@ -554,6 +555,7 @@ def test_list_runs_and_load_runs(tmp_path: Path) -> None:
     assert list(runs["path"]) == [str(tmp_path / f"nightly-{i}") for i in (1, 2, 3)]
 
     history = load_runs(tmp_path)
+    assert load_runs(store=tmp_path).equals(history)
     assert history.dtypes.astype(str).to_dict() == CONVERSATION_DTYPES
     assert history.groupby("run_id").size().to_dict() == {
         "nightly-1": 3,
@@ -561,11 +563,11 @@ def test_list_runs_and_load_runs(tmp_path: Path) -> None:
         "nightly-3": 1,
     }
     assert list(history["run_id"].unique()) == ["nightly-1", "nightly-2", "nightly-3"]
-    turns = load_runs(["nightly-2", tmp_path / "nightly-3"], "turns", store=tmp_path)
+    turns = load_runs(["nightly-2", tmp_path / "nightly-3"], table="turns", store=tmp_path)
     assert turns.groupby("run_id").size().to_dict() == {"nightly-2": 6, "nightly-3": 3}
-    assert load_runs(load_run("nightly-1", tmp_path), "grades").empty
+    assert load_runs(load_run("nightly-1", tmp_path), table="grades").empty
     with pytest.raises(ValueError, match="table"):
-        load_runs(tmp_path, "bogus")  # type: ignore[arg-type]
+        load_runs(tmp_path, table="bogus")  # type: ignore[arg-type]
 
     assert list_runs(tmp_path / "missing").empty
     assert list(list_runs(tmp_path / "missing").columns) == list(runs.columns)

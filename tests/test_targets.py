@@ -14,20 +14,21 @@ from typing import Any
 import httpx
 import pytest
 
-from evalkit._personas import Persona, load_personas
+from evalkit._util import MASK
 from evalkit.api import AsyncClient, Client
 from evalkit.emulator import EmulatorServer
-from evalkit.grid import Grid
+from evalkit.grid import Grid, Persona, load_personas
 from evalkit.runner import RunAborted, arun_grid, run_grid
-from evalkit.snapshots import (
-    REDACTED_MARK,
+from evalkit.store import load_run
+from evalkit.targets import (
     ConfigSnapshot,
     SnapshotStore,
+    TargetError,
+    Variant,
+    merge_patch,
     redact_config,
     strip_redacted_keys,
 )
-from evalkit.store import load_run
-from evalkit.targets import TargetError, Variant, merge_patch
 
 from .runner_fixtures import emulator_fixture
 from .runner_support import (
@@ -357,9 +358,9 @@ def test_redact_config_keeps_the_last_four_characters_of_every_api_key() -> None
         "agent": {"instructions": "use sk_api_abcdefghijklmnop for tests"},
     }
     redacted = redact_config(config)
-    assert redacted["llm"]["default"] == {"provider": "vendor_c", "apiKey": REDACTED_MARK + "1234"}
-    assert redacted["stt"]["apiKey"] == REDACTED_MARK
-    assert redacted["tools"][0]["headers"]["apiKey"] == REDACTED_MARK + "5678"
+    assert redacted["llm"]["default"] == {"provider": "vendor_c", "apiKey": MASK + "1234"}
+    assert redacted["stt"]["apiKey"] == MASK
+    assert redacted["tools"][0]["headers"]["apiKey"] == MASK + "5678"
     assert "sk_api_abcdefghijklmnop" not in json.dumps(redacted)
     assert config["llm"]["default"]["apiKey"] == PROVIDER_KEY  # the input is untouched
     stripped = strip_redacted_keys(redacted)
@@ -378,7 +379,7 @@ def test_snapshots_on_disk_are_redacted(
     run = run_grid(grid(personas, 1), assistant, Client(emu.base_url, emu.api_key), store=tmp_path)
     snap = SnapshotStore(tmp_path).load(assistant, 1)
     assert snap is not None
-    assert snap.config["llm"]["default"]["apiKey"] == REDACTED_MARK + PROVIDER_KEY[-4:]
+    assert snap.config["llm"]["default"]["apiKey"] == MASK + PROVIDER_KEY[-4:]
     assert run.manifest["config_snapshot"]["config"]["llm"]["default"]["apiKey"].endswith("1234")
     assert SnapshotStore(tmp_path).load(assistant, 7) is None
     no_secret_on_disk(tmp_path)

@@ -1,7 +1,15 @@
-"""The service's interface: models, clients, typed errors and the simulate event stream."""
+"""The service's interface: models, clients, typed errors and the simulate event stream.
 
+``__all__`` holds every public name, the wire sub-models included; :data:`TOP_LEVEL` is the
+part a user types, which :mod:`evalkit` re-exports.
+"""
+
+from __future__ import annotations
+
+from .._util import publish
 from ._async_client import AsyncClient
 from ._client import Client
+from ._config import Secret
 from ._events import (
     Done,
     SimulationEvent,
@@ -120,6 +128,7 @@ __all__ = [
     "RetryPolicy",
     "Scorecard",
     "ScorecardRule",
+    "Secret",
     "ServerError",
     "ServiceAiSttConfig",
     "ServiceAiTtsConfig",
@@ -150,3 +159,42 @@ __all__ = [
     "VendorCTtsConfig",
     "VendorDSttConfig",
 ]
+
+#: The names :mod:`evalkit` re-exports at the top level (the wire sub-models stay here).
+TOP_LEVEL: tuple[str, ...] = (
+    "ApiConnectionError",
+    "ApiError",
+    "ApiTimeoutError",
+    "Assistant",
+    "AssistantConfig",
+    "AssistantMetadata",
+    "AsyncClient",
+    "AsyncSimulationStream",
+    "AuthenticationError",
+    "BadRequestError",
+    "Client",
+    "ConfigurationError",
+    "Done",
+    "EvalkitError",
+    "InvalidRequestError",
+    "NotFoundError",
+    "PaymentRequiredError",
+    "PermissionDeniedError",
+    "Problem",
+    "RateLimitError",
+    "RetryPolicy",
+    "Secret",
+    "ServerError",
+    "ServiceUnavailableError",
+    "SimulationEvent",
+    "SimulationFailed",
+    "SimulationStream",
+    "StreamDeadlineExceeded",
+    "StreamDropped",
+    "StreamError",
+    "Transcript",
+    "Turn",
+    "UnexpectedResponseError",
+)
+
+publish(globals())

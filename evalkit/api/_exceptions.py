@@ -1,34 +1,18 @@
-"""evalkit's exceptions.
+"""The service's errors: the ``evalkit.api`` branch of the tree drawn in
+:mod:`evalkit._exceptions` (the one root, :class:`~evalkit.EvalkitError`).
 
-Exception tree::
-
-    EvalkitError
-    ├── ConfigurationError          missing base URL, a key without the ``sk_api_`` prefix, ...
-    ├── InvalidRequestError         a body breaks the spec's limits (raised before sending)
-    ├── ApiConnectionError          the service could not be reached (after retries)
-    │   └── ApiTimeoutError
-    ├── UnexpectedResponseError     a success answer that does not have the spec's shape
-    ├── ApiError                    the service answered with an error envelope
-    │   ├── BadRequestError             400
-    │   ├── AuthenticationError         401
-    │   ├── PaymentRequiredError        402
-    │   ├── PermissionDeniedError       403
-    │   ├── NotFoundError               404
-    │   ├── RateLimitError              429, or the synthesis rate-limit message
-    │   ├── ServiceUnavailableError     503
-    │   └── ServerError                 other 5xx
-    └── StreamError                 a simulate stream broke after it started
-        └── StreamDropped               no terminal event; carries the turns received
-            └── StreamDeadlineExceeded  the total deadline passed first
-
-No exception's text ever carries an API key: messages go through :func:`redact_secrets`.
+No exception's text ever carries an API key: messages go through the one redactor.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
+
+from .._exceptions import EvalkitError
+from .._util._redact import redact_text
+
+redact_secrets = redact_text  # the one redactor, under the name the emulator imports
 
 if TYPE_CHECKING:
     from ._events import Turn
@@ -54,22 +38,6 @@ __all__ = [
     "StreamError",
     "UnexpectedResponseError",
 ]
-
-_SECRET_RE = re.compile(r"sk_api_[A-Za-z0-9_\-]+")
-
-
-def redact_secrets(text: str) -> str:
-    """Replace anything shaped like a project API key with a masked form."""
-    return _SECRET_RE.sub(
-        lambda m: "sk_api_…" + m.group(0)[-4:] if len(m.group(0)) > 15 else "sk_api_…", text
-    )
-
-
-class EvalkitError(Exception):
-    """Base class of every error evalkit raises on purpose."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(redact_secrets(message))
 
 
 class ConfigurationError(EvalkitError):

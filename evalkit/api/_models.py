@@ -31,7 +31,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from ._exceptions import redact_secrets
+from .._util._redact import redact
 from ._limits import LLM_MODELS, STT_MODELS, TTS_PROVIDERS
 
 Number = int | float
@@ -117,19 +117,9 @@ class ApiModel(BaseModel):
             yield name, _redact_for_repr(name, value)
 
 
-def _mask(value: str) -> str:
-    return "…" + value[-4:] if len(value) > 8 else "…"
-
-
 def _redact_for_repr(name: str | None, value: Any) -> Any:
-    """Mask ``apiKey`` values and ``sk_api_`` strings, however deep in plain JSON values."""
-    if isinstance(value, str):
-        return _mask(value) if name in {"api_key", "apiKey"} else redact_secrets(value)
-    if isinstance(value, dict):
-        return {k: _redact_for_repr(k, v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_redact_for_repr(None, v) for v in value)
-    return value
+    """Mask credential values (``apiKey``, header ``Authorization``, ...) and project keys."""
+    return redact(value, key=name) if isinstance(value, str | dict | list | tuple) else value
 
 
 # --------------------------------------------------------------------------- scorecard

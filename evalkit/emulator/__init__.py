@@ -9,6 +9,7 @@ OpenAI-compatible LLM backend is configured.
 ...     print(emu.base_url)
 """
 
+from .._util import publish
 from ._app import build_app, create_app
 from ._core import Emulator, SimulationStats
 from ._openapi import openapi_document
@@ -25,3 +26,5 @@ __all__ = [
     "openapi_document",
     "serve",
 ]
+
+publish(globals())

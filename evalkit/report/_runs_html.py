@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._atomic import atomic_write_bytes
+from .._util import atomic_write_bytes
 from ..store import Run
 
 _STATUSES = ("done", "error", "dropped", "failed")

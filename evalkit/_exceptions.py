@@ -1,0 +1,57 @@
+"""evalkit's one exception root, and the whole tree.
+
+Every error evalkit raises on purpose is an :class:`EvalkitError`; catch it to catch them all.
+Each family lives beside the code that raises it and is exported from that package::
+
+    EvalkitError                                    evalkit
+    ├── ConfigurationError                          evalkit.api   no base URL, a malformed key, ...
+    ├── InvalidRequestError (ValueError)            evalkit.api   a body breaks the spec's limits
+    │   └── ScorecardError                          evalkit.grading  a scorecard with problems
+    ├── ApiConnectionError                          evalkit.api   the service could not be reached
+    │   └── ApiTimeoutError
+    ├── UnexpectedResponseError                     evalkit.api   a success body of the wrong shape
+    ├── ApiError                                    evalkit.api   the service's error envelope
+    │   ├── BadRequestError                             400
+    │   ├── AuthenticationError                         401
+    │   ├── PaymentRequiredError                        402
+    │   ├── PermissionDeniedError                       403
+    │   ├── NotFoundError                               404
+    │   ├── RateLimitError                              429, or the synthesis rate-limit message
+    │   ├── ServiceUnavailableError                     503
+    │   └── ServerError                                 other 5xx
+    ├── StreamError                                 evalkit.api   a simulate stream broke
+    │   └── StreamDropped                               no terminal event; carries the turns
+    │       └── StreamDeadlineExceeded                  the total deadline passed first
+    ├── PersonaError (ValueError)                   evalkit.grid  a persona file or value is wrong
+    ├── TargetError                                 evalkit.targets  prod without a snapshot, ...
+    ├── RunAborted                                  evalkit.runner  an error no retry would fix
+    ├── StoreError                                  evalkit.store  every message names the path
+    │   ├── RunNotFoundError (FileNotFoundError)
+    │   ├── RunExistsError (FileExistsError)
+    │   ├── IdentityMismatchError                       resume with another definition
+    │   ├── RunLockedError                              another writer has the run open
+    │   └── CorruptRunError                             unreadable manifest, journal or table
+    ├── GradingError                                evalkit.grading  e.g. judged rules, no judge
+    │   └── JudgeNotConfigured
+    ├── RefineError                                 evalkit.refine  builds that cannot go ahead
+    └── LlmBackendError                             evalkit.emulator  the emulator's LLM backend
+
+No exception's text carries a secret: messages go through the one redactor
+(:func:`evalkit._util.redact_text`).
+"""
+
+from __future__ import annotations
+
+from ._util._redact import redact_text
+
+__all__ = ["EvalkitError"]
+
+
+class EvalkitError(Exception):
+    """Base class of every error evalkit raises on purpose."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(redact_text(message))
+
+
+EvalkitError.__module__ = "evalkit"

@@ -1,0 +1,38 @@
+"""Helpers with no domain knowledge: atomic writes, sync-over-async, progress, canonical JSON
+and hashes, the one secret redactor, a clock and a poll helper. Private to evalkit."""
+
+from __future__ import annotations
+
+from ._atomic import atomic_write, atomic_write_bytes, fsync_dir, remove_stale_temps
+from ._canonical import canonical_json, content_hash, json_default
+from ._clock import now, now_iso
+from ._exports import publish
+from ._poll import PollOutcome, PollPolicy, apoll
+from ._progress import Progress
+from ._redact import MASK, is_masked, is_secret_key, mask, redact, redact_text, strip_masked
+from ._sync import run_sync
+
+__all__ = [
+    "MASK",
+    "PollOutcome",
+    "PollPolicy",
+    "Progress",
+    "apoll",
+    "atomic_write",
+    "atomic_write_bytes",
+    "canonical_json",
+    "content_hash",
+    "fsync_dir",
+    "is_masked",
+    "is_secret_key",
+    "json_default",
+    "mask",
+    "now",
+    "now_iso",
+    "publish",
+    "redact",
+    "redact_text",
+    "remove_stale_temps",
+    "run_sync",
+    "strip_masked",
+]

@@ -1,0 +1,49 @@
+"""`evalkit snapshot` and `evalkit clones`: config snapshots and leftover clones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._app import app
+
+
+@app.command("snapshot")
+def snapshot_command(
+    assistant: Annotated[str, typer.Option("--assistant", "-a", help="Assistant id.")],
+    store: Annotated[Path, typer.Option(help="Folder holding runs and snapshots.")] = Path("runs"),
+) -> None:
+    """Record the assistant's current (draft) config, so that version can be run as prod later."""
+    from ..api import Client
+    from ..targets import ConfigSnapshot, SnapshotStore
+
+    with Client() as client:
+        found = next((a for a in client.list_assistants() if a.id == assistant), None)
+    if found is None:
+        raise typer.BadParameter(
+            f"assistant {assistant} is not in this API key's project", param_hint="--assistant"
+        )
+    snap = ConfigSnapshot.from_assistant(found)
+    path = SnapshotStore(store).save(snap)
+    typer.echo(f"snapshot of {assistant} version {snap.version} in {path}")
+
+
+@app.command("clones")
+def clones_command(
+    delete: Annotated[
+        bool, typer.Option("--delete", help="Delete them (only evalkit's own clones).")
+    ] = False,
+) -> None:
+    """List (or delete) temporary clones left behind by runs that were killed."""
+    from ..api import Client
+    from ..targets import find_clones
+
+    with Client() as client:
+        clones = find_clones(client.list_assistants())
+        for clone in clones:
+            typer.echo(f"{clone.id}  {clone.name}")
+            if delete:
+                client.delete_assistant(clone.id)
+    typer.echo(f"{len(clones)} clone(s){' deleted' if delete and clones else ''}")

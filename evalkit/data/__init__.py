@@ -1,0 +1,15 @@
+"""The content evalkit ships: example personas, scorecards and sample contacts.
+
+In an installed wheel they live inside this package (read with :mod:`importlib.resources`); in
+a source checkout they are the repository's top-level ``personas/``, ``scorecards/`` and
+``examples/`` folders.
+"""
+
+from __future__ import annotations
+
+from .._util import publish
+from ._paths import bundled_path, contacts_path, personas_path, scorecards_path
+
+__all__ = ["bundled_path", "contacts_path", "personas_path", "scorecards_path"]
+
+publish(globals())

@@ -1,0 +1,57 @@
+"""Run folders: a manifest, an append-only journal, parquet tables, and DataFrame loaders.
+
+A run lives in ``<store>/<run_id>/``::
+
+    manifest.json          who/what/when: identity hash, versions, redacted config, grid, counts
+    journal.jsonl          one JSON line per finished conversation (record + turns), fsync'd
+    conversations.parquet  one row per conversation  } written by finalize() from the journal,
+    turns.parquet          one row per turn          } atomically (temp file + rename)
+    grades/*.parquet       one row per conversation x rule (written by evalkit.grading)
+
+Readers: ``load_run(run_id).conversations``, ``.turns``, ``.grades()``, ``list_runs()``,
+``load_runs(store="runs")`` (every run stacked, e.g. for nightly history).
+"""
+
+from __future__ import annotations
+
+from .._util import publish
+from ._errors import (
+    CorruptRunError,
+    IdentityMismatchError,
+    RunExistsError,
+    RunLockedError,
+    RunNotFoundError,
+    StoreError,
+)
+from ._listing import list_runs, load_runs
+from ._manifest import identity_hash
+from ._reader import Run, load_run
+from ._records import STATUSES, ConversationRecord, TurnRecord, dump_variables, transcript_hash
+from ._tables import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
+from ._writer import RunWriter, finalize_run
+
+__all__ = [
+    "CONVERSATIONS_SCHEMA",
+    "GRADES_SCHEMA",
+    "STATUSES",
+    "TURNS_SCHEMA",
+    "ConversationRecord",
+    "CorruptRunError",
+    "IdentityMismatchError",
+    "Run",
+    "RunExistsError",
+    "RunLockedError",
+    "RunNotFoundError",
+    "RunWriter",
+    "StoreError",
+    "TurnRecord",
+    "dump_variables",
+    "finalize_run",
+    "identity_hash",
+    "list_runs",
+    "load_run",
+    "load_runs",
+    "transcript_hash",
+]
+
+publish(globals())

@@ -1,0 +1,146 @@
+"""Listing and stacking the runs of a store: :func:`list_runs`, :func:`load_runs`."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final, TypeAlias
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from ._errors import (
+    StoreError,
+)
+from ._journal import (
+    JOURNAL_NAME,
+    read_journal,
+)
+from ._layout import (
+    SCHEMAS,
+    PathLike,
+    TableName,
+    count_statuses,
+)
+from ._manifest import MANIFEST_NAME, read_manifest
+from ._reader import Run, load_run
+from ._records import (
+    STATUSES,
+)
+from ._tables import (
+    empty_frame,
+)
+
+logger = logging.getLogger("evalkit.store")
+
+
+_LIST_COLUMNS: Final[dict[str, Any]] = {
+    "run_id": "str",
+    "created_at": "datetime64[us, UTC]",
+    "finalized_at": "datetime64[us, UTC]",
+    "assistant_id": "str",
+    "target": "str",
+    "n_conversations": "Int64",
+    **dict.fromkeys(STATUSES, "Int64"),
+    "finalized": "bool",
+    "identity": "str",
+    "evalkit_version": "str",
+    "path": "str",
+}
+
+
+def list_runs(store: PathLike = "runs") -> pd.DataFrame:
+    """One row per run in ``store``, oldest first.
+
+    Columns: run_id, created_at, finalized_at, assistant_id, target, n_conversations, done,
+    error, dropped, failed (counts as of the last finalize; from the journal for a run never
+    finalized), finalized, identity, evalkit_version, path. A folder with an unreadable manifest is skipped with a warning.
+    """
+    root = Path(store)
+    rows: list[dict[str, Any]] = []
+    children = sorted(root.iterdir()) if root.is_dir() else []
+    for child in children:
+        manifest_path = child / MANIFEST_NAME
+        if child.name.startswith(".") or not manifest_path.is_file():
+            continue
+        try:
+            manifest = read_manifest(manifest_path)
+        except StoreError as exc:
+            logger.warning("list_runs: skipping %s: %s", child, exc)
+            continue
+        counts = manifest.get("counts") or {}
+        if manifest.get("finalized_at") is None:  # never finalized (killed): count the journal
+            try:
+                counts = count_statuses(
+                    read_journal(child / JOURNAL_NAME, with_turns=False).conversations
+                )
+            except StoreError as exc:
+                logger.warning("list_runs: cannot count %s: %s", child, exc)
+        rows.append(
+            {
+                "run_id": str(manifest.get("run_id") or child.name),
+                "created_at": manifest.get("created_at"),
+                "finalized_at": manifest.get("finalized_at"),
+                "assistant_id": manifest.get("assistant_id"),
+                "target": manifest.get("target"),
+                "n_conversations": counts.get("total"),
+                **{status: counts.get(status) for status in STATUSES},
+                "finalized": manifest.get("finalized_at") is not None,
+                "identity": manifest.get("identity"),
+                "evalkit_version": manifest.get("evalkit_version"),
+                "path": str(child),
+            }
+        )
+    data: dict[str, Any] = {}
+    for column, dtype in _LIST_COLUMNS.items():
+        values = [row[column] for row in rows]
+        if dtype.startswith("datetime"):
+            data[column] = pd.to_datetime(
+                pd.Series(values, dtype="object"), utc=True, format="ISO8601", errors="coerce"
+            ).astype(dtype)
+        else:
+            data[column] = pd.Series(values, dtype=dtype)
+    frame = pd.DataFrame(data)
+    return frame.sort_values(["created_at", "run_id"], kind="stable").reset_index(drop=True)
+
+
+RunsInput: TypeAlias = PathLike | Run | Iterable[PathLike | Run]
+
+
+def _resolve_runs(runs_or_store: RunsInput, store: PathLike) -> list[Run]:
+    if isinstance(runs_or_store, Run):
+        return [runs_or_store]
+    if isinstance(runs_or_store, str | os.PathLike):
+        path = Path(runs_or_store)
+        if (path / MANIFEST_NAME).is_file():
+            return [Run(path)]
+        if path.is_dir():
+            return [Run(p) for p in list_runs(path)["path"]]
+        return [load_run(runs_or_store, store)]
+    return [item if isinstance(item, Run) else load_run(item, store) for item in runs_or_store]
+
+
+def load_runs(
+    runs_or_store: RunsInput | None = None,
+    *,
+    table: TableName = "conversations",
+    store: PathLike = "runs",
+) -> pd.DataFrame:
+    """Several runs' ``table`` stacked into one frame (``run_id`` tells them apart).
+
+    ``runs_or_store`` is a store folder (every run in it, oldest first), a run folder, or an
+    iterable of runs, run folders and run ids (resolved in ``store``); None means every run in
+    ``store``. ``table`` is ``"conversations"``, ``"turns"`` or ``"grades"`` (keyword only).
+    """
+    if table not in SCHEMAS:
+        raise ValueError(f"table must be one of {sorted(SCHEMAS)}, not {table!r}")
+    frames = []
+    source = store if runs_or_store is None else runs_or_store
+    for run in _resolve_runs(source, store):
+        frame = run.grades() if table == "grades" else run._frame(table)
+        if len(frame):
+            frames.append(frame)
+    if not frames:
+        return empty_frame(SCHEMAS[table])
+    return pd.concat(frames, ignore_index=True)

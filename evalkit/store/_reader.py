@@ -1,0 +1,167 @@
+"""Reading a run folder: :class:`Run` (manifest and lazily loaded DataFrames), :func:`load_run`."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ._errors import (
+    RunNotFoundError,
+)
+from ._journal import (
+    JOURNAL_NAME,
+    complete_size,
+    read_journal,
+)
+from ._layout import (
+    CONVERSATIONS_FILE,
+    GRADES_DIR,
+    SCHEMAS,
+    STAMP_KEY,
+    TURNS_FILE,
+    PathLike,
+)
+from ._manifest import MANIFEST_NAME, read_manifest
+from ._records import (
+    STATUSES,
+)
+from ._tables import (
+    GRADES_SCHEMA,
+    empty_frame,
+    read_parquet_table,
+    to_frame,
+)
+
+logger = logging.getLogger("evalkit.store")
+
+
+class Run:
+    """A stored run: :attr:`manifest`, and lazily loaded, cached DataFrames.
+
+    ``conversations`` and ``turns`` come from the parquet tables, or from the journal when the
+    tables are missing or older than it (a crashed or still running run); both always come
+    from the same source. The frames are cached: reuse them, copy before changing them.
+    """
+
+    def __init__(self, path: PathLike) -> None:
+        self.path = Path(path)
+        self.manifest: dict[str, Any] = read_manifest(self.path / MANIFEST_NAME)
+        self.run_id: str = str(self.manifest.get("run_id") or self.path.name)
+        self._frames: dict[str, pd.DataFrame] = {}
+        self._pending: dict[str, pa.Table] = {}
+        self._stamp: str | None = None
+        self._from_journal = False
+
+    def __repr__(self) -> str:
+        total = (self.manifest.get("counts") or {}).get("total", "?")
+        return f"<Run {self.run_id!r} at {str(self.path)!r}: {total} conversation(s)>"
+
+    @property
+    def conversations(self) -> pd.DataFrame:
+        """One row per conversation (columns and dtypes: ``CONVERSATIONS_SCHEMA``)."""
+        return self._frame("conversations")
+
+    @property
+    def turns(self) -> pd.DataFrame:
+        """One row per turn: run_id, conversation_id, index (1-based), role, text."""
+        return self._frame("turns")
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Conversations by status, plus ``total`` (from the loaded conversations)."""
+        status = self.conversations["status"].value_counts()
+        return {"total": len(self.conversations), **{s: int(status.get(s, 0)) for s in STATUSES}}
+
+    @property
+    def from_journal(self) -> bool:
+        """True when the frames come from the journal (tables missing or stale); loads them."""
+        self._frame("conversations")
+        return self._from_journal
+
+    def _frame(self, name: Literal["conversations", "turns"]) -> pd.DataFrame:
+        frame = self._frames.get(name)
+        if frame is None:
+            table = self._pending.pop(name, None)
+            if table is None:
+                table = self._table(name)
+            frame = to_frame(table, SCHEMAS[name])
+            self._frames[name] = frame
+        return frame
+
+    def _table(self, name: Literal["conversations", "turns"]) -> pa.Table:
+        if self._from_journal:
+            return self._replay(name)
+        journal = self.path / JOURNAL_NAME
+        parquet = self.path / (CONVERSATIONS_FILE if name == "conversations" else TURNS_FILE)
+        if not parquet.exists():
+            return self._replay(name) if journal.exists() else SCHEMAS[name].empty_table()
+        table = read_parquet_table(parquet, SCHEMAS[name])
+        stamp = (table.schema.metadata or {}).get(STAMP_KEY.encode(), b"").decode() or None
+        expected = self._stamp
+        if expected is None and journal.exists():
+            expected = str(complete_size(journal))  # tables are fresh if built from all of it
+        if expected is not None and stamp != expected:
+            return self._replay(name)
+        self._stamp = stamp
+        return table
+
+    def _replay(self, name: Literal["conversations", "turns"]) -> pa.Table:
+        logger.info(
+            "run %s: tables missing or older than the journal; reading the journal", self.run_id
+        )
+        contents = read_journal(self.path / JOURNAL_NAME)
+        self._from_journal = True
+        self._frames.clear()  # never mix a parquet frame with a journal frame
+        other = "turns" if name == "conversations" else "conversations"
+        self._pending[other] = getattr(contents, other)
+        table: pa.Table = getattr(contents, name)
+        return table
+
+    def grades(self, scorecard: str | None = None) -> pd.DataFrame:
+        """Grades from ``grades/*.parquet``: one row per conversation x rule.
+
+        ``scorecard`` (a rubric version id, or an object with ``rubric_version_id``) keeps only
+        that scorecard's rows. With no grades yet: an empty frame with the grade columns.
+        """
+        folder = self.path / GRADES_DIR
+        files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+        if not files:
+            return empty_frame(GRADES_SCHEMA)
+        tables = [read_parquet_table(file, GRADES_SCHEMA) for file in files]
+        table = pa.concat_tables(tables, promote_options="default")
+        if scorecard is not None:
+            wanted = str(getattr(scorecard, "rubric_version_id", scorecard))
+            table = table.filter(pc.equal(table.column("rubric_version_id"), wanted))
+        return to_frame(table, GRADES_SCHEMA)
+
+    def transcript(self, conversation_id: str) -> pd.DataFrame:
+        """The turns of one conversation in speaking order (empty if it has none)."""
+        if not (self.conversations["conversation_id"] == conversation_id).any():
+            raise KeyError(
+                f"no conversation {conversation_id!r} in run {self.run_id} ({self.path})"
+            )
+        turns = self.turns
+        return turns[turns["conversation_id"] == conversation_id].reset_index(drop=True)
+
+
+def load_run(path_or_id: PathLike, store: PathLike = "runs") -> Run:
+    """Open a run: a path to its folder, or its id inside ``store``.
+
+    Raises :class:`RunNotFoundError` (naming the paths tried) or :class:`CorruptRunError`.
+    """
+    direct = Path(path_or_id)
+    if (direct / MANIFEST_NAME).is_file():
+        return Run(direct)
+    in_store = Path(store) / os.fspath(path_or_id)
+    if (in_store / MANIFEST_NAME).is_file():
+        return Run(in_store)
+    tried = direct if direct == in_store else f"{direct} nor {in_store}"
+    raise RunNotFoundError(
+        f"no run {os.fspath(path_or_id)!r}: neither {tried} holds a {MANIFEST_NAME}", in_store
+    )

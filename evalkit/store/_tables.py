@@ -1,0 +1,208 @@
+"""Arrow schemas of a run's tables, parquet I/O, and Arrow -> pandas with stable dtypes.
+
+pandas 3 turns Arrow strings into its new ``str`` dtype by default and nullable integers into
+floats; here every column gets an explicit dtype so a round trip is exact and an empty table has
+the same dtypes as a full one:
+
+=====================  ==========================================
+Arrow                  pandas
+=====================  ==========================================
+large_string           ``str`` (pyarrow-backed, missing = NaN)
+int64, not nullable    ``int64``
+int64, nullable        ``Int64``
+float64                ``float64`` (missing = NaN)
+timestamp[us, UTC]     ``datetime64[us, UTC]``
+=====================  ==========================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .._util import atomic_write
+from ._errors import CorruptRunError
+
+__all__ = [
+    "CONVERSATIONS_SCHEMA",
+    "GRADES_SCHEMA",
+    "STRING_DTYPE",
+    "TURNS_SCHEMA",
+    "empty_frame",
+    "read_parquet_table",
+    "table_metadata",
+    "to_frame",
+    "write_parquet_atomic",
+]
+
+_STR = pa.large_string()
+_TS = pa.timestamp("us", tz="UTC")
+
+
+def _f(name: str, type_: pa.DataType, nullable: bool = False) -> pa.Field:
+    return pa.field(name, type_, nullable=nullable)
+
+
+CONVERSATIONS_SCHEMA: Final = pa.schema(
+    [
+        _f("run_id", _STR),
+        _f("conversation_id", _STR),
+        _f("cell_id", _STR),
+        _f("repeat", pa.int64()),
+        _f("persona_label", _STR),
+        _f("variables", _STR),
+        _f("context", _STR, True),
+        _f("status", _STR),
+        _f("error_message", _STR, True),
+        _f("attempts", pa.int64()),
+        _f("n_turns", pa.int64()),
+        _f("ended_by", _STR, True),
+        _f("first_turn_s", pa.float64(), True),
+        _f("duration_s", pa.float64(), True),
+        _f("started_at", _TS),
+        _f("finished_at", _TS),
+        _f("transcript_hash", _STR, True),
+        _f("assistant_version", pa.int64(), True),
+        _f("target", _STR),
+        _f("persona_id", _STR, True),
+    ]
+)
+
+TURNS_SCHEMA: Final = pa.schema(
+    [
+        _f("run_id", _STR),
+        _f("conversation_id", _STR),
+        _f("index", pa.int64()),
+        _f("role", _STR),
+        _f("text", _STR),
+    ]
+)
+
+#: Grades (written by evalkit.grading): one row per conversation x rule.
+GRADES_SCHEMA: Final = pa.schema(
+    [
+        _f("run_id", _STR),
+        _f("conversation_id", _STR),
+        _f("cell_id", _STR, True),
+        _f("persona_label", _STR, True),
+        _f("repeat", pa.int64(), True),
+        _f("rubric_version_id", _STR),
+        _f("rule_id", _STR),
+        _f("title", _STR),
+        _f("points", pa.float64()),
+        _f("verdict", _STR),
+        _f("points_awarded", pa.float64(), True),
+        _f("rationale", _STR, True),
+        _f("evidence_turn", pa.int64(), True),
+        _f("grader", _STR),
+        _f("judge_model", _STR, True),
+        _f("prompt_version", _STR, True),
+        _f("judge_samples", pa.int64(), True),
+        _f("judge_agreement", pa.float64(), True),
+        _f("prompt_tokens", pa.int64(), True),
+        _f("completion_tokens", pa.int64(), True),
+        _f("transcript_hash", _STR, True),
+        _f("scorecard_hash", _STR, True),
+    ]
+)
+
+
+def _string_dtype() -> Any:
+    """pandas' default string dtype (``str`` in pandas 3), pinned to pyarrow storage."""
+    try:
+        return pd.StringDtype("pyarrow", na_value=np.nan)
+    except TypeError:  # pandas 2.2
+        return pd.StringDtype("pyarrow_numpy")
+
+
+STRING_DTYPE: Final = _string_dtype()
+_STRING_TYPES = (pa.string(), pa.large_string(), pa.string_view())
+
+
+def _types_mapper(type_: pa.DataType) -> Any:
+    return STRING_DTYPE if type_ in _STRING_TYPES else None
+
+
+def conform(table: pa.Table, schema: pa.Schema, source: Path | str) -> pa.Table:
+    """``table`` with ``schema``'s columns first, in order and type; extra columns kept after.
+
+    A missing nullable column becomes all-null; a missing required one is an error.
+    """
+    if table.schema.equals(schema, check_metadata=False):
+        return table
+    columns: list[Any] = []
+    fields: list[pa.Field] = []
+    for field in schema:
+        if field.name in table.column_names:
+            column = table.column(field.name)
+            if column.type != field.type:
+                try:
+                    column = column.cast(field.type)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                    raise CorruptRunError(
+                        f"{source}: column {field.name!r} is {column.type}, expected {field.type}",
+                        source,
+                    ) from exc
+        elif field.nullable:
+            column = pa.nulls(table.num_rows, field.type)
+        else:
+            raise CorruptRunError(f"{source}: required column {field.name!r} is missing", source)
+        columns.append(column)
+        fields.append(field)
+    for name in table.column_names:
+        if name not in schema.names:
+            columns.append(table.column(name))
+            fields.append(table.schema.field(name))
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
+
+
+def to_frame(table: pa.Table, schema: pa.Schema) -> pd.DataFrame:
+    """Convert a conformed table to pandas with the dtypes in this module's docstring."""
+    frame: pd.DataFrame = table.to_pandas(types_mapper=_types_mapper, split_blocks=True)
+    for field in schema:
+        if field.nullable and pa.types.is_integer(field.type):
+            frame[field.name] = frame[field.name].astype("Int64")
+    return frame
+
+
+def empty_frame(schema: pa.Schema) -> pd.DataFrame:
+    """A frame with no rows and exactly the dtypes :func:`to_frame` gives."""
+    return to_frame(schema.empty_table(), schema)
+
+
+def write_parquet_atomic(
+    table: pa.Table, path: Path, metadata: Mapping[str, str] | None = None
+) -> None:
+    """Write ``table`` to ``path`` via a temp file and a rename; ``metadata`` goes in the schema."""
+    if metadata:
+        merged = dict(table.schema.metadata or {})
+        merged.update({k.encode(): v.encode() for k, v in metadata.items()})
+        table = table.replace_schema_metadata(merged)
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="snappy"))
+
+
+def table_metadata(path: Path) -> dict[str, str]:
+    """The string metadata :func:`write_parquet_atomic` stored (reads only the footer)."""
+    raw = pq.read_schema(path).metadata or {}
+    return {
+        k.decode(): v.decode("utf-8", "replace")
+        for k, v in raw.items()
+        if k.startswith(b"evalkit.")
+    }
+
+
+def read_parquet_table(path: Path, schema: pa.Schema) -> pa.Table:
+    """Read a parquet table and conform it to ``schema``; errors name the file."""
+    try:
+        table = pq.read_table(path)
+    except FileNotFoundError:
+        raise
+    except (OSError, pa.ArrowException) as exc:
+        raise CorruptRunError(f"cannot read {path}: {exc}", path) from exc
+    return conform(table, schema, path)
