@@ -181,11 +181,13 @@ def test_changed_grid_with_the_same_run_id_is_refused(
     grid = make_grid(personas, n=2, repeats=1)
     run_grid(grid, assistant_id, client, **kw)
     s0 = started(emu)
-    with pytest.raises(IdentityMismatchError, match="grid: was"):
+    added = personas[2].label
+    with pytest.raises(IdentityMismatchError, match=f"the persona '{added}' was added") as info:
         run_grid(make_grid(personas, n=3, repeats=1), assistant_id, client, **kw)
-    with pytest.raises(IdentityMismatchError, match="grid: was"):
+    assert info.value.stored not in str(info.value)  # words, not digests
+    with pytest.raises(IdentityMismatchError, match="repeats changed from 1 to 2"):
         run_grid(make_grid(personas, n=2, repeats=2), assistant_id, client, **kw)
-    with pytest.raises(IdentityMismatchError, match='target: was "draft", now "prod"'):
+    with pytest.raises(IdentityMismatchError, match='the target changed from "draft" to "prod"'):
         run_grid(grid, assistant_id, client, target="prod", **kw)
     assert started(emu) == s0
     assert len(load_run("fixed", store=tmp_path).conversations) == len(grid)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from .._util import publish
-from ._runner import Budget, RunAborted, arun_grid, run_grid
+from ._definition import RunDefinition
+from ._errors import RunAborted
+from ._options import Budget, RunOptions
+from ._runner import arun_grid, run_grid
 
-__all__ = ["Budget", "RunAborted", "arun_grid", "run_grid"]
+__all__ = ["Budget", "RunAborted", "RunDefinition", "RunOptions", "arun_grid", "run_grid"]
 
 publish(globals())

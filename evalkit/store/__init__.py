@@ -24,7 +24,7 @@ from ._errors import (
     StoreError,
 )
 from ._listing import list_runs, load_runs
-from ._manifest import identity_hash
+from ._manifest import identity_hash, read_stored_manifest
 from ._reader import Run, load_run
 from ._records import STATUSES, ConversationRecord, TurnRecord, dump_variables, transcript_hash
 from ._tables import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
@@ -51,6 +51,7 @@ __all__ = [
     "list_runs",
     "load_run",
     "load_runs",
+    "read_stored_manifest",
     "transcript_hash",
 ]
 

@@ -48,11 +48,11 @@ class IdentityMismatchError(StoreError):
     def __init__(self, path: Path, stored: str, requested: str, detail: str = "") -> None:
         self.stored = stored
         self.requested = requested
-        what = f" ({detail})" if detail else ""
+        self.detail = detail
+        what = f": {detail}" if detail else " (its grid, assistant or target changed)"
         super().__init__(
-            f"run folder {path} holds a run with identity {stored}, but this run's identity is "
-            f"{requested}: the grid, assistant or target changed{what}. Use a new run_id, or "
-            "delete the folder to start over.",
+            f"run folder {path} holds a different run{what}. Use a new run_id, or delete the "
+            "folder to start over.",
             path,
         )
 

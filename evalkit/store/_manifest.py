@@ -10,7 +10,14 @@ from typing import Any
 from .._util import atomic_write_bytes, content_hash, json_default, redact
 from ._errors import CorruptRunError, RunNotFoundError, StoreError
 
-__all__ = ["MANIFEST_NAME", "identity_hash", "read_manifest", "scrub_secrets", "write_manifest"]
+__all__ = [
+    "MANIFEST_NAME",
+    "identity_hash",
+    "read_manifest",
+    "read_stored_manifest",
+    "scrub_secrets",
+    "write_manifest",
+]
 
 MANIFEST_NAME = "manifest.json"
 
@@ -54,3 +61,11 @@ def read_manifest(path: Path) -> dict[str, Any]:
     if not isinstance(manifest, dict):
         raise CorruptRunError(f"corrupt run manifest {path}: not a JSON object", path)
     return manifest
+
+
+def read_stored_manifest(run_folder: Path) -> dict[str, Any] | None:
+    """A run folder's manifest, or None when it is missing or unreadable."""
+    try:
+        return read_manifest(Path(run_folder) / MANIFEST_NAME)
+    except StoreError:
+        return None

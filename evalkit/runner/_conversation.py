@@ -1,0 +1,124 @@
+"""One planned conversation to a final status: a dropped stream is run again as a new
+conversation, waiting as the client's one retry policy says."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from .._util import now
+from ..api import (
+    ApiConnectionError,
+    ApiError,
+    AsyncClient,
+    Done,
+    InvalidRequestError,
+    StreamDropped,
+    Transcript,
+    UnexpectedResponseError,
+)
+from ..grid import ConversationSlot
+from ..store import ConversationRecord, TurnRecord, dump_variables, transcript_hash
+from ..targets import ResolvedTarget
+from ._errors import FATAL_ERRORS
+
+__all__ = ["ConversationRunner"]
+
+logger = logging.getLogger("evalkit.runner")
+
+#: A request error after the client's retries: the conversation is recorded as ``failed``.
+_FAILED = (ApiError, ApiConnectionError, UnexpectedResponseError, InvalidRequestError)
+
+Outcome = tuple[str, str | None, list[TurnRecord], float | None, str | None]
+
+
+class ConversationRunner:
+    """Runs planned conversations of one run against one simulate target."""
+
+    def __init__(
+        self,
+        client: AsyncClient,
+        simulate_id: str,
+        resolved: ResolvedTarget,
+        run_id: str,
+        max_attempts: int,
+    ) -> None:
+        self.client = client
+        self.simulate_id = simulate_id
+        self.resolved = resolved
+        self.run_id = run_id
+        self.max_attempts = max_attempts
+        self._retry = client.retry
+        self._rng = client.retry.rng()
+
+    async def run(self, slot: ConversationSlot) -> tuple[ConversationRecord, list[TurnRecord]]:
+        """Simulate ``slot`` (re-running dropped streams) and return its record and turns."""
+        cell = slot.cell
+        kwargs = cell.simulate_kwargs()
+        started_at = now()
+        t0 = time.monotonic()  # duration_s spans every attempt, like started_at
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                transcript = await self.client.simulate(self.simulate_id, **kwargs).collect()
+            except StreamDropped as exc:
+                if attempts < self.max_attempts:
+                    wait = self._retry.wait_for(attempts, exc, self._rng)
+                    logger.info(
+                        "conversation %s dropped (%s); running it again in %.2fs",
+                        slot.conversation_id,
+                        exc,
+                        wait,
+                    )
+                    await self._retry.async_sleep(wait)
+                    continue
+                outcome: Outcome = ("dropped", str(exc), _turn_records(exc.turns), None, None)
+            except FATAL_ERRORS:
+                raise
+            except _FAILED as exc:
+                outcome = ("failed", str(exc), [], None, None)
+            else:
+                outcome = _outcome(transcript)
+            break
+        status, message, turns, first_turn_s, persona_id = outcome
+        record = ConversationRecord(
+            run_id=self.run_id,
+            conversation_id=slot.conversation_id,
+            cell_id=cell.cell_id,
+            repeat=slot.repeat,
+            persona_label=cell.persona.label,
+            variables=cell.variables_json or dump_variables(None),
+            context=cell.context,
+            status=status,  # type: ignore[arg-type]
+            error_message=message,
+            attempts=attempts,
+            n_turns=len(turns),
+            ended_by=turns[-1].role if turns else None,
+            first_turn_s=first_turn_s,
+            duration_s=time.monotonic() - t0,
+            started_at=started_at,
+            finished_at=now(),
+            transcript_hash=transcript_hash(turns) if turns else None,
+            assistant_version=self.resolved.version,
+            target=self.resolved.label,
+            persona_id=persona_id,
+        )
+        return record, turns
+
+
+def _outcome(transcript: Transcript) -> Outcome:
+    result = transcript.outcome
+    if isinstance(result, Done):
+        turns = (
+            [TurnRecord(i, t.speaker, t.text) for i, t in enumerate(result.turns, 1)]
+            if result.turns
+            else _turn_records(transcript.turns)
+        )
+        return "done", None, turns, transcript.first_turn_s, result.persona_id or None
+    return "error", result.message, _turn_records(transcript.turns), transcript.first_turn_s, None
+
+
+def _turn_records(turns: Any) -> list[TurnRecord]:
+    return [TurnRecord(t.index, t.role, t.text) for t in turns]

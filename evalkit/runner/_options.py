@@ -1,0 +1,81 @@
+"""A run's runtime knobs: concurrency, budget, attempts, progress, re-runs (not its identity)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+from typing import Any, TypedDict
+
+from ..store import STATUSES
+
+__all__ = ["Budget", "RunKnobs", "RunOptions"]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits on one invocation: conversations started, and wall-clock seconds.
+
+    When ``max_seconds`` passes, open conversations are cancelled (not recorded) and the run
+    is finalised as partial; resume it later with the same ``run_id``.
+    """
+
+    max_conversations: int | None = None
+    max_seconds: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_conversations is not None and self.max_conversations < 0:
+            raise ValueError(f"Budget.max_conversations must be >= 0, got {self.max_conversations}")
+        if self.max_seconds is not None and self.max_seconds <= 0:
+            raise ValueError(f"Budget.max_seconds must be > 0, got {self.max_seconds}")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a run goes, never what it is: none of these is part of a run's identity, so a run
+    resumes with other options.
+
+    ``concurrency`` streams at once; ``budget`` stops early (a partial run you can resume);
+    ``max_attempts`` runs of a conversation whose stream dropped (each a new conversation,
+    waiting as the client's :class:`~evalkit.RetryPolicy` says); ``progress`` shows a bar
+    (None: in a terminal or notebook only); ``rerun`` runs recorded conversations with these
+    statuses again.
+    """
+
+    concurrency: int = 8
+    budget: Budget = Budget()
+    max_attempts: int = 3
+    progress: bool | None = None
+    rerun: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
+        if self.max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
+        if isinstance(self.rerun, str):
+            object.__setattr__(self, "rerun", (self.rerun,))
+        unknown = set(self.rerun) - set(STATUSES)
+        if unknown:
+            raise ValueError(f"rerun takes statuses {'/'.join(STATUSES)}, got {sorted(unknown)}")
+
+    def merged(self, knobs: dict[str, Any]) -> RunOptions:
+        """These options with keyword arguments (``concurrency=16``, ...) applied on top."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(knobs) - known)
+        if unknown:
+            raise TypeError(
+                f"unexpected keyword argument(s) {unknown}; run options are {sorted(known)}"
+            )
+        given = {k: v for k, v in knobs.items() if v is not None or k == "progress"}
+        if "budget" in given and given["budget"] is None:
+            given.pop("budget")
+        return replace(self, **given) if given else self
+
+
+class RunKnobs(TypedDict, total=False):
+    """The keyword arguments ``run_grid`` takes for :class:`RunOptions` fields."""
+
+    concurrency: int
+    budget: Budget | None
+    max_attempts: int
+    progress: bool | None
+    rerun: tuple[str, ...]
