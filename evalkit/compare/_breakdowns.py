@@ -15,7 +15,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..stats import CellMoments, paired_difference, pass_hat_k, wilson_interval
 from ._options import CompareOptions
-from ._sides import Side, codes_for, moments_by
+from ._sides import ERROR, FAIL, NA, PASS, Side, codes_for, first_values, moments_by, unique_values
 from ._verdict import decide
 
 __all__ = ["by_cell", "by_persona", "by_rule", "unpaired"]
@@ -27,38 +27,36 @@ def _adjusted(confidence: float, tests: int) -> float:
 
 def _first_text(sides: Sequence[Side], key: str, column: str, keys: Sequence[str]) -> list[str]:
     """For each of ``keys`` (values of ``key``), the first ``column`` value on either side."""
-    parts = [s.rows[[key, column]] for s in sides if column in s.rows.columns]
-    if not parts:
-        return ["" for _ in keys]
-    first = pd.concat(parts).drop_duplicates(key).set_index(key)[column]
-    return [str(first.get(k, "")) for k in keys]
+    first = first_values([s.rows for s in sides], key, column)
+    return [first.get(k, "") for k in keys]
 
 
 def by_rule(
     base: Side, cand: Side, cells: Sequence[str], confidence: float, min_effect: float
 ) -> pd.DataFrame:
     """Pass rates with Wilson intervals per side, and the adjusted paired difference per rule."""
-    rules = sorted(set(base.rows["rule_id"]).union(cand.rows["rule_id"]))
+    rules = unique_values(base.rows["rule_id"], cand.rows["rule_id"])
     level = _adjusted(confidence, len(rules))
     table: dict[str, object] = {"rule_id": rules, "title": _first_text((base, cand), "rule_id", "title", rules)}
     moments: list[CellMoments] = []
     for label, side in (("baseline", base), ("candidate", cand)):
         rule = codes_for(side.rows["rule_id"], rules)
-        verdict = side.rows["verdict"].to_numpy(dtype=object)
-        passed = np.bincount(rule, weights=verdict == "pass", minlength=len(rules))
-        applicable = passed + np.bincount(rule, weights=verdict == "fail", minlength=len(rules))
+        ok = rule >= 0
+        rule, verdict, row_cell = rule[ok], side.row_verdict[ok], side.row_cell[ok]
+        passed = np.bincount(rule, weights=verdict == PASS, minlength=len(rules))
+        applicable = passed + np.bincount(rule, weights=verdict == FAIL, minlength=len(rules))
         low, high = wilson_interval(passed, applicable, confidence)
         with np.errstate(invalid="ignore", divide="ignore"):
             table[f"pass_rate_{label}"] = passed / applicable
         table[f"pass_rate_{label}_low"] = low
         table[f"pass_rate_{label}_high"] = high
         table[f"applicable_{label}"] = applicable.astype(np.int64)
-        for status in ("na", "error"):
+        for status, code in (("na", NA), ("error", ERROR)):
             table[f"{status}_{label}"] = np.bincount(
-                rule, weights=verdict == status, minlength=len(rules)
+                rule, weights=verdict == code, minlength=len(rules)
             ).astype(np.int64)
-        value = np.where(verdict == "pass", 100.0, np.where(verdict == "fail", 0.0, np.nan))
-        moments.append(moments_by(rule, len(rules), side.row_cell, len(cells), value))
+        value = np.where(verdict == PASS, 100.0, np.where(verdict == FAIL, 0.0, np.nan))
+        moments.append(moments_by(rule, len(rules), row_cell, len(cells), value))
     diff = paired_difference(moments[0], moments[1], level)
     table["difference"] = diff.estimate
     table["difference_low"] = diff.low

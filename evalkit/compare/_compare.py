@@ -12,7 +12,7 @@ from ..stats import grid_mean, minimum_detectable_effect, paired_difference
 from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._options import CompareOptions
-from ._sides import Side
+from ._sides import REQUIRED_COLUMNS, Side, unique_values
 from ._verdict import Verdict, decide
 
 if TYPE_CHECKING:
@@ -58,9 +58,11 @@ def compare_grades(
     opts = options or CompareOptions()
     if min_effect < 0:
         raise ValueError("min_effect must be >= 0")
-    cells = sorted(
-        set(baseline["cell_id"].dropna()).union(candidate["cell_id"].dropna())
-    )
+    for name, frame in (("baseline", baseline), ("candidate", candidate)):
+        missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{name} grades lack columns {missing}")
+    cells = unique_values(baseline["cell_id"], candidate["cell_id"])
     base = Side.build(baseline, cells, "baseline")
     cand = Side.build(candidate, cells, "candidate")
     moments = (base.cell_moments(len(cells)), cand.cell_moments(len(cells)))

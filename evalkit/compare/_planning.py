@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..stats import grid_difference_se, minimum_detectable_effect, paired_df
-from ._sides import Side
+from ._sides import Side, unique_values
 
 __all__ = ["RepeatPlan", "plan_repeats"]
 
@@ -93,7 +93,7 @@ def plan_repeats(
     """
     if effect <= 0:
         raise ValueError("effect must be > 0")
-    cells_ids = sorted(set(pilot["cell_id"].dropna()))
+    cells_ids = unique_values(pilot["cell_id"])
     moments = Side.build(pilot, cells_ids, "pilot").cell_moments(len(cells_ids))
     dof = np.where(moments.n > 1, moments.n - 1.0, 0.0)
     if dof.sum() == 0:

@@ -15,7 +15,19 @@ from numpy.typing import NDArray
 
 from ..stats import CellMoments
 
-__all__ = ["REQUIRED_COLUMNS", "Side", "codes_for", "moments_by"]
+__all__ = [
+    "FAIL",
+    "NA",
+    "PASS",
+    "ERROR",
+    "REQUIRED_COLUMNS",
+    "VERDICTS",
+    "Side",
+    "codes_for",
+    "first_values",
+    "moments_by",
+    "unique_values",
+]
 
 REQUIRED_COLUMNS: tuple[str, ...] = (
     "conversation_id",
@@ -29,9 +41,43 @@ IntArray = NDArray[np.int64]
 FloatArray = NDArray[np.float64]
 
 
+#: Verdict codes of :attr:`Side.row_verdict` (-1: anything else).
+VERDICTS: tuple[str, ...] = ("fail", "pass", "na", "error")
+FAIL, PASS, NA, ERROR = range(4)
+
+
 def codes_for(values: pd.Series, categories: Sequence[str]) -> IntArray:
-    """Positions of ``values`` in ``categories`` (-1 when missing)."""
-    return np.asarray(pd.Categorical(values, categories=categories).codes, dtype=np.int64)
+    """Positions of ``values`` in ``categories`` (-1 when missing or null).
+
+    Factorizes first, so only the distinct values are looked up (fast on Arrow strings).
+    """
+    codes, uniques = pd.factorize(values, sort=False)
+    where = {str(c): i for i, c in enumerate(categories)}
+    lookup = np.asarray([where.get(str(u), -1) for u in uniques] + [-1], dtype=np.int64)
+    return lookup[np.asarray(codes, dtype=np.int64)]  # code -1 (null) picks the trailing -1
+
+
+def unique_values(*columns: pd.Series) -> list[str]:
+    """Sorted distinct non-null values of the columns."""
+    found: set[str] = set()
+    for column in columns:
+        found.update(str(v) for v in pd.unique(column.dropna()))
+    return sorted(found)
+
+
+def first_values(frames: Sequence[pd.DataFrame], key: str, column: str) -> dict[str, str]:
+    """For each value of ``key``, the ``column`` value of its first row (frames in order)."""
+    out: dict[str, str] = {}
+    for frame in reversed(frames):
+        if column not in frame.columns:
+            continue
+        codes, uniques = pd.factorize(frame[key], sort=False)
+        keep = np.asarray(codes) >= 0
+        _, first = np.unique(np.asarray(codes)[keep], return_index=True)
+        rows = np.flatnonzero(keep)[first]
+        values = frame[column].to_numpy(dtype=object)[rows] if len(rows) else []
+        out.update({str(k): "" if pd.isna(v) else str(v) for k, v in zip(uniques, values, strict=True)})
+    return out
 
 
 def moments_by(groups: IntArray, n_groups: int, cells: IntArray, n_cells: int, values: FloatArray) -> CellMoments:
@@ -59,6 +105,7 @@ class Side:
 
     rows: pd.DataFrame
     row_cell: IntArray
+    row_verdict: IntArray
     row_conversation: IntArray
     conversation_cell: IntArray
     scores: FloatArray  # per conversation, NaN when no rule applied
@@ -72,8 +119,8 @@ class Side:
         row_conv, uniques = pd.factorize(grades["conversation_id"], sort=False)
         row_conv = np.asarray(row_conv, dtype=np.int64)
         n_conv = len(uniques)
-        verdict = grades["verdict"].to_numpy(dtype=object)
-        applicable = (verdict == "pass") | (verdict == "fail")
+        verdict = codes_for(grades["verdict"], VERDICTS)
+        applicable = (verdict == PASS) | (verdict == FAIL)
         points = grades["points"].to_numpy(dtype=np.float64)
         awarded = np.nan_to_num(grades["points_awarded"].to_numpy(dtype=np.float64))
         got = np.bincount(row_conv, weights=np.where(applicable, awarded, 0.0), minlength=n_conv)
@@ -85,6 +132,7 @@ class Side:
         return cls(
             rows=grades,
             row_cell=row_cell,
+            row_verdict=verdict,
             row_conversation=row_conv,
             conversation_cell=conv_cell,
             scores=scores,
@@ -102,4 +150,4 @@ class Side:
         return CellMoments(n=m.n[0], mean=m.mean[0], var=m.var[0])
 
     def verdict_count(self, verdict: str) -> int:
-        return int((self.rows["verdict"] == verdict).sum())
+        return int((self.row_verdict == VERDICTS.index(verdict)).sum())
