@@ -37,7 +37,10 @@ def by_rule(
     """Pass rates with Wilson intervals per side, and the adjusted paired difference per rule."""
     rules = unique_values(base.rows["rule_id"], cand.rows["rule_id"])
     level = _adjusted(confidence, len(rules))
-    table: dict[str, object] = {"rule_id": rules, "title": _first_text((base, cand), "rule_id", "title", rules)}
+    table: dict[str, object] = {
+        "rule_id": rules,
+        "title": _first_text((base, cand), "rule_id", "title", rules),
+    }
     moments: list[CellMoments] = []
     for label, side in (("baseline", base), ("candidate", cand)):
         rule = codes_for(side.rows["rule_id"], rules)
@@ -81,7 +84,11 @@ def by_persona(
     personas = sorted(set(personas_of_cells))
     level = _adjusted(confidence, len(personas))
     of_cell = np.asarray(personas_of_cells, dtype=object)
-    masks = np.stack([of_cell == p for p in personas]) if personas else np.zeros((0, len(of_cell)), bool)
+    masks = (
+        np.stack([of_cell == p for p in personas])
+        if personas
+        else np.zeros((0, len(of_cell)), bool)
+    )
     base, cand = (m.mask(masks) for m in moments)
     keep = (base.n > 0) & (cand.n > 0)
     diff = paired_difference(base, cand, level)
@@ -104,7 +111,9 @@ def by_persona(
     )
 
 
-def _pass_k(side: Side, n_cells: int, options: CompareOptions) -> tuple[np.ndarray, np.ndarray, int]:
+def _pass_k(
+    side: Side, n_cells: int, options: CompareOptions
+) -> tuple[np.ndarray, np.ndarray, int]:
     passed = np.nan_to_num(side.scores, nan=-1.0) >= options.pass_threshold
     ok = side.conversation_cell >= 0
     n = np.bincount(side.conversation_cell[ok], minlength=n_cells)
@@ -142,7 +151,9 @@ def by_cell(
 def unpaired(cells_table: pd.DataFrame) -> pd.DataFrame:
     """Cells not scored on both sides, with the side that has them (``neither``: no rule
     applied to any of the cell's conversations on either side)."""
-    lone = cells_table.loc[~cells_table["paired"], ["cell_id", "persona_label", "n_baseline", "n_candidate"]]
+    lone = cells_table.loc[
+        ~cells_table["paired"], ["cell_id", "persona_label", "n_baseline", "n_candidate"]
+    ]
     side = np.select(
         [lone["n_baseline"] > 0, lone["n_candidate"] > 0], ["baseline", "candidate"], "neither"
     )

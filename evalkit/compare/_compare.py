@@ -82,7 +82,9 @@ def compare_grades(
         "difference_high": diff.high,
         "confidence": confidence,
         "min_effect": float(min_effect),
-        "min_detectable_effect": minimum_detectable_effect(diff.se, diff.df, confidence, opts.power),
+        "min_detectable_effect": minimum_detectable_effect(
+            diff.se, diff.df, confidence, opts.power
+        ),
         "mde_power": opts.power,
         "se": diff.se,
         "df": diff.df,

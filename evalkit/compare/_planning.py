@@ -59,8 +59,11 @@ def _mde(sd: float, cells: int, repeats: int, confidence: float, power: float) -
     )
 
 
-def _search(sd: float, effect: float, fixed: int, vary_repeats: bool, confidence: float, power: float) -> int | None:
+def _search(
+    sd: float, effect: float, fixed: int, vary_repeats: bool, confidence: float, power: float
+) -> int | None:
     """Smallest size (repeats >= 2, or cells >= 1) whose MDE is at most ``effect``."""
+
     def mde(size: int) -> float:
         cells, repeats = (fixed, size) if vary_repeats else (size, fixed)
         return _mde(sd, cells, repeats, confidence, power)

@@ -16,10 +16,10 @@ from numpy.typing import NDArray
 from ..stats import CellMoments
 
 __all__ = [
+    "ERROR",
     "FAIL",
     "NA",
     "PASS",
-    "ERROR",
     "REQUIRED_COLUMNS",
     "VERDICTS",
     "Side",
@@ -75,12 +75,16 @@ def first_values(frames: Sequence[pd.DataFrame], key: str, column: str) -> dict[
         keep = np.asarray(codes) >= 0
         _, first = np.unique(np.asarray(codes)[keep], return_index=True)
         rows = np.flatnonzero(keep)[first]
-        values = frame[column].to_numpy(dtype=object)[rows] if len(rows) else []
-        out.update({str(k): "" if pd.isna(v) else str(v) for k, v in zip(uniques, values, strict=True)})
+        values = frame[column].iloc[rows].tolist()
+        out.update(
+            {str(k): "" if pd.isna(v) else str(v) for k, v in zip(uniques, values, strict=True)}
+        )
     return out
 
 
-def moments_by(groups: IntArray, n_groups: int, cells: IntArray, n_cells: int, values: FloatArray) -> CellMoments:
+def moments_by(
+    groups: IntArray, n_groups: int, cells: IntArray, n_cells: int, values: FloatArray
+) -> CellMoments:
     """Per (group, cell) moments of ``values`` (NaN ignored), arrays shaped ``(n_groups, n_cells)``."""
     ok = ~np.isnan(values) & (cells >= 0) & (groups >= 0)
     index = groups[ok] * n_cells + cells[ok]
@@ -124,7 +128,9 @@ class Side:
         points = grades["points"].to_numpy(dtype=np.float64)
         awarded = np.nan_to_num(grades["points_awarded"].to_numpy(dtype=np.float64))
         got = np.bincount(row_conv, weights=np.where(applicable, awarded, 0.0), minlength=n_conv)
-        possible = np.bincount(row_conv, weights=np.where(applicable, points, 0.0), minlength=n_conv)
+        possible = np.bincount(
+            row_conv, weights=np.where(applicable, points, 0.0), minlength=n_conv
+        )
         with np.errstate(invalid="ignore", divide="ignore"):
             scores = np.where(possible > 0, 100.0 * got / possible, np.nan)
         conv_cell = np.full(n_conv, -1, dtype=np.int64)
@@ -145,7 +151,11 @@ class Side:
     def cell_moments(self, n_cells: int) -> CellMoments:
         """Score moments per cell, arrays shaped ``(n_cells,)``."""
         m = moments_by(
-            np.zeros(self.n_conversations, dtype=np.int64), 1, self.conversation_cell, n_cells, self.scores
+            np.zeros(self.n_conversations, dtype=np.int64),
+            1,
+            self.conversation_cell,
+            n_cells,
+            self.scores,
         )
         return CellMoments(n=m.n[0], mean=m.mean[0], var=m.var[0])
 

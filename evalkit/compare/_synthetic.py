@@ -139,7 +139,6 @@ class SyntheticTruth:
 
     def frame(self, codes: NDArray[np.int8], run_id: str = "synthetic") -> pd.DataFrame:
         """A grades DataFrame (the grading schema's main columns) from one trial's codes."""
-        cells, repeats, rules = codes.shape
         c, r, j = (a.ravel() for a in np.indices(codes.shape))
         names = np.asarray(VERDICT_CODES)[codes.ravel()]
         points = np.asarray(self.points)[j]

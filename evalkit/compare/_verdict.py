@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 __all__ = ["VERDICT_RULES", "Verdict", "decide"]
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """What the interval of the score difference (candidate - baseline) says."""
 
     IMPROVED = "improved"

@@ -80,7 +80,9 @@ def _scalar(x: FloatArray) -> Any:
     return float(x) if np.ndim(x) == 0 else x
 
 
-def t_interval(estimate: ArrayLike, variance: ArrayLike, df: ArrayLike, confidence: float) -> Interval:
+def t_interval(
+    estimate: ArrayLike, variance: ArrayLike, df: ArrayLike, confidence: float
+) -> Interval:
     """``estimate +- t(df) * sqrt(variance)``; zero variance gives a zero-width interval."""
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
@@ -111,7 +113,9 @@ def _filled(m: CellMoments) -> tuple[FloatArray, FloatArray]:
         return var / m.n, dof_c
 
 
-def _satterthwaite(parts: list[tuple[FloatArray, FloatArray]], keep: NDArray[np.bool_]) -> tuple[FloatArray, FloatArray]:
+def _satterthwaite(
+    parts: list[tuple[FloatArray, FloatArray]], keep: NDArray[np.bool_]
+) -> tuple[FloatArray, FloatArray]:
     """Sum of the cells' variance parts (over kept cells) and the Welch-Satterthwaite df."""
     total = np.zeros(keep.shape[:-1])
     denom = np.zeros(keep.shape[:-1])
@@ -145,9 +149,7 @@ def paired_difference(
     cells = keep.sum(axis=-1)
     with np.errstate(invalid="ignore", divide="ignore"):
         diff = np.where(keep, candidate.mean - baseline.mean, 0.0).sum(axis=-1) / cells
-    total, df = _satterthwaite(
-        [_filled(baseline.mask(keep)), _filled(candidate.mask(keep))], keep
-    )
+    total, df = _satterthwaite([_filled(baseline.mask(keep)), _filled(candidate.mask(keep))], keep)
     with np.errstate(invalid="ignore", divide="ignore"):
         variance = total / (cells * cells)
     return t_interval(diff, variance, df, confidence)

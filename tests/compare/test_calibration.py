@@ -77,7 +77,8 @@ def test_array_path_matches_compare_grades() -> None:
     codes_a = truth.simulate(5, REPEATS, 11)
     codes_b = cand.simulate(5, REPEATS, 12)
     interval = paired_difference(
-        CellMoments.from_values(truth.scores(codes_a)), CellMoments.from_values(cand.scores(codes_b))
+        CellMoments.from_values(truth.scores(codes_a)),
+        CellMoments.from_values(cand.scores(codes_b)),
     )
     for t in range(5):
         result = compare_grades(truth.frame(codes_a[t]), cand.frame(codes_b[t], run_id="draft"))
@@ -90,7 +91,9 @@ def test_array_path_matches_compare_grades() -> None:
 
 @pytest.mark.parametrize("seed", range(6))
 def test_self_comparison_is_never_a_change(seed: int) -> None:
-    grades = SyntheticTruth.demo(seed=seed).frame(SyntheticTruth.demo(seed=seed).simulate(1, 3, seed)[0])
+    grades = SyntheticTruth.demo(seed=seed).frame(
+        SyntheticTruth.demo(seed=seed).simulate(1, 3, seed)[0]
+    )
     for min_effect in (0.0, 5.0):
         result = compare_grades(grades, grades, min_effect=min_effect)
         assert result.verdict not in (Verdict.IMPROVED, Verdict.REGRESSED)

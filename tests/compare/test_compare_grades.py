@@ -20,7 +20,9 @@ from evalkit.compare import (
 
 def _rows(spec: list[tuple[str, str, str, float, str]]) -> pd.DataFrame:
     """Grades rows from (conversation, cell, rule, points, verdict)."""
-    frame = pd.DataFrame(spec, columns=["conversation_id", "cell_id", "rule_id", "points", "verdict"])
+    frame = pd.DataFrame(
+        spec, columns=["conversation_id", "cell_id", "rule_id", "points", "verdict"]
+    )
     frame["points_awarded"] = np.where(
         frame["verdict"] == "pass",
         frame["points"],
@@ -75,7 +77,9 @@ def test_na_and_error_are_left_out_not_failed() -> None:
 
 def test_repeats_reduced_within_cells_first() -> None:
     # Cell c1 has three repeats at 0, cell c2 one at 100: the grid mean is 50, not 25.
-    spec = [(f"a{i}", "c1", "r1", 1.0, "fail") for i in range(3)] + [("a3", "c2", "r1", 1.0, "pass")]
+    spec = [(f"a{i}", "c1", "r1", 1.0, "fail") for i in range(3)] + [
+        ("a3", "c2", "r1", 1.0, "pass")
+    ]
     result = compare_grades(_rows(spec), _rows(spec))
     assert result.summary.iloc[0]["score_baseline"] == pytest.approx(50.0)
 

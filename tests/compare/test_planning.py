@@ -29,7 +29,8 @@ def test_planned_repeats_reach_the_requested_power(effect: float) -> None:
     truth = SyntheticTruth.demo(seed=2)
     pilot = synthetic_grades(truth, repeats=30, seed=5)  # a big pilot: a steady noise figure
     plan = plan_repeats(pilot, effect=effect, power=0.9)
-    assert plan.pilot_cells == 18 and plan.pilot_repeats == 30
+    assert plan.pilot_cells == 18
+    assert plan.pilot_repeats == 30
     assert plan.repeats_per_cell is not None
     achieved = _power(truth, effect, plan.repeats_per_cell, seed=9)
     fewer = _power(truth, effect, max(plan.repeats_per_cell - 1, 1), seed=9)
@@ -43,11 +44,13 @@ def test_planned_repeats_reach_the_requested_power(effect: float) -> None:
 def test_plan_fields_and_text() -> None:
     pilot = synthetic_grades(SyntheticTruth.demo(seed=1), repeats=3, seed=2)
     plan = plan_repeats(pilot, effect=10.0)
-    assert plan.within_sd > 0 and plan.between_cell_sd > 0
+    assert plan.within_sd > 0
+    assert plan.between_cell_sd > 0
     assert plan.conversations_per_side == plan.repeats_per_cell * 18
     smaller = plan_repeats(pilot, effect=5.0)
     assert smaller.repeats_per_cell > plan.repeats_per_cell
-    assert smaller.cells is not None and smaller.cells > plan.cells
+    assert smaller.cells is not None
+    assert smaller.cells > plan.cells
     assert "repeats per cell" in str(plan)
     with pytest.raises(ValueError, match="effect"):
         plan_repeats(pilot, effect=0)
