@@ -34,6 +34,7 @@ PACKAGES = [
     "evalkit.store",
     "evalkit.grading",
     "evalkit.compare",
+    "evalkit.stats",
     "evalkit.refine",
     "evalkit.report",
     "evalkit.data",

@@ -1,5 +1,36 @@
-"""Draft vs prod (or any A vs B) comparisons from grades, with honest verdicts."""
+"""Draft vs prod with honest statistics: intervals, a paired comparison, a verdict that can
+say "not sure yet", and planning before spending.
+
+    comparison = compare_grades(prod_grades, draft_grades, min_effect=5)
+    comparison.verdict        # Verdict.REGRESSED, ...
+    print(comparison)         # verdict first, difference with interval, n
+    comparison.by_rule        # pass rates (Wilson) and Bonferroni-adjusted paired differences
+    plan_repeats(pilot_grades, effect=10, power=0.9)
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .._util import publish
+from ._compare import compare_grades, compare_runs
+from ._comparison import Comparison
+from ._options import CompareOptions
+from ._planning import RepeatPlan, plan_repeats
+from ._synthetic import VERDICT_CODES, SyntheticTruth, synthetic_grades
+from ._verdict import VERDICT_RULES, Verdict, decide
+
+__all__ = [
+    "VERDICT_CODES",
+    "VERDICT_RULES",
+    "CompareOptions",
+    "Comparison",
+    "RepeatPlan",
+    "SyntheticTruth",
+    "Verdict",
+    "compare_grades",
+    "compare_runs",
+    "decide",
+    "plan_repeats",
+    "synthetic_grades",
+]
+
+publish(globals())
