@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ._dialogue import DialogueBackend
+from .dialogue import DialogueBackend
 from ._server import EmulatorServer, serve
 
 

@@ -20,7 +20,7 @@ import uvicorn
 
 from ._app import build_app
 from ._core import Emulator
-from ._dialogue import DialogueBackend
+from .dialogue import DialogueBackend
 from ._settings import EmulatorSettings
 
 logger = logging.getLogger("evalkit.emulator")
