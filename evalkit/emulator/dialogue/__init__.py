@@ -93,7 +93,7 @@ terse         60    terse, minimal answers, as few      answers in a word ("Jee"
                     words as possible, one or two       never ends the call itself
                     words, monosyllabic, never          (overrides cooperative)
                     volunteers
-confused      70    confused, elderly, N years old,     asks to repeat ("Jee? Dobara
+confused      70    confused, elderly, d years old,     asks to repeat ("Jee? Dobara
                     old man, senior citizen, retired,   bataiye")
                     hard of hearing, forgetful,
                     buzurg, samajh nahi
