@@ -21,6 +21,7 @@ from ._settings import EmulatorSettings
 from ._state import State
 
 if TYPE_CHECKING:
+    from ._judge import JudgeState
     from .dialogue import DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
@@ -92,6 +93,9 @@ class Emulator:
             backend = ScriptedBackend()
         self.backend: DialogueBackend = backend
         self.faults = Faults(self.seed)
+        from ._judge import JudgeState
+
+        self.judge: JudgeState = JudgeState(self.seed)
         self.stats = SimulationStats()
         self.last_resort = LastResort()
         self.synthesis_limiter = RateLimiter(

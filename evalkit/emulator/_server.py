@@ -87,6 +87,11 @@ class EmulatorServer:
         return self.url + "/v1"
 
     @property
+    def judge_base_url(self) -> str:
+        """The emulated judge's OpenAI-compatible base URL (model ``emulator-judge``)."""
+        return self.url + "/_emulator/judge/v1"
+
+    @property
     def admin_url(self) -> str:
         return self.url + "/_emulator"
 
