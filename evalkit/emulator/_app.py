@@ -17,11 +17,11 @@ from starlette.routing import BaseRoute, Mount, Route
 from . import _admin, _judge, _simulate, _synthesis, _v1
 from ._builds import settle_builds
 from ._core import Emulator
-from .dialogue import DialogueBackend
 from ._errors import ApiHttpError, handle_api_error, handle_http_exception
 from ._openapi import openapi_document
 from ._sessions import validate_token
 from ._settings import EmulatorSettings
+from .dialogue import DialogueBackend
 
 Handler = Callable[[Emulator, Request], Awaitable[Response]]
 

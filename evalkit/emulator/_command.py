@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from .dialogue import DialogueBackend
 from ._server import EmulatorServer, serve
+from .dialogue import DialogueBackend
 
 
 def emulator(

@@ -81,13 +81,20 @@ RULE_ACTS: Final[tuple[RuleAct, ...]] = (
     RuleAct(
         ("next step", "reference number"), "gives_next_step", requires=frozenset({"complains"})
     ),
-    RuleAct(("placeholder", "token", "{{", "unresolved", "template variable"), "leaves_token_unresolved", False),
+    RuleAct(
+        ("placeholder", "token", "{{", "unresolved", "template variable"),
+        "leaves_token_unresolved",
+        False,
+    ),
     RuleAct(("push", "persuad", "insist"), "pushes_on", False),
     RuleAct(("apolog", "sorry", "maazrat"), "apologises"),
     RuleAct(("right person", "speaking with", "verif"), "asks_identity"),
     RuleAct(("yes or no", "yes/no", "confirm"), "asks_confirmation"),
     RuleAct(("identity", "introduc", "who is calling", "its name"), "states_identity"),
-    RuleAct(("purpose", "reason for the call", "why it is calling", "why they are calling"), "states_purpose"),
+    RuleAct(
+        ("purpose", "reason for the call", "why it is calling", "why they are calling"),
+        "states_purpose",
+    ),
     RuleAct(("close", "goodbye", "thank", "allah hafiz", "sign off"), "closes_politely"),
     RuleAct(("price", "amount", "cost"), "states_price"),
     RuleAct(("anything else", "further help", "offers help"), "offers_help"),
@@ -98,7 +105,11 @@ _CONDITIONS: Final[tuple[tuple[tuple[str, ...], frozenset[str], str], ...]] = (
         frozenset({"objects", "requests_dnc", "complains"}),
         "the caller never objected",
     ),
-    (("wrong person", "wrong number"), frozenset({"says_wrong_person"}), "the caller was the right person"),
+    (
+        ("wrong person", "wrong number"),
+        frozenset({"says_wrong_person"}),
+        "the caller was the right person",
+    ),
 )
 
 
@@ -207,9 +218,7 @@ def _prompt(body: Any) -> tuple[str, dict[str, Any]] | str:
             return "every message must be an object"
         content = message.get("content")
         if isinstance(content, list):
-            content = "".join(
-                str(p.get("text", "")) for p in content if isinstance(p, Mapping)
-            )
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
         texts.append((str(message.get("role")), content if isinstance(content, str) else ""))
     users = [text for role, text in texts if role == "user"]
     blocks = _FENCE_RE.findall(users[-1]) if users else []
@@ -234,7 +243,11 @@ def _check_response_format(body: Mapping[str, Any]) -> str | None:
     fmt = body.get("response_format")
     if fmt is None:
         return None
-    if not isinstance(fmt, Mapping) or fmt.get("type") not in ("json_schema", "json_object", "text"):
+    if not isinstance(fmt, Mapping) or fmt.get("type") not in (
+        "json_schema",
+        "json_object",
+        "text",
+    ):
         return "response_format.type must be json_schema, json_object or text"
     return None
 
@@ -319,8 +332,10 @@ def _settings_from_body(body: Any) -> JudgeSettings:
             problems.append(Problem(key, "must be a number from 0 to 1"))
         values[name] = float(value) if not problems else 0.0
     latency = body.get("latency", 0.0)
-    if isinstance(latency, bool) or not isinstance(latency, int | float) or not (
-        math.isfinite(latency) and latency >= 0
+    if (
+        isinstance(latency, bool)
+        or not isinstance(latency, int | float)
+        or not (math.isfinite(latency) and latency >= 0)
     ):
         problems.append(Problem("latency", "must be a number of seconds >= 0"))
     seed = body.get("seed")
@@ -334,5 +349,7 @@ async def judge_settings(emu: Emulator, request: Request) -> Response:
     """GET|PUT /_emulator/judge: the judge's noise settings (a PUT replaces all)."""
     authenticate(emu, request)
     if request.method == "PUT":
-        emu.judge.configure(_settings_from_body(await read_json(request, emu.settings.max_body_bytes)))
+        emu.judge.configure(
+            _settings_from_body(await read_json(request, emu.settings.max_body_bytes))
+        )
     return JSONResponse(emu.judge.settings.to_json())

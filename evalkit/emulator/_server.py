@@ -20,8 +20,8 @@ import uvicorn
 
 from ._app import build_app
 from ._core import Emulator
-from .dialogue import DialogueBackend
 from ._settings import EmulatorSettings
+from .dialogue import DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
 

@@ -34,11 +34,11 @@ from ..api._validation import Problem, check_assistant_config, check_simulate_bo
 from ._auth import authenticate, owned_assistant
 from ._bodies import read_json
 from ._core import Emulator
-from .dialogue import ConversationSetup, DialogueBackend
 from ._errors import ApiHttpError, envelope, raise_for_problems
 from ._faults import FaultPlan
 from ._ids import canonical_json, derive_seed
 from ._records import AssistantRecord
+from .dialogue import ConversationSetup, DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
 

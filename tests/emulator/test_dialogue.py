@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from evalkit.emulator import dialogue
-from evalkit.emulator.dialogue._data import load
 from evalkit.emulator.dialogue import (
     ConversationSetup,
     ScriptedBackend,
@@ -22,6 +21,7 @@ from evalkit.emulator.dialogue import (
     plan_conversation,
     substitute_variables,
 )
+from evalkit.emulator.dialogue._data import load
 
 RECORD = {"name": "Ayesha Khan", "date": "12 March", "time": "4:00 PM", "amount": "Rs 3,500"}
 RU_PROMPT = (

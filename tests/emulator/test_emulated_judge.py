@@ -28,9 +28,10 @@ RULES = [
 
 @pytest.fixture
 def judge() -> Iterator[tuple[EmulatorServer, httpx.Client]]:
-    with serve(time_scale=0.001, seed=3) as emu, httpx.Client(
-        base_url=emu.judge_base_url, timeout=30.0
-    ) as client:
+    with (
+        serve(time_scale=0.001, seed=3) as emu,
+        httpx.Client(base_url=emu.judge_base_url, timeout=30.0) as client,
+    ):
         yield emu, client
 
 
@@ -142,7 +143,7 @@ def test_settings_and_stats(judge: tuple[EmulatorServer, httpx.Client]) -> None:
         emu.admin("PUT", "/judge", {"flipRate": 2})
     emu.admin("PUT", "/judge", {"malformedRate": 1.0, "seed": 1})
     response = client.post("/chat/completions", json=_request(_transcript("", 1), RULES))
-    with pytest.raises(ValueError):
+    with pytest.raises(json.JSONDecodeError):
         json.loads(response.json()["choices"][0]["message"]["content"])
     stats = emu.stats()
     assert stats["judgeCalls"] == 1

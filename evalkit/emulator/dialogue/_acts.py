@@ -54,6 +54,7 @@ ACTS: Final[tuple[Act, ...]] = (
     Act("says_wrong_person", "caller", "says the agent has the wrong person"),
 )
 
+
 def _slot(name: str) -> str:
     gender = load("language")["gender"]
     if name in gender["f"]:

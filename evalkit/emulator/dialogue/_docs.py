@@ -33,7 +33,9 @@ def _table(headers: Sequence[str], widths: Sequence[int], rows: Sequence[Sequenc
     for row in rows:
         cells = [textwrap.wrap(c, w) or [""] for c, w in zip(row, widths, strict=True)]
         for i in range(max(map(len, cells))):
-            parts = [(c[i] if i < len(c) else "").ljust(w) for c, w in zip(cells, widths, strict=True)]
+            parts = [
+                (c[i] if i < len(c) else "").ljust(w) for c, w in zip(cells, widths, strict=True)
+            ]
             lines.append("  ".join(parts).rstrip())
     lines.append(rule)
     return "\n".join(lines)

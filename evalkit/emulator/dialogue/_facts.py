@@ -133,5 +133,3 @@ def record_facts(variables: Mapping[str, Any] | None) -> dict[str, Fact]:
         if value is not None and kind not in facts:
             facts[kind] = Fact(key, kind, value, "{{" + key + "}}")
     return facts
-
-

@@ -128,7 +128,9 @@ def answer_and_close(talk: Talk) -> None:
     if talk.asked_confirm:
         if talk.chance(noise.confirm_yes_softened if talk.softened else noise.confirm_yes):
             has_echo = bool(echo(scene.record, scene.topic, plain(talk.caller_register)))
-            said_echo = talk.caller("echo") if has_echo and talk.chance(noise.echo_values) else NOTHING
+            said_echo = (
+                talk.caller("echo") if has_echo and talk.chance(noise.echo_values) else NOTHING
+            )
             talk.say("caller", talk.caller("yes"), said_echo)
             confirmed = True
         else:

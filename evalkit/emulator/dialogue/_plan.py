@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncIterator, Mapping
 
-from ._flows import first_reply, open_call, state_purpose, answer_and_close
+from ._flows import answer_and_close, first_reply, open_call, state_purpose
 from ._noise import NoiseModel
 from ._scene import build_scene
 from ._talk import Talk

@@ -164,4 +164,3 @@ def build_scene(setup: ConversationSetup, traits: frozenset[str]) -> Scene:
         aware=aware,
         record=record,
     )
-

@@ -51,7 +51,9 @@ class Talk:
         self.caller_register: str = "mix" if "code_switch" in scene.traits else scene.register
         self.lines: list[tuple[Role, str, frozenset[str]]] = []
         self.agent_turns = 0
-        p_name = noise.name_when_referenced if scene.name_referenced else noise.name_when_unreferenced
+        p_name = (
+            noise.name_when_referenced if scene.name_referenced else noise.name_when_unreferenced
+        )
         self.use_name = scene.name is not None and (scene.greeting_names or self.chance(p_name))
         self.drift = scene.register == "ur" and self.chance(noise.script_drift)
         self.when_index = rng.randrange(1000)

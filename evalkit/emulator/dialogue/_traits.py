@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Final
 
-from ._flows import answer_and_close, closes, handles_objections, wrap_up
+from ._flows import closes, handles_objections, wrap_up
 from ._talk import NOTHING, Talk, plain
 from ._text import mentions
 
