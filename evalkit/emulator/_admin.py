@@ -23,7 +23,10 @@ Authenticated by a project key, except ``POST /_emulator/projects``. Bodies are 
                                             unlimited, the default; E8 spends one a session)
 ``GET|PUT /synthesis-limit``                {requestsPerMinute} for E11/E12 (null: no cap)
 ``GET /stats``                              {started, completed, cancelled, active, errored,
-                                            dropped, unhandledErrors}
+                                            dropped, judgeCalls, judgeMalformed,
+                                            unhandledErrors}
+``GET|PUT /judge``                          {flipRate, malformedRate, latency, seed} of the
+                                            emulated judge (see ``_judge``)
 ==========================================  =================================================
 """
 
@@ -242,4 +245,6 @@ async def synthesis_limit(emu: Emulator, request: Request) -> Response:
 
 async def stats(emu: Emulator, request: Request) -> Response:
     authenticate(emu, request)
-    return JSONResponse({**emu.stats.to_json(), "unhandledErrors": emu.last_resort.count})
+    return JSONResponse(
+        {**emu.stats.to_json(), **emu.judge.stats(), "unhandledErrors": emu.last_resort.count}
+    )

@@ -14,14 +14,14 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from . import _admin, _simulate, _synthesis, _v1
+from . import _admin, _judge, _simulate, _synthesis, _v1
 from ._builds import settle_builds
 from ._core import Emulator
-from ._dialogue import DialogueBackend
 from ._errors import ApiHttpError, handle_api_error, handle_http_exception
 from ._openapi import openapi_document
 from ._sessions import validate_token
 from ._settings import EmulatorSettings
+from .dialogue import DialogueBackend
 
 Handler = Callable[[Emulator, Request], Awaitable[Response]]
 
@@ -74,6 +74,9 @@ def _admin_routes(emu: Emulator) -> list[BaseRoute]:
         ("/credits", _admin.credits, ["GET", "PUT"]),
         ("/synthesis-limit", _admin.synthesis_limit, ["GET", "PUT"]),
         ("/stats", _admin.stats, ["GET"]),
+        ("/judge", _judge.judge_settings, ["GET", "PUT"]),
+        ("/judge/v1/chat/completions", _judge.chat_completions, ["POST"]),
+        ("/judge/v1/models", _judge.models, ["GET"]),
     ]
     return [_route(emu, p, h, m) for p, h, m in table]
 

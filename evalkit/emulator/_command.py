@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from ._dialogue import DialogueBackend
 from ._server import EmulatorServer, serve
+from .dialogue import DialogueBackend
 
 
 def emulator(
@@ -81,6 +81,8 @@ def run_forever(server: EmulatorServer, stop: threading.Event | None = None) -> 
         with server:
             typer.echo(f"EVALKIT_BASE_URL={server.base_url}")
             typer.echo(f"EVALKIT_API_KEY={server.api_key}")
+            typer.echo(f"EVALKIT_JUDGE_BASE_URL={server.judge_base_url}")
+            typer.echo("EVALKIT_JUDGE_MODEL=emulator-judge")
             typer.echo(f"# admin API: {server.admin_url}  (Ctrl-C to stop)", err=True)
             while not stop.wait(0.5):
                 pass

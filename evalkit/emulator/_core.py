@@ -21,7 +21,8 @@ from ._settings import EmulatorSettings
 from ._state import State
 
 if TYPE_CHECKING:
-    from ._dialogue import DialogueBackend
+    from ._judge import JudgeState
+    from .dialogue import DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
 
@@ -87,11 +88,14 @@ class Emulator:
         self.api_key = self.state.bootstrap(api_key)
         self.seed = self.settings.seed if self.settings.seed is not None else secrets.randbits(63)
         if backend is None:
-            from ._dialogue import ScriptedBackend
+            from .dialogue import ScriptedBackend
 
             backend = ScriptedBackend()
         self.backend: DialogueBackend = backend
         self.faults = Faults(self.seed)
+        from ._judge import JudgeState
+
+        self.judge: JudgeState = JudgeState(self.seed)
         self.stats = SimulationStats()
         self.last_resort = LastResort()
         self.synthesis_limiter = RateLimiter(

@@ -27,7 +27,7 @@ import httpx
 
 from evalkit.api._exceptions import redact_secrets
 
-from ._dialogue import ConversationSetup, Role, Utterance, substitute_variables
+from .dialogue import ConversationSetup, Role, Utterance, substitute_variables
 
 __all__ = ["END_TOKEN", "LlmBackend", "LlmBackendError", "agent_prompt", "caller_prompt"]
 

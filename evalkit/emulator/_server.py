@@ -20,8 +20,8 @@ import uvicorn
 
 from ._app import build_app
 from ._core import Emulator
-from ._dialogue import DialogueBackend
 from ._settings import EmulatorSettings
+from .dialogue import DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
 
@@ -85,6 +85,11 @@ class EmulatorServer:
     @property
     def base_url(self) -> str:
         return self.url + "/v1"
+
+    @property
+    def judge_base_url(self) -> str:
+        """The emulated judge's OpenAI-compatible base URL (model ``emulator-judge``)."""
+        return self.url + "/_emulator/judge/v1"
 
     @property
     def admin_url(self) -> str:

@@ -3,9 +3,11 @@ SSE stream of `turn` events and exactly one terminal `done` or `error`, with `: 
 keepalives, the five-minute ceiling, per-turn latency and a conversation task that stops as
 soon as the client goes away.
 
-Each conversation's seed derives from the emulator seed, the assistant id, a digest of the
-request body and how many times that exact body was simulated for the assistant before, so
-repeats of a cell differ while a whole run replays identically whatever the arrival order.
+Each conversation's seed derives from stable inputs only: the emulator seed, a digest of the
+assistant's config (canonical JSON, not its random id), a digest of the request body and how
+many times that exact body was simulated for the assistant before. Repeats of a cell differ,
+while two emulators with the same seed given the same requests write the same transcripts,
+whatever the arrival order across cells. ``personaId`` in ``done`` derives from the seed too.
 """
 
 from __future__ import annotations
@@ -32,11 +34,11 @@ from ..api._validation import Problem, check_assistant_config, check_simulate_bo
 from ._auth import authenticate, owned_assistant
 from ._bodies import read_json
 from ._core import Emulator
-from ._dialogue import ConversationSetup, DialogueBackend
 from ._errors import ApiHttpError, envelope, raise_for_problems
 from ._faults import FaultPlan
 from ._ids import canonical_json, derive_seed
 from ._records import AssistantRecord
+from .dialogue import ConversationSetup, DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
 
@@ -61,6 +63,21 @@ def check_setup(config: Any) -> list[Problem]:
                 Problem("config.llm.default.model", f"{model!r} is not supported by {provider}")
             )
     return problems
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def conversation_seed(emulator_seed: int, config: Any, body_digest: str, occurrence: int) -> int:
+    """A conversation's seed from stable inputs (never a random id)."""
+    return derive_seed(emulator_seed, _digest(config), body_digest, occurrence)
+
+
+def persona_id(seed: int) -> str:
+    """The ``personaId`` of a conversation: a version-4 UUID from seeded bytes."""
+    digest = hashlib.sha256(f"persona\x1f{seed}".encode()).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=4))
 
 
 def _fallbacks(rec: AssistantRecord, body: Mapping[str, Any]) -> tuple[str | None, Any]:
@@ -97,14 +114,14 @@ async def simulate(emu: Emulator, request: Request) -> Response:
         raise _refusal(emu, plan.http_status)
     persona = body.get("persona") if isinstance(body.get("persona"), Mapping) else {}
     context, variables = _fallbacks(rec, body)
-    digest = hashlib.sha256(canonical_json(body).encode("utf-8")).hexdigest()
+    digest = _digest(body)
     occurrence = emu.state.next_occurrence(rec.assistant_id, digest)
     setup = ConversationSetup(
         config=config,
         persona=copy.deepcopy(dict(persona)),
         context=context,
         variables=copy.deepcopy(dict(variables)) if isinstance(variables, Mapping) else None,
-        seed=derive_seed(emu.seed, rec.assistant_id, digest, occurrence),
+        seed=conversation_seed(emu.seed, config, digest, occurrence),
     )
     header = {
         "personaLabel": persona.get("label") if isinstance(persona.get("label"), str) else "",
@@ -210,7 +227,7 @@ async def _events(
                 yield _event(
                     "done",
                     {
-                        "personaId": str(uuid.uuid4()),
+                        "personaId": persona_id(setup.seed),
                         "personaLabel": header["personaLabel"],
                         "archetype": "happy",
                         "path": header["path"],

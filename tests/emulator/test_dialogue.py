@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from evalkit.emulator import _dialogue as dialogue
-from evalkit.emulator._dialogue import (
+from evalkit.emulator import dialogue
+from evalkit.emulator.dialogue import (
     ConversationSetup,
     ScriptedBackend,
     Utterance,
@@ -21,6 +21,7 @@ from evalkit.emulator._dialogue import (
     plan_conversation,
     substitute_variables,
 )
+from evalkit.emulator.dialogue._data import load
 
 RECORD = {"name": "Ayesha Khan", "date": "12 March", "time": "4:00 PM", "amount": "Rs 3,500"}
 RU_PROMPT = (
@@ -117,17 +118,21 @@ def test_conversations_alternate_within_bounds(max_turns: int, prompt: str, gree
 
 
 def test_every_phrase_bank_covers_all_registers_and_slots() -> None:
-    slots = {name: "x" for name in ("name", "agent", "org", "details", "echo", "when", "amount")}
-    slots |= {"label": "x", "token": "x"} | dict(dialogue._GENDER_WORDS["f"])
-    banks = [*dialogue._AGENT.values(), *dialogue._CALLER.values(), *dialogue._CONFIRM_Q.values()]
-    banks += [bank for pair in dialogue._TOPIC_QA.values() for bank in pair]
-    for bank in banks:
-        assert {"en", "ru", "ur"} <= set(bank)
-        for options in bank.values():
-            for template in options:
-                fields = {f for _, f, _, _ in string.Formatter().parse(template) if f}
-                assert fields <= set(slots), template
-                assert template.format_map(slots)
+    names = ("name", "agent", "org", "details", "echo", "when", "amount", "order", "ref")
+    slots = {name: "x" for name in names} | {"label": "x", "token": "x"}
+    slots |= load("language")["gender"]["f"]
+    known_acts = {a.name for a in dialogue.ACTS}
+    for side in ("agent", "caller"):
+        for kind, bank in load(side).items():
+            assert {"en", "ru", "ur"} <= set(bank), (side, kind)
+            assert set(bank["acts"]) <= known_acts, (side, kind)
+            for register, options in bank.items():
+                if register == "acts":
+                    continue
+                for template in options:
+                    fields = {f for _, f, _, _ in string.Formatter().parse(template) if f}
+                    assert fields <= set(slots), template
+                    assert template.format_map(slots)
 
 
 # --- greeting -----------------------------------------------------------------------------

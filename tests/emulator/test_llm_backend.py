@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evalkit.emulator._dialogue import ConversationSetup, Utterance
+from evalkit.emulator.dialogue import ConversationSetup, Utterance
 from evalkit.emulator._llm_backend import LlmBackend, LlmBackendError
 
 KEY = "sk-test-SECRET-0123456789"

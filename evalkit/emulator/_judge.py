@@ -1,0 +1,355 @@
+"""The emulated LLM judge: an OpenAI-compatible chat-completions endpoint that reads evalkit's
+judge prompt and decides each rule by recognising the dialogue engine's acts in the agent's
+turns, so grading runs its whole judge path offline.
+
+``POST /_emulator/judge/v1/chat/completions`` (model ``emulator-judge``, any bearer or none)
+parses the last fenced JSON block of the last user message
+(``{"transcript": [{"turn", "role", "text"}], "rules": [{"rule_id", "title", "criterion"}]}``)
+and answers ``{"verdicts": [{"rule_id", "verdict", "reason", "evidence_turn"}]}`` as the
+message content; ``GET /_emulator/judge/v1/models`` lists the model. Admin settings
+``GET|PUT /_emulator/judge`` ``{flipRate, malformedRate, latency, seed}`` add seeded noise:
+a pass/fail verdict flips with ``flipRate``, a whole answer is malformed with
+``malformedRate``, and each call waits ``latency`` emulated seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import random
+import re
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Final
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ..api._validation import Problem
+from ._auth import authenticate
+from ._bodies import read_json
+from ._errors import raise_for_problems
+from .dialogue import recognise_acts
+
+if TYPE_CHECKING:
+    from ._core import Emulator
+
+__all__ = [
+    "JUDGE_MODEL",
+    "RULE_ACTS",
+    "JudgeSettings",
+    "JudgeState",
+    "RuleAct",
+    "chat_completions",
+    "decide",
+    "judge_settings",
+    "models",
+]
+
+JUDGE_MODEL: Final = "emulator-judge"
+_FENCE_RE: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class RuleAct:
+    """A rule whose title or criterion mentions one of ``keywords`` is judged by ``act``.
+
+    ``expected`` False: the rule passes when the act never happens (e.g. a token left
+    unresolved). ``requires``: caller acts one of which must occur for the rule to apply.
+    """
+
+    keywords: tuple[str, ...]
+    act: str
+    expected: bool = True
+    requires: frozenset[str] = frozenset()
+
+
+RULE_ACTS: Final[tuple[RuleAct, ...]] = (
+    RuleAct(
+        ("do-not-call", "do not call", "dnc", "not to be called", "remove", "stop calling"),
+        "honours_dnc",
+        requires=frozenset({"requests_dnc"}),
+    ),
+    RuleAct(
+        ("call back", "callback", "reschedul", "later time"),
+        "agrees_callback",
+        requires=frozenset({"requests_callback", "busy"}),
+    ),
+    RuleAct(
+        ("next step", "reference number"), "gives_next_step", requires=frozenset({"complains"})
+    ),
+    RuleAct(
+        ("placeholder", "token", "{{", "unresolved", "template variable"),
+        "leaves_token_unresolved",
+        False,
+    ),
+    RuleAct(("push", "persuad", "insist"), "pushes_on", False),
+    RuleAct(("apolog", "sorry", "maazrat"), "apologises"),
+    RuleAct(("right person", "speaking with", "verif"), "asks_identity"),
+    RuleAct(("yes or no", "yes/no", "confirm"), "asks_confirmation"),
+    RuleAct(("identity", "introduc", "who is calling", "its name"), "states_identity"),
+    RuleAct(
+        ("purpose", "reason for the call", "why it is calling", "why they are calling"),
+        "states_purpose",
+    ),
+    RuleAct(("close", "goodbye", "thank", "allah hafiz", "sign off"), "closes_politely"),
+    RuleAct(("price", "amount", "cost"), "states_price"),
+    RuleAct(("anything else", "further help", "offers help"), "offers_help"),
+)
+_CONDITIONS: Final[tuple[tuple[tuple[str, ...], frozenset[str], str], ...]] = (
+    (
+        ("object", "refus", "angry", "hostile", "upset", "complain"),
+        frozenset({"objects", "requests_dnc", "complains"}),
+        "the caller never objected",
+    ),
+    (
+        ("wrong person", "wrong number"),
+        frozenset({"says_wrong_person"}),
+        "the caller was the right person",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSettings:
+    """The judge's noise: flip and malformed-output rates, latency (emulated s), seed."""
+
+    flip_rate: float = 0.0
+    malformed_rate: float = 0.0
+    latency: float = 0.0
+    seed: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "flipRate": self.flip_rate,
+            "malformedRate": self.malformed_rate,
+            "latency": self.latency,
+            "seed": self.seed,
+        }
+
+
+class JudgeState:
+    """The judge's settings, its seeded noise source and its counters (one per emulator)."""
+
+    def __init__(self, seed: int) -> None:
+        self._default_seed = seed
+        self._lock = threading.Lock()
+        self.settings = JudgeSettings()
+        self._rng = random.Random(seed)
+        self.calls = 0
+        self.malformed = 0
+
+    def configure(self, settings: JudgeSettings) -> None:
+        """Replace the settings and restart the noise from their seed."""
+        with self._lock:
+            self.settings = settings
+            seed = settings.seed if settings.seed is not None else self._default_seed
+            self._rng = random.Random(seed)
+
+    def draws(self, n: int) -> tuple[bool, list[bool]]:
+        """Count a call; whether it is malformed and, per rule, whether its verdict flips."""
+        with self._lock:
+            self.calls += 1
+            malformed = self._rng.random() < self.settings.malformed_rate
+            flips = [self._rng.random() < self.settings.flip_rate for _ in range(n)]
+            self.malformed += malformed
+            return malformed, flips
+
+    def stats(self) -> dict[str, int]:
+        return {"judgeCalls": self.calls, "judgeMalformed": self.malformed}
+
+
+def _condition(text: str, caller_acts: frozenset[str]) -> str | None:
+    for words, acts, reason in _CONDITIONS:
+        if any(w in text for w in words) and not acts & caller_acts:
+            return reason
+    return None
+
+
+def decide(
+    transcript: Sequence[Mapping[str, Any]], title: str, criterion: str | None
+) -> tuple[str, str, int | None]:
+    """``(verdict, reason, evidence_turn)`` for one rule on one transcript."""
+    text = f"{title} {criterion or ''}".lower()
+    row = next((r for r in RULE_ACTS if any(k in text for k in r.keywords)), None)
+    if row is None:
+        return "na", "cannot map the criterion to an act the emulated judge recognises", None
+    turns = [
+        (int(t.get("turn") or i + 1), str(t.get("role")), str(t.get("text") or ""))
+        for i, t in enumerate(transcript)
+    ]
+    caller_acts = frozenset().union(
+        *(recognise_acts(txt, "caller") for _, role, txt in turns if role == "caller")
+    )
+    if row.requires and not row.requires & caller_acts:
+        return "na", f"does not apply: the caller never did {', '.join(sorted(row.requires))}", None
+    unmet = _condition(text, caller_acts)
+    if unmet is not None:
+        return "na", f"does not apply: {unmet}", None
+    hits = [n for n, role, txt in turns if role == "agent" and row.act in recognise_acts(txt)]
+    if row.expected:
+        if hits:
+            return "pass", f"the agent {row.act.replace('_', ' ')} in turn {hits[0]}", hits[0]
+        return "fail", f"no agent turn {row.act.replace('_', ' ')}", None
+    if hits:
+        return "fail", f"the agent {row.act.replace('_', ' ')} in turn {hits[0]}", hits[0]
+    return "pass", f"no agent turn {row.act.replace('_', ' ')}", None
+
+
+_FLIPPED: Final = {"pass": "fail", "fail": "pass"}
+_MALFORMED: Final = ('{"verdicts": [{"rule_id": ', "I think the agent did well overall.")
+
+
+def _openai_error(status: int, message: str, code: str | None = None) -> JSONResponse:
+    error = {"message": message, "type": "invalid_request_error", "param": None, "code": code}
+    return JSONResponse({"error": error}, status_code=status)
+
+
+def _prompt(body: Any) -> tuple[str, dict[str, Any]] | str:
+    """The whole prompt text and the parsed judge block, or what is wrong with the request."""
+    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+        return "messages must be a list"
+    texts: list[tuple[str, str]] = []
+    for message in body["messages"]:
+        if not isinstance(message, Mapping):
+            return "every message must be an object"
+        content = message.get("content")
+        if isinstance(content, list):
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, Mapping))
+        texts.append((str(message.get("role")), content if isinstance(content, str) else ""))
+    users = [text for role, text in texts if role == "user"]
+    blocks = _FENCE_RE.findall(users[-1]) if users else []
+    if not blocks:
+        return "the last user message has no fenced JSON block"
+    try:
+        block = json.loads(blocks[-1])
+    except ValueError:
+        return "the fenced JSON block is not valid JSON"
+    if not (
+        isinstance(block, Mapping)
+        and isinstance(block.get("transcript"), list)
+        and isinstance(block.get("rules"), list)
+        and all(isinstance(t, Mapping) for t in block["transcript"])
+        and all(isinstance(r, Mapping) for r in block["rules"])
+    ):
+        return "the JSON block must hold a transcript list and a rules list of objects"
+    return "\n".join(text for _, text in texts), dict(block)
+
+
+def _check_response_format(body: Mapping[str, Any]) -> str | None:
+    fmt = body.get("response_format")
+    if fmt is None:
+        return None
+    if not isinstance(fmt, Mapping) or fmt.get("type") not in (
+        "json_schema",
+        "json_object",
+        "text",
+    ):
+        return "response_format.type must be json_schema, json_object or text"
+    return None
+
+
+async def chat_completions(emu: Emulator, request: Request) -> Response:
+    """POST /_emulator/judge/v1/chat/completions."""
+    body = await read_json(request, emu.settings.max_body_bytes)
+    model = body.get("model", JUDGE_MODEL) if isinstance(body, Mapping) else JUDGE_MODEL
+    if model != JUDGE_MODEL:
+        return _openai_error(404, f"The model {model!r} does not exist", "model_not_found")
+    parsed = _prompt(body)
+    problem = parsed if isinstance(parsed, str) else _check_response_format(body)
+    if problem is not None or isinstance(parsed, str):
+        return _openai_error(400, problem or "invalid request")
+    prompt, block = parsed
+    state: JudgeState = emu.judge
+    malformed, flips = state.draws(len(block["rules"]))
+    if state.settings.latency > 0:
+        await asyncio.sleep(emu.settings.scaled(state.settings.latency))
+    if malformed:
+        content = _MALFORMED[state.calls % len(_MALFORMED)]
+    else:
+        verdicts = []
+        for rule, flip in zip(block["rules"], flips, strict=True):
+            title, criterion = rule.get("title"), rule.get("criterion")
+            verdict, reason, evidence = decide(
+                block["transcript"],
+                title if isinstance(title, str) else "",
+                criterion if isinstance(criterion, str) else None,
+            )
+            verdict = _FLIPPED.get(verdict, verdict) if flip else verdict
+            verdicts.append(
+                {
+                    "rule_id": rule.get("rule_id"),
+                    "verdict": verdict,
+                    "reason": reason,
+                    "evidence_turn": evidence,
+                }
+            )
+        content = json.dumps({"verdicts": verdicts}, ensure_ascii=False)
+    prompt_tokens, completion_tokens = math.ceil(len(prompt) / 4), math.ceil(len(content) / 4)
+    return JSONResponse(
+        {
+            "id": f"chatcmpl-emulator-{state.calls}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": JUDGE_MODEL,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+    )
+
+
+async def models(emu: Emulator, request: Request) -> Response:
+    """GET /_emulator/judge/v1/models."""
+    entry = {"id": JUDGE_MODEL, "object": "model", "created": 0, "owned_by": "evalkit-emulator"}
+    return JSONResponse({"object": "list", "data": [entry]})
+
+
+_RATES: Final = (("flipRate", "flip_rate"), ("malformedRate", "malformed_rate"))
+
+
+def _settings_from_body(body: Any) -> JudgeSettings:
+    if not isinstance(body, Mapping):
+        raise_for_problems([Problem("body", "must be an object")])
+    assert isinstance(body, Mapping)
+    problems: list[Problem] = []
+    values: dict[str, Any] = {}
+    for key, name in _RATES:
+        value = body.get(key, 0.0)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            problems.append(Problem(key, "must be a number from 0 to 1"))
+        values[name] = float(value) if not problems else 0.0
+    latency = body.get("latency", 0.0)
+    if (
+        isinstance(latency, bool)
+        or not isinstance(latency, int | float)
+        or not (math.isfinite(latency) and latency >= 0)
+    ):
+        problems.append(Problem("latency", "must be a number of seconds >= 0"))
+    seed = body.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        problems.append(Problem("seed", "must be an integer or null"))
+    raise_for_problems(problems)
+    return replace(JudgeSettings(), **values, latency=float(latency), seed=seed)
+
+
+async def judge_settings(emu: Emulator, request: Request) -> Response:
+    """GET|PUT /_emulator/judge: the judge's noise settings (a PUT replaces all)."""
+    authenticate(emu, request)
+    if request.method == "PUT":
+        emu.judge.configure(
+            _settings_from_body(await read_json(request, emu.settings.max_body_bytes))
+        )
+    return JSONResponse(emu.judge.settings.to_json())

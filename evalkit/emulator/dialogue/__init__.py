@@ -1,0 +1,187 @@
+"""The emulator's dialogue engine: who says what in a rehearsed call (E9), as rules plus data.
+
+:class:`ScriptedBackend` writes both sides of a conversation from phrase banks (data files in
+``phrases/``), deterministically for a given :class:`ConversationSetup`
+(``random.Random(setup.seed)`` is the only source of chance). It reacts to the assistant's
+config the way the spec says a model does, so prompt edits change grades in recognisable ways.
+The app around it times the turns, sends pings, enforces the five-minute ceiling and handles
+disconnects; a backend only yields :class:`Utterance` objects, each carrying its acts.
+
+Agent rules (read from ``config.agent``, after ``{{token}}`` substitution)
+
+=====================  =========================================================================
+speaks first           only when ``initialGreeting`` is true; the opening line is the quoted text
+                       of ``greetingInstructions`` when it quotes one (``Say: "..."``), otherwise
+                       composed from it (salutation, name, self-introduction, purpose when it asks
+                       for one). Otherwise the caller opens ("Hello?" / "جی، ہیلو؟" / "Haan ji?").
+language and script    instructions about Urdu (they say "Urdu" or are written in Arabic script)
+                       that ask for Nastaliq / Urdu script ("Nastaliq", "Urdu script",
+                       "اردو رسم الخط", "نستعلیق") -> Urdu in Arabic script, with record values
+                       transliterated; about Urdu without that -> Roman Urdu; else English.
+variables              ``{{key}}`` / ``{{ key }}`` take the record's value; a token with no value
+                       stays verbatim, so the agent says e.g. "{{due_date}}" out loud. Record
+                       values the instructions refer to (by token, or by a word of the key such
+                       as "appointment" for ``appointment_date``) are stated in the call.
+confirm                "confirm", "yes or no", "verify", "tasdeeq", "تصدیق" -> states the key fact
+                       and asks for a yes or no.
+objections             "objection", "do not call", "not interested", "angry", "apologise",
+                       "maazrat", "معذرت" -> apologises and ends politely when the caller objects,
+                       refuses or asks to be removed; without it the agent pushes on.
+closing                "goodbye", "thank", "Allah hafiz", "shukriya", "شکریہ" -> polite close.
+callbacks              "call back", "reschedule", "baad mein" -> agrees to the caller's time.
+vague prompt           fewer than 15 words -> opens vaguely half the time ("about your account")
+                       and asks to confirm less often (65% even when told to).
+=====================  =========================================================================
+
+Prompt features (:data:`FEATURES`; keywords in the instructions and greeting, whole words, not
+negated). Each is followed with a seeded "model noise": every probability is a named field of
+:class:`NoiseModel` (a Nastaliq agent also drifts into Roman Urdu in ``script_drift`` of calls),
+so pass rates move, but rarely to 0 or 1.
+
+==========  ==============================  ==============================  ===========
+feature     keywords                        effect                          asked / not
+==========  ==============================  ==============================  ===========
+confirm     confirm, yes or no, verif,      states the key fact and asks    90% / 10%
+            tasdeeq, haan ya nahi, تصدیق,   for a yes or no (a vague
+            ہاں یا نہیں, کنفرم              prompt: confirm_vague)
+objections  objections, objects, do not     apologises and ends politely    90% / 25%
+            call, dnc, not interested,      when the caller objects,
+            refus, angry, upset, hostile,   refuses or asks to be removed
+            complain, apologi, maafi,
+            maazrat, معذرت, معافی, اعتراض,
+            ناراض
+close       goodbye, good bye, bye, thank,  closes politely (thanks,        90% / 35%
+            close the call, wrap up, sign   goodbye, Allah hafiz)
+            off, khuda hafiz, allah hafiz,
+            shukriya, خدا حافظ, اللہ حافظ,
+            شکریہ
+callback    call back, reschedul, later     agrees to the caller's time     85% / 60%
+            time, another time, baad mein,
+            بعد میں, دوبارہ کال
+verify      verif, identity, speaking to    asks whether it is speaking     85% / 40%
+            the right, right person, شناخت  with the record's name
+==========  ==============================  ==============================  ===========
+
+Persona traits (:data:`TRAITS`; keywords in ``persona.label`` + ``persona.behavior``, English
+or Roman Urdu, whole words, ignored after "not" / "never" / "don't"; several can combine, a
+trait overrides the ones it lists; flows run by priority, the first that ends the call wins)
+
+============  ====  ==================================  ==================================
+trait         prio  keywords                            caller behaviour
+============  ====  ==================================  ==================================
+wrong_person  10    wrong number, not the customer,     says it is not their number ("Yeh
+                    different person, ghalat number,    X ka number nahi hai"); ends
+                    koi aur                             (overrides complaint, confused,
+                                                        cooperative, hostile, terse)
+busy          20    busy, hurry, rushed, no time,       hangs up early; the call ends on
+                    driving, in a meeting, masroof,     the caller's line (overrides
+                    waqt nahi, jaldi                    cooperative, terse)
+dnc           30    do not call, dnc, remove my         asks to be removed from the list
+                    number, stop calling, unsubscribe,  (overrides cooperative)
+                    opt out, call mat, number hata
+complaint     35    inbound, support line, calling the  calls in with a complaint (order
+                    company, complaint call, shikayat   number); wants a next step and a
+                                                        reference (overrides callback,
+                                                        cooperative, hostile)
+hostile       40    hostile, angry, rude, aggressive,   objects; may demand the calls stop
+                    irritated, annoyed, suspicious,     (overrides cooperative)
+                    objects, ghussa, naraz, badtameez
+callback      50    call back, call later, later time,  asks for a later time
+                    reschedul, baad mein call, dobara
+                    call
+terse         60    terse, minimal answers, as few      answers in a word ("Jee", "Haan");
+                    words as possible, one or two       never ends the call itself
+                    words, monosyllabic, never          (overrides cooperative)
+                    volunteers
+confused      70    confused, elderly, d years old,     asks to repeat ("Jee? Dobara
+                    old man, senior citizen, retired,   bataiye")
+                    hard of hearing, forgetful,
+                    buzurg, samajh nahi
+distracted    71    distracted, noise, noisy, traffic,  mentions the noise, asks to repeat
+                    kids, children, crowd, market,
+                    bazaar, shor
+price         72    price, cost, expensive, discounts,  asks about cost and discount
+                    budget, cheap, afford, mehnga,
+                    qeemat, paise
+code_switch   80    code switch, mix english, urdu and  mixes Urdu and English
+                    english, english and urdu, english
+                    words, hinglish, urdish
+cooperative   90    cooperative, co-operative,          confirms
+                    friendly, helpful, agrees, polite,
+                    willing, happy
+============  ====  ==================================  ==================================
+
+The caller answers to the record's name and echoes its values (unless it is the wrong person),
+questions tokens the agent left unresolved, and often ends the call itself. With no ``context``
+and no ``variables`` it behaves like a genuine cold call ("Kaun? Kis silsile mein?"); a context
+saying the person expects the call makes it recognise the purpose.
+
+Acts (:data:`ACTS`): every utterance carries the acts it performs, and
+:func:`recognise_acts` reads them back from the text alone (each phrase bank names its acts).
+
+=======================  ======  ==================================================
+act                      by      meaning
+=======================  ======  ==================================================
+agrees_callback          agent   agrees to call back later (at the caller's time)
+apologises               agent   apologises
+asks_confirmation        agent   asks the caller to confirm with a yes or no
+asks_identity            agent   asks whether it is speaking with the record's
+                                 person
+closes_politely          agent   ends with thanks or a goodbye (Allah hafiz)
+gives_next_step          agent   gives a next step and a reference number
+honours_dnc              agent   confirms the caller will not be called again
+leaves_token_unresolved  agent   says a {{token}} out loud
+offers_help              agent   offers further help
+pushes_on                agent   carries on with its script after an objection
+states_identity          agent   says who is calling (its name or organisation)
+states_price             agent   states the amount
+states_purpose           agent   states the purpose of the call with its details
+asks_price               caller  asks about cost or a discount
+asks_repeat              caller  asks the agent to repeat
+asks_who                 caller  asks who is calling and why
+busy                     caller  says they are busy
+complains                caller  complains about a problem (inbound)
+confirms                 caller  confirms (yes)
+confirms_identity        caller  confirms they are the record's person
+objects                  caller  objects to the call
+questions_token          caller  asks what a {{token}} the agent said means
+requests_callback        caller  asks to be called back later
+requests_dnc             caller  asks not to be called again
+says_wrong_person        caller  says the agent has the wrong person
+=======================  ======  ==================================================
+"""
+
+from ._acts import ACTS, Act, recognise_acts
+from ._docs import act_table, feature_table, trait_table
+from ._features import FEATURES, Feature
+from ._noise import NoiseModel
+from ._plan import ScriptedBackend, plan_conversation
+from ._text import detect_register, lookup_variable, substitute_variables, transliterate
+from ._traits import TRAITS, Trait, persona_traits
+from ._types import ConversationSetup, DialogueBackend, Register, Role, Utterance
+
+__all__ = [
+    "ACTS",
+    "FEATURES",
+    "TRAITS",
+    "Act",
+    "ConversationSetup",
+    "DialogueBackend",
+    "Feature",
+    "NoiseModel",
+    "Register",
+    "Role",
+    "ScriptedBackend",
+    "Trait",
+    "Utterance",
+    "act_table",
+    "detect_register",
+    "feature_table",
+    "lookup_variable",
+    "persona_traits",
+    "plan_conversation",
+    "recognise_acts",
+    "substitute_variables",
+    "trait_table",
+    "transliterate",
+]

@@ -1,0 +1,187 @@
+"""What the assistant's prompt asks for: the feature table, the topic and purpose words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from ._noise import NoiseModel
+from ._text import mentions
+
+__all__ = ["FEATURES", "PURPOSE_WORDS", "TOPICS", "Feature", "detect_features", "topic_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Feature:
+    """A behaviour a prompt can ask for, and how often it happens with and without asking.
+
+    ``followed`` and ``unprompted`` name :class:`NoiseModel` fields.
+    """
+
+    name: str
+    keywords: tuple[str, ...]
+    followed: str
+    unprompted: str
+    effect: str
+
+    def rate(self, noise: NoiseModel, instructed: bool) -> float:
+        """The probability the behaviour happens in a call."""
+        value: float = getattr(noise, self.followed if instructed else self.unprompted)
+        return value
+
+
+FEATURES: Final[tuple[Feature, ...]] = (
+    Feature(
+        "confirm",
+        (
+            r"confirm\w*",
+            r"yes[\s/-]*or[\s/-]*no",
+            r"verif\w*",
+            r"tasdeeq",
+            r"haan ya nahi",
+            r"تصدیق",
+            r"ہاں یا نہیں",
+            r"کنفرم",
+        ),
+        "follow",
+        "confirm_unasked",
+        "states the key fact and asks for a yes or no (a vague prompt: confirm_vague)",
+    ),
+    Feature(
+        "objections",
+        (
+            r"objections?",
+            r"objects?",
+            r"do[\s-]not[\s-]call",
+            r"dnc",
+            r"not interested",
+            r"refus\w*",
+            r"angry",
+            r"upset",
+            r"hostile",
+            r"complain\w*",
+            r"apologi[sz]\w*",
+            r"maafi",
+            r"maazrat",
+            r"معذرت",
+            r"معافی",
+            r"اعتراض",
+            r"ناراض",
+        ),
+        "follow",
+        "apologise_unasked",
+        "apologises and ends politely when the caller objects, refuses or asks to be removed",
+    ),
+    Feature(
+        "close",
+        (
+            r"goodbye",
+            r"good bye",
+            r"bye",
+            r"thank\w*",
+            r"close the call",
+            r"wrap up",
+            r"sign off",
+            r"khuda hafiz",
+            r"allah hafiz",
+            r"shukriya",
+            r"خدا حافظ",
+            r"اللہ حافظ",
+            r"شکریہ",
+        ),
+        "follow",
+        "close_unasked",
+        "closes politely (thanks, goodbye, Allah hafiz)",
+    ),
+    Feature(
+        "callback",
+        (
+            r"call ?back",
+            r"reschedul\w*",
+            r"later time",
+            r"another time",
+            r"baad mein",
+            r"بعد میں",
+            r"دوبارہ کال",
+        ),
+        "callback_agree",
+        "callback_agree_unasked",
+        "agrees to the caller's time",
+    ),
+    Feature(
+        "verify",
+        (r"verif\w*", r"identity", r"speaking (?:to|with) the right", r"right person", r"شناخت"),
+        "verify_identity",
+        "verify_identity_unasked",
+        "asks whether it is speaking with the record's name",
+    ),
+)
+
+PURPOSE_WORDS: Final = (
+    r"purpose",
+    r"reason",
+    r"why you(?:'re| are) calling",
+    r"calling about",
+    r"mention\w*",
+    r"remind\w*",
+    r"maqsad",
+    r"مقصد",
+)
+
+TOPICS: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
+    (
+        "appointment",
+        (
+            r"appointments?",
+            r"clinic",
+            r"doctors?",
+            r"check-?ups?",
+            r"consultation",
+            r"mulaqat",
+            r"اپائنٹمنٹ",
+            r"ملاقات",
+            r"کلینک",
+        ),
+    ),
+    (
+        "payment",
+        (
+            r"payments?",
+            r"bills?",
+            r"dues?",
+            r"amount",
+            r"installments?",
+            r"invoice",
+            r"balance",
+            r"outstanding",
+            r"qist",
+            r"ادائیگی",
+            r"بل",
+            r"قسط",
+        ),
+    ),
+    (
+        "delivery",
+        (
+            r"deliver\w*",
+            r"(?<!in )orders?",
+            r"parcels?",
+            r"shipments?",
+            r"courier",
+            r"ڈیلیوری",
+            r"آرڈر",
+        ),
+    ),
+    ("renewal", (r"renew\w*", r"subscriptions?", r"expir\w*", r"policy", r"تجدید", r"سبسکرپشن")),
+    ("survey", (r"survey", r"feedback", r"ratings?", r"satisf\w*", r"رائے", r"سروے")),
+)
+
+
+def detect_features(text: str) -> frozenset[str]:
+    """The features a prompt's text asks for."""
+    return frozenset(f.name for f in FEATURES if mentions(text, f.keywords))
+
+
+def topic_of(text: str) -> str:
+    """The call's topic (first matching row of :data:`TOPICS`), else ``"generic"``."""
+    return next((topic for topic, words in TOPICS if mentions(text, words)), "generic")

@@ -1,0 +1,177 @@
+"""The emulated judge over real HTTP: the judge prompt in, verdicts from recognised acts out,
+seeded noise whose flip rate a disagreement measurement recovers."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from evalkit.emulator import EmulatorServer, serve
+from evalkit.emulator.dialogue import ConversationSetup, plan_conversation
+
+from .test_dialogue import RECORD, RU_PROMPT, config
+
+RULES = [
+    {"rule_id": "greet", "title": "Introduces itself", "criterion": "States its identity"},
+    {"rule_id": "purpose", "title": "States the purpose", "criterion": None},
+    {"rule_id": "confirm", "title": "Confirmation", "criterion": "Asks to confirm, yes or no"},
+    {"rule_id": "close", "title": "Polite close", "criterion": "Says goodbye or thanks"},
+    {"rule_id": "dnc", "title": "Honours do-not-call", "criterion": "Removes the number"},
+    {"rule_id": "vibe", "title": "Sounds warm", "criterion": "Tone is empathetic"},
+]
+
+
+@pytest.fixture
+def judge() -> Iterator[tuple[EmulatorServer, httpx.Client]]:
+    with (
+        serve(time_scale=0.001, seed=3) as emu,
+        httpx.Client(base_url=emu.judge_base_url, timeout=30.0) as client,
+    ):
+        yield emu, client
+
+
+NO_CONFIRM = RU_PROMPT.replace(" and ask them to confirm with a yes or no", "")
+
+
+def _transcript(behavior: str, seed: int, prompt: str = RU_PROMPT) -> list[dict[str, Any]]:
+    setup = ConversationSetup(config(prompt), {"behavior": behavior}, "ctx", RECORD, seed)
+    return [
+        {"turn": i, "role": u.role, "text": u.text}
+        for i, u in enumerate(plan_conversation(setup), start=1)
+    ]
+
+
+def _request(transcript: list[dict[str, Any]], rules: list[dict[str, Any]], **extra: Any) -> Any:
+    block = json.dumps({"transcript": transcript, "rules": rules}, ensure_ascii=False)
+    messages = [
+        {"role": "system", "content": "You are a strict judge."},
+        {"role": "user", "content": f"Judge this call.\n\n```json\n{block}\n```"},
+    ]
+    return {"model": "emulator-judge", "messages": messages, "temperature": 0, **extra}
+
+
+def _verdicts(client: httpx.Client, body: Any) -> dict[str, dict[str, Any]]:
+    response = client.post("/chat/completions", json=body)
+    assert response.status_code == 200, response.text
+    content = response.json()["choices"][0]["message"]["content"]
+    return {v["rule_id"]: v for v in json.loads(content)["verdicts"]}
+
+
+def test_models_lists_the_emulator_judge(judge: tuple[EmulatorServer, httpx.Client]) -> None:
+    _, client = judge
+    assert [m["id"] for m in client.get("/models").json()["data"]] == ["emulator-judge"]
+
+
+@pytest.mark.parametrize(
+    "response_format",
+    [None, {"type": "json_object"}, {"type": "json_schema", "json_schema": {"name": "v"}}],
+)
+def test_verdicts_follow_the_acts_in_the_agent_turns(
+    judge: tuple[EmulatorServer, httpx.Client], response_format: Any
+) -> None:
+    _, client = judge
+    transcript = _transcript("asks to be put on the do not call list", 1)
+    extra = {"response_format": response_format} if response_format else {}
+    response = client.post("/chat/completions", json=_request(transcript, RULES, **extra))
+    body = response.json()
+    assert body["object"] == "chat.completion"
+    assert body["usage"]["prompt_tokens"] > 0 < body["usage"]["completion_tokens"]
+    verdicts = {
+        v["rule_id"]: v for v in json.loads(body["choices"][0]["message"]["content"])["verdicts"]
+    }
+    assert list(verdicts) == [r["rule_id"] for r in RULES]
+    assert verdicts["vibe"]["verdict"] == "na"
+    assert "cannot map" in verdicts["vibe"]["reason"]
+    for verdict in verdicts.values():
+        if verdict["verdict"] == "pass" and verdict["evidence_turn"] is not None:
+            turn = transcript[verdict["evidence_turn"] - 1]
+            assert turn["role"] == "agent"
+
+
+def test_do_not_call_is_na_when_the_caller_never_asked(
+    judge: tuple[EmulatorServer, httpx.Client],
+) -> None:
+    _, client = judge
+    verdicts = _verdicts(client, _request(_transcript("cooperative", 2), RULES))
+    assert verdicts["dnc"]["verdict"] == "na"
+    assert "does not apply" in verdicts["dnc"]["reason"]
+
+
+def test_pass_and_fail_both_occur_and_agree_with_the_text(
+    judge: tuple[EmulatorServer, httpx.Client],
+) -> None:
+    _, client = judge
+    seen = set()
+    for seed in range(30):
+        transcript = _transcript("cooperative", seed, (RU_PROMPT, NO_CONFIRM)[seed % 2])
+        verdict = _verdicts(client, _request(transcript, RULES[2:3]))["confirm"]
+        said = " ".join(t["text"] for t in transcript if t["role"] == "agent")
+        assert (verdict["verdict"] == "pass") == bool(
+            "yes or no" in said.lower() or "haan ya nahi" in said.lower()
+        )
+        seen.add(verdict["verdict"])
+    assert seen == {"pass", "fail"}
+
+
+@pytest.mark.parametrize(
+    ("body", "status"),
+    [
+        ({"messages": [{"role": "user", "content": "no block here"}]}, 400),
+        ({"messages": [{"role": "user", "content": "```json\n{not json\n```"}]}, 400),
+        ({"model": "gpt-x", "messages": []}, 404),
+        ({"messages": "nope"}, 400),
+    ],
+)
+def test_bad_requests_get_openai_errors(
+    judge: tuple[EmulatorServer, httpx.Client], body: Any, status: int
+) -> None:
+    _, client = judge
+    response = client.post("/chat/completions", json=body, headers={"Authorization": "Bearer x"})
+    assert response.status_code == status
+    assert "message" in response.json()["error"]
+
+
+def test_settings_and_stats(judge: tuple[EmulatorServer, httpx.Client]) -> None:
+    emu, client = judge
+    assert emu.admin("GET", "/judge")["flipRate"] == 0.0
+    with pytest.raises(httpx.HTTPStatusError):
+        emu.admin("PUT", "/judge", {"flipRate": 2})
+    emu.admin("PUT", "/judge", {"malformedRate": 1.0, "seed": 1})
+    response = client.post("/chat/completions", json=_request(_transcript("", 1), RULES))
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(response.json()["choices"][0]["message"]["content"])
+    stats = emu.stats()
+    assert stats["judgeCalls"] == 1
+    assert stats["judgeMalformed"] == 1
+
+
+@pytest.mark.slow
+def test_flip_rate_is_recovered_by_measured_disagreement(
+    judge: tuple[EmulatorServer, httpx.Client],
+) -> None:
+    emu, client = judge
+    behaviours = ["cooperative", "hostile", "busy", "asks to call back later", "elderly"]
+    bodies = [
+        _request(_transcript(behaviours[s % 5], s), RULES[:4]) for s in range(125)
+    ]  # 500 rule decisions
+    emu.admin("PUT", "/judge", {"flipRate": 0.0})
+    clean = [_verdicts(client, b) for b in bodies]
+    emu.admin("PUT", "/judge", {"flipRate": 0.2, "seed": 99})
+    noisy = [_verdicts(client, b) for b in bodies]
+    pairs = [
+        (c[r]["verdict"], n[r]["verdict"])
+        for c, n in zip(clean, noisy, strict=True)
+        for r in c
+        if c[r]["verdict"] in ("pass", "fail")
+    ]
+    n = len(pairs)
+    disagreement = sum(a != b for a, b in pairs) / n
+    half_width = 3 * math.sqrt(0.2 * 0.8 / n)
+    assert n >= 400
+    assert abs(disagreement - 0.2) <= half_width
+    assert emu.stats()["judgeCalls"] == 250
