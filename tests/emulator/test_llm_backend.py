@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 
-from evalkit.emulator.dialogue import ConversationSetup, Utterance
 from evalkit.emulator._llm_backend import LlmBackend, LlmBackendError
+from evalkit.emulator.dialogue import ConversationSetup, Utterance
 
 KEY = "sk-test-SECRET-0123456789"
 BASE = "http://llm.test/v1"
