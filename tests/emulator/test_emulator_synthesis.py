@@ -13,7 +13,7 @@ from .helpers import client_for
 TTS = "/synthesis/text-to-speech"
 PHRASES = "/synthesis/phrase-replacement-config"
 EXPECTED_TYPES = {
-    "PCM": "audio/pcm",
+    "PCM": "audio/L16;rate=22050",
     "WAV": "audio/wav",
     "MP3": "audio/mpeg",
     "OGG": "audio/ogg",
