@@ -6,8 +6,10 @@ not carry are added from :mod:`evalkit.api._limits` through :data:`CONSTRAINTS`,
 those the server refuses with 400 (a provider-side mistake is stored on save, so it is not a
 constraint of the document). Paths and status codes come from :data:`OPERATIONS`.
 
-The E9 stream is described under its ``text/event-stream`` response: ``x-events`` maps each
-event name (``turn``, ``done``, ``error``) to the schema of its ``data`` JSON.
+The E9 stream is described under its ``text/event-stream`` response the way OpenAPI 3.2
+(``itemSchema``) and schemathesis read a 3.1 ``schema`` there: each event is an object
+``{event, data}``, one ``oneOf`` branch per event name (``turn``, ``done``, ``error``), whose
+``data`` is JSON text (``contentMediaType``) with the event's ``contentSchema``.
 """
 
 from __future__ import annotations
@@ -248,7 +250,23 @@ def _extras() -> _S:
     return {
         "AssistantList": {"type": "array", "items": {"$ref": _REF.format(model="Assistant")}},
         "Audio": {"type": "string", "format": "binary"},
-        "EventStream": {"type": "string", "description": "server-sent events; see x-events"},
+        "EventStream": {
+            "description": "one server-sent event: turn*, then exactly one done or error",
+            "oneOf": [_event_schema(name) for name in _EVENT_NAMES],
+        },
+    }
+
+
+def _event_schema(name: str) -> _S:
+    data = {
+        "type": "string",
+        "contentMediaType": "application/json",
+        "contentSchema": {"$ref": _REF.format(model=f"{name.title()}Event")},
+    }
+    return {
+        "type": "object",
+        "required": ["event", "data"],
+        "properties": {"event": {"const": name}, "data": data},
     }
 
 
@@ -268,8 +286,7 @@ def _content(schema: str) -> _S:
     if schema == "Audio":
         return {t: {"schema": ref} for t in AUDIO_MEDIA_TYPES}
     if schema == "EventStream":
-        events = {n: {"$ref": _REF.format(model=f"{n.title()}Event")} for n in _EVENT_NAMES}
-        return {"text/event-stream": {"schema": ref, "x-events": events}}
+        return {"text/event-stream": {"schema": ref}}
     return {"application/json": {"schema": ref}}
 
 
