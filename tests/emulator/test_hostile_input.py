@@ -61,7 +61,7 @@ def test_huge_integers_are_refused(emu: EmulatorServer, client: httpx.Client, di
             assert response.status_code == 400, (path, response.text)
             assert response.json()["statusCode"] == 400
         assert admin.get("/faults").json()["dropRate"] == 0
-    config = '{"agent": {"instructions": "hi"}, "session": {"ttl": %s}}' % huge
+    config = f'{{"agent": {{"instructions": "hi"}}, "session": {{"ttl": {huge}}}}}'
     response = client.post("/realtime-assistants", content=f'{{"name": "x", "config": {config}}}')
     assert response.status_code == 400
     assert client.get("/realtime-assistants").json() == []

@@ -42,7 +42,8 @@ def test_the_served_document_is_the_generated_one(
 def test_limits_come_from_the_limits_module_and_none_are_invented() -> None:
     text = json.dumps(DOC)
     rules = SCHEMAS["Scorecard"]["properties"]["rules"]
-    assert rules["minItems"] == 1 and "maxItems" not in rules
+    assert rules["minItems"] == 1
+    assert "maxItems" not in rules
     tools = SCHEMAS["AgentConfig"]["properties"]["tools"]
     assert "maxItems" not in json.dumps(tools)
     assert (
@@ -61,7 +62,8 @@ def test_limits_come_from_the_limits_module_and_none_are_invented() -> None:
     session = SCHEMAS["SessionConfig"]["properties"]
     assert session["roomPrefix"]["anyOf"][0]["maxLength"] == L.MAX_ROOM_PREFIX_CHARS
     assert session["ttl"]["anyOf"][0]["minimum"] == L.MIN_SESSION_TTL_S
-    assert '"maxItems": 3' not in text and '"maxItems": 4' not in text
+    assert '"maxItems": 3' not in text
+    assert '"maxItems": 4' not in text
 
 
 def test_every_body_is_required_in_the_document() -> None:
@@ -132,7 +134,8 @@ def test_stream_events_conform_to_their_schemas(client: httpx.Client) -> None:
     path = f"/realtime-assistants/builds/{aid}/simulate"
     with client.stream("POST", path, json={"persona": {"label": "p"}}) as response:
         events = parse_sse(list(response.iter_lines()))
-    assert events and events[-1][0] == "done"
+    assert events
+    assert events[-1][0] == "done"
     for name, data in events:
         event = {"event": name, "data": json.dumps(data)}
         assert validator("EventStream").is_valid(event)
