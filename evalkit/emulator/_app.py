@@ -26,12 +26,31 @@ from .dialogue import DialogueBackend
 Handler = Callable[[Emulator, Request], Awaitable[Response]]
 
 
-def _route(emu: Emulator, path: str, handler: Handler, methods: list[str]) -> Route:
-    async def endpoint(request: Request) -> Response:
-        settle_builds(emu)
-        return await handler(emu, request)
+def _routes(emu: Emulator, table: list[tuple[str, Handler, list[str]]]) -> list[BaseRoute]:
+    """One route per path, dispatching by method, so a 405's ``Allow`` lists every method.
 
-    return Route(path, endpoint, methods=methods)
+    An unexpected exception is answered here (500, ``Connection: close``) rather than
+    re-raised into the server, which would leave a keep-alive connection in doubt.
+    """
+    by_path: dict[str, dict[str, Handler]] = {}
+    for path, handler, methods in table:
+        for method in methods:
+            by_path.setdefault(path, {})[method] = handler
+    return [_route(emu, path, handlers) for path, handlers in by_path.items()]
+
+
+def _route(emu: Emulator, path: str, handlers: dict[str, Handler]) -> Route:
+    async def endpoint(request: Request) -> Response:
+        method = "GET" if request.method == "HEAD" else request.method
+        try:
+            settle_builds(emu)
+            return await handlers[method](emu, request)
+        except (ApiHttpError, HTTPException):
+            raise
+        except Exception as exc:
+            return await emu.last_resort(request, exc)
+
+    return Route(path, endpoint, methods=list(handlers))
 
 
 def _v1_routes(emu: Emulator) -> list[BaseRoute]:
@@ -51,7 +70,7 @@ def _v1_routes(emu: Emulator) -> list[BaseRoute]:
         ("/synthesis/phrase-replacement-config", _synthesis.create_phrase_config, ["POST"]),
         ("/contact-lists/{list_id}", _v1.get_contact_list, ["GET"]),
     ]
-    routes: list[BaseRoute] = [_route(emu, p, h, m) for p, h, m in table]
+    routes = _routes(emu, table)
 
     async def openapi(request: Request) -> Response:
         return JSONResponse(openapi_document(str(request.base_url).rstrip("/") + "/v1"))
@@ -78,7 +97,7 @@ def _admin_routes(emu: Emulator) -> list[BaseRoute]:
         ("/judge/v1/chat/completions", _judge.chat_completions, ["POST"]),
         ("/judge/v1/models", _judge.models, ["GET"]),
     ]
-    return [_route(emu, p, h, m) for p, h, m in table]
+    return _routes(emu, table)
 
 
 def build_app(emu: Emulator) -> Starlette:

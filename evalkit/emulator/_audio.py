@@ -15,7 +15,9 @@ mu-law:
 ``PCM_22050_16``   raw signed 16-bit little-endian mono PCM, 22050 Hz (numpy)
 ``WAV_22050_16``   RIFF WAV, 16-bit signed PCM, 22050 Hz
 ``WAV_22050_32``   RIFF WAV, 32-bit signed PCM, 22050 Hz
-``MP3_22050_*``    MPEG-2 Layer III, 22050 Hz, constant bit rate of 32, 64 or 128 kbps (no ID3)
+``MP3_22050_*``    MPEG-2 Layer III, 22050 Hz, constant bit rate of 32, 64 or 128 kbps (no ID3),
+                   led by an ``Info`` frame (the CBR Xing header: frame and byte counts) so
+                   players read the duration from it instead of guessing
 ``OGG_22050_16``   Ogg Vorbis, 22050 Hz (written in blocks: libvorbis overflows its stack on
                    one large write)
 ``ULAW_8000_8``    raw G.711 mu-law, 8000 Hz, one byte a sample (numpy encoder; the signal is
@@ -43,6 +45,7 @@ __all__ = [
     "OUTPUT_FORMATS",
     "apply_phrase_replacements",
     "format_sample_rate",
+    "mp3_frames",
     "synthesize",
     "ulaw_decode",
     "ulaw_encode",
@@ -264,4 +267,65 @@ def _encode_mp3(pcm: npt.NDArray[np.int16], rate: int, kbps: int) -> bytes:
     encoder.set_out_sample_rate(rate)
     encoder.set_channels(1)
     encoder.set_quality(_LAME_QUALITY)
-    return bytes(encoder.encode(pcm.tobytes()) + encoder.flush())
+    return with_info_frame(bytes(encoder.encode(pcm.tobytes()) + encoder.flush()))
+
+
+_MP3_BITRATES_KBPS: Final[Mapping[int, tuple[int, ...]]] = {
+    3: (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320),  # MPEG-1
+    2: (0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160),  # MPEG-2
+}
+_MP3_RATES: Final[Mapping[int, tuple[int, ...]]] = {
+    3: (44100, 48000, 32000),
+    2: (22050, 24000, 16000),
+}
+_XING_FRAMES_AND_BYTES: Final = 0x03
+
+
+def _mp3_frame_length(header: int) -> int | None:
+    """Bytes in the Layer III frame starting with ``header``, or None when it is no frame."""
+    version, layer = (header >> 19) & 3, (header >> 17) & 3
+    rate_index, bitrate_index = (header >> 10) & 3, (header >> 12) & 0xF
+    if header >> 21 != 0x7FF or version not in _MP3_BITRATES_KBPS or layer != 1:
+        return None
+    if rate_index == 3 or bitrate_index in (0, 15):
+        return None
+    per_frame = 144000 if version == 3 else 72000
+    kbps = _MP3_BITRATES_KBPS[version][bitrate_index]
+    return per_frame * kbps // _MP3_RATES[version][rate_index] + ((header >> 9) & 1)
+
+
+def mp3_frames(data: bytes) -> list[tuple[int, int]]:
+    """``(offset, length)`` of each MPEG-1/2 Layer III frame, from the start of ``data``."""
+    frames: list[tuple[int, int]] = []
+    offset = 0
+    while offset + 4 <= len(data):
+        length = _mp3_frame_length(int.from_bytes(data[offset : offset + 4], "big"))
+        if length is None:
+            break
+        frames.append((offset, length))
+        offset += length
+    return frames
+
+
+def _side_info_bytes(header: int) -> int:
+    mpeg1, mono = (header >> 19) & 3 == 3, (header >> 6) & 3 == 3
+    return (17 if mono else 32) if mpeg1 else (9 if mono else 17)
+
+
+def with_info_frame(mp3: bytes) -> bytes:
+    """``mp3`` led by an ``Info`` frame: a silent frame of the same kind whose main data
+    starts with the Xing header of a constant-bit-rate file (the audio frames' count and the
+    file's bytes), as LAME writes when it can seek back."""
+    frames = mp3_frames(mp3)
+    if not frames:
+        return mp3
+    header = int.from_bytes(mp3[:4], "big") & ~(1 << 9)  # no padding
+    length = _mp3_frame_length(header)
+    assert length is not None
+    frame = bytearray(length)
+    frame[:4] = header.to_bytes(4, "big")
+    tag = 4 + _side_info_bytes(header)
+    frame[tag : tag + 16] = b"Info" + b"".join(
+        n.to_bytes(4, "big") for n in (_XING_FRAMES_AND_BYTES, len(frames), length + len(mp3))
+    )
+    return bytes(frame) + mp3

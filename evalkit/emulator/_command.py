@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from ._server import EmulatorServer, serve
+from ._settings import EmulatorSettings
 from .dialogue import DialogueBackend
 
 
@@ -40,6 +41,20 @@ def emulator(
             envvar="EVALKIT_LLM_API_KEY", show_envvar=False, help="Key for --llm-base-url."
         ),
     ] = None,
+    livekit_api_key: Annotated[
+        str | None,
+        typer.Option(
+            envvar="EVALKIT_LIVEKIT_API_KEY", help="LiveKit API key session tokens carry."
+        ),
+    ] = None,
+    livekit_api_secret: Annotated[
+        str | None,
+        typer.Option(
+            envvar="EVALKIT_LIVEKIT_API_SECRET",
+            show_envvar=True,
+            help="LiveKit API secret that signs session tokens (at least 32 characters).",
+        ),
+    ] = None,
 ) -> None:
     """Serve a local emulator of the service until stopped (Ctrl-C)."""
     backend: DialogueBackend | None = None
@@ -51,7 +66,13 @@ def emulator(
         backend = LlmBackend(llm_base_url, llm_model, api_key=llm_api_key)
     if api_key is not None and not api_key.startswith("sk_api_"):
         raise typer.BadParameter("--api-key must start with sk_api_")
+    try:
+        EmulatorSettings(livekit_api_key=livekit_api_key, livekit_api_secret=livekit_api_secret)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
     server = serve(
+        livekit_api_key=livekit_api_key,
+        livekit_api_secret=livekit_api_secret,
         port=port,
         api_key=api_key,
         time_scale=time_scale,
@@ -83,6 +104,9 @@ def run_forever(server: EmulatorServer, stop: threading.Event | None = None) -> 
             typer.echo(f"EVALKIT_API_KEY={server.api_key}")
             typer.echo(f"EVALKIT_JUDGE_BASE_URL={server.judge_base_url}")
             typer.echo("EVALKIT_JUDGE_MODEL=emulator-judge")
+            typer.echo(f"LIVEKIT_URL={server.livekit_url}")
+            typer.echo(f"LIVEKIT_API_KEY={server.livekit_api_key}")
+            typer.echo(f"LIVEKIT_API_SECRET={server.livekit_api_secret}")
             typer.echo(f"# admin API: {server.admin_url}  (Ctrl-C to stop)", err=True)
             while not stop.wait(0.5):
                 pass

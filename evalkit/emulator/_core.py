@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import secrets
 import threading
@@ -101,8 +100,9 @@ class Emulator:
         self.synthesis_limiter = RateLimiter(
             self.settings.synthesis_requests_per_minute, self.settings.synthesis_window
         )
-        self.jwt_secret = self.state.jwt_secret()
-        self.jwt_issuer = "API" + hashlib.sha256(self.jwt_secret).hexdigest()[:12]
+        self.livekit_api_key, self.livekit_api_secret = self.state.livekit_keys(
+            self.settings.livekit_api_key, self.settings.livekit_api_secret
+        )
         self.loop: asyncio.AbstractEventLoop | None = None
         self.streams: set[asyncio.Queue[tuple[str, Any]]] = set()
         self.tasks: set[asyncio.Task[Any]] = set()

@@ -136,7 +136,11 @@ async def handle_http_exception(request: Request, exc: Exception) -> Response:
 
 
 class LastResort:
-    """The handler of unexpected exceptions: a 500 envelope, counted so tests can see it."""
+    """The handler of unexpected exceptions: a 500 envelope, counted so tests can see it.
+
+    It carries ``Connection: close``: the server closes the connection after it, and the
+    client knows not to send another request on it (nothing is left half-read).
+    """
 
     def __init__(self) -> None:
         self.count = 0
@@ -150,4 +154,8 @@ class LastResort:
             type(exc).__name__,
             exc_info=exc,
         )
-        return JSONResponse(envelope(500, "Internal server error"), status_code=500)
+        return JSONResponse(
+            envelope(500, "Internal server error"),
+            status_code=500,
+            headers={"Connection": "close"},
+        )

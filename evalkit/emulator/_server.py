@@ -7,7 +7,9 @@ first, then asks uvicorn to exit, and forces it after a short grace period.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
+import os
 import socket
 import threading
 import time
@@ -25,6 +27,8 @@ from .dialogue import DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
 
+LIVEKIT_KEY_ENV = "EVALKIT_LIVEKIT_API_KEY"
+LIVEKIT_SECRET_ENV = "EVALKIT_LIVEKIT_API_SECRET"
 GRACEFUL_SHUTDOWN_S = 1
 STARTUP_TIMEOUT_S = 15.0
 
@@ -99,6 +103,22 @@ class EmulatorServer:
     def api_key(self) -> str:
         """The default project's key."""
         return self.emulator.api_key
+
+    @property
+    def livekit_url(self) -> str:
+        """The room server address sessions carry as ``wsUrl`` (``ws://host:port``)."""
+        return "ws" + self.url[len("http") :]
+
+    @property
+    def livekit_api_key(self) -> str:
+        """The LiveKit API key session tokens are issued under (their ``iss``)."""
+        return self.emulator.livekit_api_key
+
+    @property
+    def livekit_api_secret(self) -> str:
+        """The secret session tokens are signed with (give it to a LiveKit server or a
+        ``TokenVerifier`` together with :attr:`livekit_api_key`)."""
+        return self.emulator.livekit_api_secret
 
     def start(self) -> EmulatorServer:
         """Bind, start uvicorn in a daemon thread and wait until it accepts connections."""
@@ -296,13 +316,20 @@ def serve(
     backend: DialogueBackend | None = None,
     *,
     settings: EmulatorSettings | None = None,
+    livekit_api_key: str | None = None,
+    livekit_api_secret: str | None = None,
 ) -> EmulatorServer:
     """An emulator server to use as a context manager (``with serve() as emu:``).
 
     ``api_key`` None generates a key (or, with ``db``, adds a fresh one to the stored default
     project); a given key must start with ``sk_api_``. ``settings`` wins over ``time_scale``,
-    ``seed`` and ``turn_delay``.
+    ``seed`` and ``turn_delay``. ``livekit_api_key``/``livekit_api_secret`` (default: the
+    ``EVALKIT_LIVEKIT_API_KEY``/``EVALKIT_LIVEKIT_API_SECRET`` environment variables, else a
+    generated pair) sign session tokens.
     """
     settings = settings or EmulatorSettings(time_scale=time_scale, seed=seed, turn_delay=turn_delay)
+    key = livekit_api_key or os.environ.get(LIVEKIT_KEY_ENV) or settings.livekit_api_key
+    secret = livekit_api_secret or os.environ.get(LIVEKIT_SECRET_ENV) or settings.livekit_api_secret
+    settings = dataclasses.replace(settings, livekit_api_key=key, livekit_api_secret=secret)
     emulator = Emulator(settings, api_key=api_key, db=db, backend=backend)
     return EmulatorServer(emulator, host=host, port=port)

@@ -1,6 +1,11 @@
-"""Web-session credentials (E6/E7/E8): HS256 JWTs in the LiveKit claim layout.
+"""Web-session credentials (E6/E7/E8): HS256 JWTs a LiveKit server accepts.
 
-Claims: ``iss`` (an API-key-like id of this emulator), ``sub`` (the participant identity),
+They are signed with the emulator's LiveKit key pair (``iss`` is the API key, the secret is
+the HMAC key), so a LiveKit server configured with the same pair (``keys: {KEY: SECRET}``)
+and livekit-api's ``TokenVerifier`` accept them. ``wsUrl`` is the server's base
+(``ws://host:port``): LiveKit clients append ``/rtc`` themselves.
+
+Claims: ``iss`` (the LiveKit API key), ``sub`` (the participant identity),
 ``name`` (the display name), ``nbf``, ``exp`` (now + ``config.session.ttl``, default 600),
 ``jti`` (the session id), ``metadata`` (JSON text: assistant id and the version calls run)
 and the ``video`` grant {roomJoin, room, canPublish, canPublishSources: ["microphone"],
@@ -46,9 +51,9 @@ def _session_settings(config: Any) -> tuple[int, str]:
 
 
 def ws_url(request: Request) -> str:
-    """The room server address: this emulator's host and port, ws:// scheme, path /rtc."""
+    """The room server address: this emulator's host and port, ws:// scheme, no path."""
     scheme = "wss" if request.url.scheme == "https" else "ws"
-    return f"{scheme}://{request.url.netloc}/rtc"
+    return f"{scheme}://{request.url.netloc}"
 
 
 def mint_session(
@@ -72,7 +77,7 @@ def mint_session(
         room = room_name
     now = int(time.time())
     claims: dict[str, Any] = {
-        "iss": emu.jwt_issuer,
+        "iss": emu.livekit_api_key,
         "sub": f"participant-{uuid.uuid4().hex[:12]}",
         "name": participant_name,
         "nbf": now,
@@ -90,14 +95,18 @@ def mint_session(
             "canSubscribe": True,
         },
     }
-    token = jwt.encode(claims, emu.jwt_secret, algorithm="HS256")
+    token = jwt.encode(claims, emu.livekit_api_secret, algorithm="HS256")
     return {"token": token, "wsUrl": ws_url(request), "roomName": room}
 
 
 def decode_token(emu: Emulator, token: str) -> dict[str, Any]:
     """A token's claims; raises ``jwt.InvalidTokenError`` when forged or expired."""
     claims: dict[str, Any] = jwt.decode(
-        token, emu.jwt_secret, algorithms=["HS256"], options={"require": ["exp", "sub"]}
+        token,
+        emu.livekit_api_secret,
+        algorithms=["HS256"],
+        issuer=emu.livekit_api_key,
+        options={"require": ["exp", "sub", "iss"]},
     )
     return claims
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 from ..api._limits import KEEPALIVE_INTERVAL_S, SIMULATION_CEILING_S
 
@@ -15,6 +16,9 @@ SYNTHESIS_WINDOW_S = 60.0
 """The synthesis rate limit counts requests per this many emulated seconds."""
 MIN_PING_INTERVAL_S = 0.005
 """Pings never come faster than this, however small the time scale."""
+MIN_LIVEKIT_SECRET_CHARS = 32
+"""LiveKit servers refuse shorter secrets (and HS256 wants at least 32 bytes)."""
+_PRINTABLE = re.compile(r"[!-~]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +28,9 @@ class EmulatorSettings:
     ``turn_delay`` is emulated seconds of latency before each utterance. ``seed`` None draws
     a random seed at start (conversations then differ between emulator runs).
     ``synthesis_requests_per_minute`` caps E11/E12 per project (None: no cap).
+    ``livekit_api_key``/``livekit_api_secret`` sign session tokens (None: generated once and
+    kept with the state); both are printable ASCII, the secret at least 32 characters, so a
+    real LiveKit server's key list can hold them. The secret never shows in a repr.
     """
 
     time_scale: float = 1.0
@@ -32,6 +39,8 @@ class EmulatorSettings:
     synthesis_requests_per_minute: int | None = 300
     max_body_bytes: int = 2 * 1024 * 1024
     send_timeout_s: float = 30.0
+    livekit_api_key: str | None = None
+    livekit_api_secret: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.time_scale, int | float) and math.isfinite(self.time_scale)):
@@ -40,6 +49,16 @@ class EmulatorSettings:
             raise ValueError(f"time_scale must be > 0, got {self.time_scale}")
         if not (math.isfinite(self.turn_delay) and self.turn_delay >= 0):
             raise ValueError(f"turn_delay must be >= 0 seconds, got {self.turn_delay}")
+        key, secret = self.livekit_api_key, self.livekit_api_secret
+        if key is not None and not _PRINTABLE.fullmatch(key):
+            raise ValueError("livekit_api_key must be printable ASCII without spaces")
+        if secret is not None and not (
+            _PRINTABLE.fullmatch(secret) and len(secret) >= MIN_LIVEKIT_SECRET_CHARS
+        ):
+            raise ValueError(
+                "livekit_api_secret must be printable ASCII without spaces, at least "
+                f"{MIN_LIVEKIT_SECRET_CHARS} characters"
+            )
         rpm = self.synthesis_requests_per_minute
         if rpm is not None and rpm < 1:
             raise ValueError(f"synthesis_requests_per_minute must be >= 1 or None, got {rpm}")

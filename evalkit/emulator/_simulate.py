@@ -32,12 +32,13 @@ from ..api._exceptions import redact_secrets
 from ..api._limits import LLM_MODELS
 from ..api._validation import Problem, check_assistant_config, check_simulate_body
 from ._auth import authenticate, owned_assistant
-from ._bodies import read_json
+from ._bodies import check_body, read_json
 from ._core import Emulator
 from ._errors import ApiHttpError, envelope, raise_for_problems
 from ._faults import FaultPlan
 from ._ids import canonical_json, derive_seed
 from ._records import AssistantRecord
+from ._requests import SimulateBody, model_problems
 from .dialogue import ConversationSetup, DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
@@ -104,8 +105,8 @@ def _refusal(emu: Emulator, status: int) -> ApiHttpError:
 async def simulate(emu: Emulator, request: Request) -> Response:
     """POST /realtime-assistants/builds/{assistantId}/simulate."""
     project, _ = authenticate(emu, request)
-    body = await read_json(request, emu.settings.max_body_bytes)
-    raise_for_problems(check_simulate_body(body))
+    raw = await read_json(request, emu.settings.max_body_bytes, required=True)
+    body = check_body(raw, check_simulate_body, lambda b: model_problems(SimulateBody, b))
     rec = owned_assistant(emu, project, request.path_params["assistant_id"])
     config = copy.deepcopy(rec.current.config)
     raise_for_problems(check_setup(config))

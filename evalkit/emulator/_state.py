@@ -83,13 +83,20 @@ class State:
 
     # ------------------------------------------------------------------ secrets and projects
 
-    def jwt_secret(self) -> bytes:
-        """The HS256 secret of this emulator (64 random bytes, kept across restarts)."""
+    def livekit_keys(self, api_key: str | None, api_secret: str | None) -> tuple[str, str]:
+        """The LiveKit key pair that signs session tokens: the given parts, the rest generated
+        once (``API`` + 12 characters, a 43-character URL-safe secret) and kept across
+        restarts. Given parts are not stored: they are the caller's to keep."""
         with self._lock:
-            if "jwtSecret" not in self.meta:
-                self.meta["jwtSecret"] = secrets.token_hex(64)
+            if "livekitApiKey" not in self.meta:
+                self.meta["livekitApiKey"] = "API" + secrets.token_hex(6)
+                self.meta["livekitApiSecret"] = secrets.token_urlsafe(32)
+                self.meta.pop("jwtSecret", None)
                 self._put_meta()
-            return bytes.fromhex(self.meta["jwtSecret"])
+            return (
+                api_key if api_key is not None else str(self.meta["livekitApiKey"]),
+                api_secret if api_secret is not None else str(self.meta["livekitApiSecret"]),
+            )
 
     def bootstrap(self, api_key: str | None) -> str:
         """The key of the default project: the given key (attached to the default project

@@ -5,6 +5,12 @@ with "; "), and the per-project rate limit answers 429 with the spec's message a
 ``Retry-After`` header. Emulator choices where the spec says "not shown": ``voiceId`` is
 required and ``outputFormat`` defaults to ``MP3_22050_32``; an unknown
 ``phraseReplacementConfigId`` (or one of another project) answers 404.
+
+Empty or blank ``text`` is a 400 (``text: must contain something to say``), not silence: the
+spec caps the text's length but a request with nothing to say is a caller's mistake (an unset
+template, a stripped line), and a clear error finds it sooner than a silent file would. Raw
+PCM is served as ``audio/L16;rate=22050`` (mono, 16-bit samples, little-endian as the
+``PCM_22050_16`` format's producers write it).
 """
 
 from __future__ import annotations
@@ -20,15 +26,16 @@ from ..api._limits import RATE_LIMIT_MESSAGE
 from ..api._validation import Problem, check_phrase_replacements_body, check_tts_body
 from ._audio import apply_phrase_replacements, synthesize
 from ._auth import authenticate
-from ._bodies import read_json
+from ._bodies import check_body, read_json
 from ._core import Emulator
-from ._errors import raise_for_problems, synthesis_error
+from ._errors import synthesis_error
 from ._ids import derive_seed
 from ._records import Project
+from ._requests import PhraseReplacementBody, TextToSpeechBody, model_problems
 
 DEFAULT_OUTPUT_FORMAT = "MP3_22050_32"
 CONTENT_TYPES: dict[str, str] = {
-    "PCM": "audio/pcm",
+    "PCM": "audio/L16;rate=22050",
     "WAV": "audio/wav",
     "MP3": "audio/mpeg",
     "OGG": "audio/ogg",
@@ -52,11 +59,10 @@ async def text_to_speech(emu: Emulator, request: Request) -> Response:
     """POST /synthesis/text-to-speech: audio bytes, phrase replacements applied first."""
     project, _ = authenticate(emu, request)
     _rate_limit(emu, project)
-    body = await read_json(request, emu.settings.max_body_bytes, synthesis=True)
-    problems = check_tts_body(body)
-    if isinstance(body, dict) and "voiceId" not in body:
-        problems.append(Problem("voiceId", "is required"))
-    raise_for_problems(problems, synthesis=True)
+    raw = await read_json(request, emu.settings.max_body_bytes, synthesis=True, required=True)
+    body = check_body(
+        raw, _tts_problems, lambda b: model_problems(TextToSpeechBody, b), synthesis=True
+    )
     text: str = body["text"]
     config_id = body.get("phraseReplacementConfigId")
     if config_id is not None:
@@ -79,6 +85,17 @@ async def text_to_speech(emu: Emulator, request: Request) -> Response:
     )
 
 
+def _tts_problems(body: Any) -> list[Problem]:
+    problems = check_tts_body(body)
+    if isinstance(body, dict):
+        if "voiceId" not in body:
+            problems.append(Problem("voiceId", "is required"))
+        text = body.get("text")
+        if isinstance(text, str) and not text.strip():
+            problems.append(Problem("text", "must contain something to say (not only blanks)"))
+    return problems
+
+
 def _extension(output_format: str) -> str:
     kind = output_format.split("_", 1)[0]
     return {"PCM": "pcm", "WAV": "wav", "MP3": "mp3", "OGG": "ogg", "ULAW": "ulaw"}[kind]
@@ -88,7 +105,12 @@ async def create_phrase_config(emu: Emulator, request: Request) -> Response:
     """POST /synthesis/phrase-replacement-config: {configId, phraseReplacements}."""
     project, _ = authenticate(emu, request)
     _rate_limit(emu, project)
-    body: Any = await read_json(request, emu.settings.max_body_bytes, synthesis=True)
-    raise_for_problems(check_phrase_replacements_body(body), synthesis=True)
+    raw = await read_json(request, emu.settings.max_body_bytes, synthesis=True, required=True)
+    body = check_body(
+        raw,
+        check_phrase_replacements_body,
+        lambda b: model_problems(PhraseReplacementBody, b),
+        synthesis=True,
+    )
     config = emu.state.add_phrase_config(project, list(body["phraseReplacements"]))
     return JSONResponse(config.to_json(), status_code=201)

@@ -4,6 +4,10 @@
 Order of checks: authentication (401), body validation (400), lookup (404), access (403),
 then the operation's own conditions. Status codes the spec leaves "not shown": E2 answers
 201, E3 answers 200 with the saved assistant (with `version` and `aliases`).
+
+Bodies are required (an empty one is a 400) and checked twice: by the spec's rules and by
+the request models the OpenAPI document is generated from. A ``null`` optional field is an
+absent one (E3 leaves it unchanged); a config is stored as sent, nulls and unknown keys kept.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from ..api._validation import (
     check_update_assistant_body,
 )
 from ._auth import authenticate, owned_assistant, owned_contact_list
-from ._bodies import read_json
+from ._bodies import check_body, read_json
 from ._builds import BRIEF_FIELD, check_brief, start_refine
 from ._core import Emulator
 from ._errors import (
@@ -31,14 +35,20 @@ from ._errors import (
     api_error,
     assistant_not_found,
     not_readable,
-    raise_for_problems,
 )
 from ._records import AssistantRecord
+from ._requests import (
+    CreateAssistantBody,
+    RefineBody,
+    SessionBody,
+    UpdateAssistantBody,
+    model_problems,
+)
 from ._sessions import mint_session
 
 
 async def _body(emu: Emulator, request: Request) -> Any:
-    return await read_json(request, emu.settings.max_body_bytes)
+    return await read_json(request, emu.settings.max_body_bytes, required=True)
 
 
 def _assistant_id(request: Request) -> str:
@@ -55,13 +65,15 @@ async def create_assistant(emu: Emulator, request: Request) -> Response:
     """E2: the created assistant (without version and aliases), 201."""
     project, by = authenticate(emu, request)
     body = await _body(emu, request)
-    raise_for_problems(check_create_assistant_body(body))
+    plain = check_body(
+        body, check_create_assistant_body, lambda b: model_problems(CreateAssistantBody, b)
+    )
     rec = emu.state.create_assistant(
         project,
-        name=body["name"],
-        description=body.get("description"),
+        name=plain["name"],
+        description=plain.get("description"),
         config=body["config"],
-        public=bool(body.get("public", False)),
+        public=bool(plain.get("public", False)),
         by=by,
     )
     return JSONResponse(rec.to_json(with_version=False), status_code=201)
@@ -71,9 +83,11 @@ async def update_assistant(emu: Emulator, request: Request) -> Response:
     """E3: a save of the given fields (name, description, config, public); version bumps."""
     project, by = authenticate(emu, request)
     body = await _body(emu, request)
-    raise_for_problems(check_update_assistant_body(body))
+    plain = check_body(
+        body, check_update_assistant_body, lambda b: model_problems(UpdateAssistantBody, b)
+    )
     rec = owned_assistant(emu, project, _assistant_id(request))
-    changes = {k: body[k] for k in ("name", "description", "config", "public") if k in body}
+    changes = {k: body[k] for k in ("name", "description", "config", "public") if k in plain}
     emu.state.save_assistant(rec, by=by, **changes)
     return JSONResponse(rec.to_json())
 
@@ -93,6 +107,10 @@ async def get_metadata(emu: Emulator, request: Request) -> Response:
     return JSONResponse(rec.metadata_json())
 
 
+def _session_body(body: Any) -> Any:
+    return check_body(body, check_session_body, lambda b: model_problems(SessionBody, b))
+
+
 def _session_args(body: Mapping[str, Any]) -> tuple[str, str | None]:
     room = body.get("roomName")
     return str(body["participantName"]), room if isinstance(room, str) else None
@@ -101,8 +119,7 @@ def _session_args(body: Mapping[str, Any]) -> tuple[str, str | None]:
 async def create_session(emu: Emulator, request: Request) -> Response:
     """E6: session credentials with an API key."""
     project, _ = authenticate(emu, request)
-    body = await _body(emu, request)
-    raise_for_problems(check_session_body(body))
+    body = _session_body(await _body(emu, request))
     rec = owned_assistant(emu, project, _assistant_id(request))
     name, room = _session_args(body)
     return JSONResponse(mint_session(emu, rec, request, name, room, append_session_id=False))
@@ -119,8 +136,7 @@ def _public_assistant(emu: Emulator, assistant_id: str) -> AssistantRecord:
 
 async def create_public_session(emu: Emulator, request: Request) -> Response:
     """E7: session credentials for a public assistant, no key."""
-    body = await _body(emu, request)
-    raise_for_problems(check_session_body(body))
+    body = _session_body(await _body(emu, request))
     rec = _public_assistant(emu, _assistant_id(request))
     name, room = _session_args(body)
     return JSONResponse(mint_session(emu, rec, request, name, room, append_session_id=False))
@@ -129,8 +145,7 @@ async def create_public_session(emu: Emulator, request: Request) -> Response:
 async def open_public_session(emu: Emulator, request: Request) -> Response:
     """E8: like E7, billed to the organization (one credit a session; 402 when none left),
     503 while the published version is held unreadable, a session id appended to roomName."""
-    body = await _body(emu, request)
-    raise_for_problems(check_session_body(body))
+    body = _session_body(await _body(emu, request))
     rec = _public_assistant(emu, _assistant_id(request))
     credits = emu.state.credits(rec.organization_id)
     if credits is not None and credits < 1:
@@ -143,17 +158,24 @@ async def open_public_session(emu: Emulator, request: Request) -> Response:
     return JSONResponse(mint_session(emu, rec, request, name, room, append_session_id=True))
 
 
+def _refine_problems(body: Any) -> list[Any]:
+    problems = check_refine_body(body)
+    if isinstance(body, Mapping) and BRIEF_FIELD in body:
+        problems.extend(check_brief(body[BRIEF_FIELD]))
+    return problems
+
+
+def _refine_model_problems(body: Any) -> list[Any]:
+    return model_problems(RefineBody, body)
+
+
 async def refine(emu: Emulator, request: Request) -> Response:
     """E10: 200 {buildId, assistantId, status: started}; the outcome shows in the build poll.
 
     The optional brief replacement is accepted as ``brief`` (the spec does not show its name).
     """
     project, by = authenticate(emu, request)
-    body = await _body(emu, request)
-    problems = check_refine_body(body)
-    if isinstance(body, Mapping) and BRIEF_FIELD in body:
-        problems.extend(check_brief(body[BRIEF_FIELD]))
-    raise_for_problems(problems)
+    body = check_body(await _body(emu, request), _refine_problems, _refine_model_problems)
     rec = owned_assistant(emu, project, _assistant_id(request))
     if rec.artifacts is None:
         raise api_error(404, NO_BUILD_ARTIFACTS)

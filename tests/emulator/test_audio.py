@@ -163,3 +163,24 @@ def test_longest_text_encodes(output_format: str) -> None:
 )
 def test_phrase_replacements(text: str, replacements: list[dict[str, str]], expected: str) -> None:
     assert apply_phrase_replacements(text, replacements) == expected
+
+
+@pytest.mark.parametrize("kbps", [32, 64, 128])
+def test_mp3_leads_with_an_info_frame_that_gives_the_duration(kbps: int) -> None:
+    from evalkit.emulator._audio import mp3_frames
+
+    data = synthesize(TEXT, "v_kwmp7zxt", f"MP3_22050_{kbps}")
+    frames = mp3_frames(data)
+    assert sum(length for _, length in frames) == len(data)  # nothing but whole frames
+    side_info = 9  # MPEG-2 mono
+    tag = data[4 + side_info : 4 + side_info + 16]
+    assert tag[:4] == b"Info"
+    flags, n_frames, n_bytes = (int.from_bytes(tag[i : i + 4], "big") for i in (4, 8, 12))
+    assert flags & 0x3 == 0x3
+    assert n_frames == len(frames) - 1
+    assert n_bytes == len(data)
+    tag_seconds = n_frames * 576 / 22050
+    expected = len(TEXT) / 15.0 + 0.3  # the speaking rate plus lead-in and tail
+    assert abs(tag_seconds - expected) < 0.15
+    decoded = sf.info(io.BytesIO(data)).duration  # libsndfile (mpg123) skips the Info frame
+    assert abs(decoded - tag_seconds) < 576 / 22050

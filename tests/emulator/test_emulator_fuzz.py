@@ -1,7 +1,8 @@
 """Fuzz the emulator from its own OpenAPI document with hypothesis: bodies generated from the
 request schemas (valid ones and ones just past their limits), arbitrary JSON, raw bytes, odd
-ids, wrong keys and wrong methods. Nothing may answer 5xx, and the last-resort handler must
-never be what answers."""
+ids, wrong keys and wrong methods, lone UTF-16 surrogates in strings and keys, and integers of
+309 to 5000 digits. Nothing may answer 5xx, the last-resort handler must never be what
+answers, and the project can always list its assistants."""
 
 from __future__ import annotations
 
@@ -46,12 +47,18 @@ def _operations() -> list[tuple[str, str, dict[str, Any] | None]]:
             if schema is not None and path == "/synthesis/text-to-speech":
                 schema = copy.deepcopy(schema)
                 schema["properties"]["text"]["maxLength"] = 40  # keep synthesis fast
+                schema["properties"]["text"].pop("pattern")
             out.append((method.upper(), path, schema))
     return out
 
 
 OPERATIONS = _operations()
 SEEN: Counter[tuple[str, str, int]] = Counter()
+HOSTILE_SEEN: Counter[int] = Counter()
+SURROGATES = st.sampled_from(["\ud800", "\udfff", "a\udc00b", "\ud83d"])
+HUGE_INTS = st.integers(309, 4300).map(lambda n: int("9" * n))  # 4300: Python's str() limit
+BEYOND_STR_LIMIT = b'{"dropRate": ' + b"9" * 5000 + b', "credits": 1}'
+HOSTILE = st.one_of(SURROGATES, HUGE_INTS)
 JSON = st.recursive(
     st.none()
     | st.booleans()
@@ -69,6 +76,12 @@ def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
     """A strategy for the JSON Schema subset the document uses (limits overshot now and then)."""
     if "const" in schema:
         return st.just(schema["const"])
+    if "anyOf" in schema:
+        return st.one_of([from_schema(s) for s in schema["anyOf"]])
+    if "allOf" in schema:
+        return from_schema(schema["allOf"][0])
+    if schema.get("type") == "null":
+        return st.none()
     if "enum" in schema:
         return st.sampled_from(schema["enum"])
     if "oneOf" in schema:
@@ -126,17 +139,44 @@ def target() -> Iterator[tuple[EmulatorServer, dict[str, str]]]:
         yield emu, ids
 
 
+def _plant(value: Any, hostile: Any, where: int) -> Any:
+    """``value`` with ``hostile`` planted in its ``where``-th container (as a value or key)."""
+    containers: list[Any] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict | list):
+            containers.append(item)
+            stack.extend(item.values() if isinstance(item, dict) else item)
+    if not containers:
+        return {"x": hostile}
+    target = containers[where % len(containers)]
+    if isinstance(target, list):
+        target.append(hostile)
+    elif isinstance(hostile, str) and where % 2:
+        target[hostile] = 1
+    else:
+        target[next(iter(target), "x")] = hostile
+    return value
+
+
+def _hostile_body(schema: dict[str, Any]) -> st.SearchStrategy[tuple[str, Any]]:
+    return st.tuples(from_schema(schema), HOSTILE, st.integers(0, 50)).map(
+        lambda t: ("hostile", _plant(t[0], t[1], t[2]))
+    )
+
+
 def _body_strategy(schema: dict[str, Any] | None) -> st.SearchStrategy[tuple[str, Any]]:
     junk = st.one_of(
         JSON.map(lambda v: ("json", v)),
         st.binary(max_size=64).map(lambda b: ("raw", b)),
-        st.sampled_from([b"{", b"[1,", b"NaN", b'{"a": 1e999}', b"[" * 5000, b"\xff\xfe"]).map(
-            lambda b: ("raw", b)
-        ),
+        st.sampled_from(
+            [b"{", b"[1,", b"NaN", b'{"a": 1e999}', b"[" * 5000, b"\xff\xfe", BEYOND_STR_LIMIT]
+        ).map(lambda b: ("raw", b)),
     )
     if schema is None:
         return junk
-    return st.one_of(from_schema(schema).map(lambda v: ("json", v)), junk)
+    return st.one_of(from_schema(schema).map(lambda v: ("json", v)), _hostile_body(schema), junk)
 
 
 @settings(
@@ -170,7 +210,7 @@ def test_no_5xx_from_generated_requests(
     )
     kind, body = data.draw(_body_strategy(schema), label="body")
     headers = auth(key) if key else {}
-    content = body if kind == "raw" else json.dumps(body).encode()
+    content = body if kind == "raw" else json.dumps(body).encode()  # surrogates as \\ud800
     with (
         httpx.Client(base_url=emu.base_url, timeout=30) as c,
         c.stream(
@@ -179,6 +219,9 @@ def test_no_5xx_from_generated_requests(
     ):
         assert response.status_code < 500, (method, url, response.read())
         SEEN[(method, path, response.status_code)] += 1
+        if kind == "hostile" and method == "POST" and key == emu.api_key:
+            assert response.status_code in (400, 404, 405), (url, response.read())
+            HOSTILE_SEEN[response.status_code] += 1
         if response.headers.get("content-type", "").startswith("text/event-stream"):
             events = parse_sse(list(response.iter_lines()))
             assert len([e for e in events if e[0] in ("done", "error")]) == 1
@@ -197,6 +240,9 @@ def test_the_last_resort_handler_never_answered(
     assert (statuses[200] + statuses[201]) > 0
     assert emu.stats()["unhandledErrors"] == 0
     assert emu.emulator.last_resort.count == 0
+    assert HOSTILE_SEEN[400] > 0
+    with httpx.Client(base_url=emu.base_url, headers=auth(emu.api_key), timeout=30) as c:
+        assert c.get("/realtime-assistants").status_code == 200
 
 
 def test_openapi_document_covers_the_thirteen_operations() -> None:

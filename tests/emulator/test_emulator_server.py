@@ -156,3 +156,19 @@ def test_command_prints_settings_and_serves(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGINT)
         proc.wait(20)
     assert proc.returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        ("/realtime-assistants", {"GET", "HEAD", "POST"}),
+        ("/realtime-assistants/00000000-0000-0000-0000-000000000000", {"POST", "DELETE"}),
+        ("/synthesis/text-to-speech", {"POST"}),
+    ],
+    ids=["list-create", "update-delete", "tts"],
+)
+def test_405_lists_every_allowed_method(client: httpx.Client, path: str, allowed: set[str]) -> None:
+    response = client.put(path, json={})
+    assert response.status_code == 405
+    assert {m.strip() for m in response.headers["allow"].split(",")} == allowed
+    assert response.json()["statusCode"] == 405

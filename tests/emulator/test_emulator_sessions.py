@@ -30,7 +30,7 @@ def test_create_session_token_claims(emu: EmulatorServer, client: httpx.Client) 
     assert response.status_code == 200
     creds = response.json()
     assert set(creds) == {"token", "wsUrl", "roomName"}
-    assert creds["wsUrl"] == f"ws://127.0.0.1:{emu.port}/rtc"
+    assert creds["wsUrl"] == f"ws://127.0.0.1:{emu.port}"
     assert creds["roomName"].startswith("clinic-")
     claims = _claims(creds["token"])
     assert isinstance(claims["sub"], str)

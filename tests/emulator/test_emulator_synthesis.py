@@ -13,7 +13,7 @@ from .helpers import client_for
 TTS = "/synthesis/text-to-speech"
 PHRASES = "/synthesis/phrase-replacement-config"
 EXPECTED_TYPES = {
-    "PCM": "audio/pcm",
+    "PCM": "audio/L16;rate=22050",
     "WAV": "audio/wav",
     "MP3": "audio/mpeg",
     "OGG": "audio/ogg",
@@ -130,3 +130,11 @@ def test_synthesis_rate_limit() -> None:
         other = emu.new_project()["apiKey"]
         with client_for(emu, other) as fresh:
             assert fresh.post(TTS, json=body).status_code == 200  # the cap is per project
+
+
+@pytest.mark.parametrize("text", ["", " ", "\n\t  "], ids=["empty", "space", "blanks"])
+def test_blank_text_is_a_clear_400(client: httpx.Client, text: str) -> None:
+    response = client.post(TTS, json={"text": text, "voiceId": "v_8eelc901"})
+    assert response.status_code == 400
+    assert "text" in response.json()["message"]
+    assert "something to say" in response.json()["message"]
