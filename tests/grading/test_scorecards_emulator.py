@@ -31,6 +31,8 @@ NEVER_FAILS = {
     ("support-line-en.yaml", "no-repetition"),
     ("support-line-en.yaml", "concise-turns"),
 }
+# (scorecard, rule) that passes only by chance against the emulator; see scorecards/README.md
+RARELY_PASSES = {("instalment-reminder-roman-ur.yaml", "how-to-pay")}
 
 
 @pytest.fixture(scope="module")
@@ -59,12 +61,13 @@ def test_every_deterministic_rule_passes_and_fails_somewhere(verdicts: pd.DataFr
     seen = checked.groupby(["scorecard", "rule_id"])["verdict"].agg(set)
     assert len(seen) >= 25
     for (card, rule), found in seen.items():
-        assert "pass" in found, (card, rule)
+        if (card, rule) not in RARELY_PASSES:
+            assert "pass" in found, (card, rule)
         if (card, rule) not in NEVER_FAILS:
             assert "fail" in found, (card, rule)
         assert "error" not in found
     readme = (REPO / "scorecards" / "README.md").read_text(encoding="utf-8")
-    for card, rule in NEVER_FAILS:
+    for card, rule in NEVER_FAILS | RARELY_PASSES:
         assert f"`{rule}`" in readme, rule
 
 
