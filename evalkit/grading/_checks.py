@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from pydantic import BaseModel
 
 from . import _check_models as m
-from ._skeleton import find_by_sound
+from ._skeleton import sound_pattern
 from ._text import ARABIC_LETTER, LATIN_LETTER, PLACEHOLDER_RE2, normalise_one, re2_compiles
 from ._transcripts import Transcripts
 
@@ -364,27 +364,28 @@ def _find(text: str, needles: list[str]) -> tuple[int, str | None]:
 
 
 def _by_sound(t: Transcripts, c: m.UsesVariableCheck, out: pd.DataFrame, has: pd.Series) -> None:
-    """Roman values not found as written, in conversations the speaker holds in Urdu script."""
+    """Roman values not found as written, in conversations the speaker holds in Urdu script:
+    one RE2 "sounds like" pattern per distinct value, run over those conversations' turns."""
     letters = _letter_counts(t, c.speaker).groupby(CID, sort=False)[["arabic", "latin"]].sum()
     urdu = letters.index[letters["arabic"] > letters["latin"]]
     latin_value = has.str.contains(r"[A-Za-z]", regex=True)
-    todo = has.index[(out.loc[has.index, "verdict"] == "fail") & latin_value]
+    todo = has.index[(out.loc[has.index, "verdict"] == "fail").to_numpy() & latin_value.to_numpy()]
     todo = todo.intersection(urdu)
     if todo.empty:
         return
     sub = t.of(c.speaker)
-    sub = sub[sub[CID].isin(todo)]
-    for cid, turns in sub.groupby(CID, sort=False):
-        value = str(has[cid])
-        for index, role, text in zip(turns["index"], turns["role"], turns["text"], strict=True):
-            said = find_by_sound(value, text, c.partial)
-            if said is not None:
-                out.loc[cid, ["verdict", "rationale", "evidence_turn"]] = [
-                    "pass",
-                    f"{role} turn {index} says '{said}' ({c.variable} '{value}' in Urdu script)",
-                    index,
-                ]
-                break
+    text = t.text(c.speaker, "norm")
+    for value, ids in has[todo].groupby(has[todo]).groups.items():
+        pattern = sound_pattern(str(value), c.partial)
+        if pattern is None:
+            continue
+        mask = sub[CID].isin(ids).to_numpy()
+        hit, said = _extract(text.filter(pa.array(mask)), pattern)
+        hits = _first(sub[mask], hit, said)
+        rationale = (
+            _where(hits) + " says '" + hits["match"] + f"' ({c.variable} '{value}' in Urdu script)"
+        )
+        _set(out, hits, "pass", rationale)
 
 
 # ----------------------------------------------------------------------------- the table

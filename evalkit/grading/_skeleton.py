@@ -87,3 +87,30 @@ def find_by_sound(value: str, text: str, partial: bool = False) -> str | None:
         if sounds[start : start + n] == target:
             return " ".join(w for w, _ in spoken[start : start + n])
     return None
+
+
+_DROPPED_URDU: Final = "اآأإعیيےئوؤہھحۂۃءى"
+
+
+def _letters_of(cls: str) -> str:
+    return "".join(sorted(ch for ch, c in _URDU.items() if c == cls))
+
+
+def sound_pattern(value: str, partial: bool = False) -> str | None:
+    """An RE2 pattern (group ``m``) matching Urdu-script words that sound like ``value``'s
+    words in a row (or, with ``partial``, like any one word of 3+ letters); None if the value
+    has no consonants. Runs on normalised text (ASCII digits)."""
+    drop = f"[{_DROPPED_URDU}]*"
+    words: list[str] = []
+    for word, sound in _skeletons(value):
+        if partial and (len(word) < 3 or word.isdigit()):
+            continue
+        if word.isdigit():
+            words.append(word)
+            continue
+        parts = [f"(?:[{_letters_of(c)}]{drop})+" for c in sound]
+        words.append(drop + "".join(parts))
+    if not words:
+        return None
+    body = "|".join(words) if partial else r"[^\pL\pN]+".join(words)
+    return rf"(?:^|[^\pL\pN])(?P<m>{body})(?:[^\pL\pN]|$)"
