@@ -15,9 +15,14 @@ from evalkit.grading import CHECK_TYPES, Scorecard
 
 REPO = Path(__file__).resolve().parent.parent
 SCORECARDS = sorted((REPO / "scorecards").glob("*.yaml"))
+
+
 def check_problems(check: Any, labels: set[str]) -> list[str]:
     """Everything wrong with one rule's ``check`` block, by the package's typed check models."""
-    card = {"rubricVersionId": "x", "rules": [{"ruleId": "r", "title": "t", "points": 100, "check": check}]}
+    card = {
+        "rubricVersionId": "x",
+        "rules": [{"ruleId": "r", "title": "t", "points": 100, "check": check}],
+    }
     return [str(p) for p in Scorecard.problems(card, persona_labels=labels)]
 
 
@@ -87,9 +92,15 @@ def test_readme_documents_every_check_type() -> None:
     [
         ({"type": "spelling"}, "unknown check type"),
         ({"type": "script", "script": "arabic"}, "check.min_share: Field required"),
-        ({"type": "script", "script": "cyrillic", "min_share": 0.5}, "check.script: Input should be"),
+        (
+            {"type": "script", "script": "cyrillic", "min_share": 0.5},
+            "check.script: Input should be",
+        ),
         ({"type": "contains", "speaker": "agent"}, "needs 'text' or 'any'"),
-        ({"type": "uses_variable", "varible": "x"}, "check.varible: Extra inputs are not permitted"),
+        (
+            {"type": "uses_variable", "varible": "x"},
+            "check.varible: Extra inputs are not permitted",
+        ),
         ({"type": "turns", "min": 5, "max": 2}, "min (5) > max (2)"),
         ({"type": "judge", "skip_personas": ["nobody"]}, "names unknown persona 'nobody'"),
     ],

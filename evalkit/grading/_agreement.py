@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
-from scipy import stats
+from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
 __all__ = ["judge_agreement", "wilson_interval"]
 

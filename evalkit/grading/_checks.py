@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from . import _check_models as m
 from ._skeleton import sound_pattern
 from ._text import ARABIC_LETTER, LATIN_LETTER, PLACEHOLDER_RE2, normalise_one, re2_compiles
-from ._transcripts import Transcripts
+from ._transcripts import TextKind, Transcripts
 
 __all__ = ["CHECK_TYPES", "CheckType", "run_check"]
 
@@ -63,6 +63,12 @@ def _set(out: pd.DataFrame, rows: pd.DataFrame, verdict: str, rationale: pd.Seri
         out.loc[ids, "evidence_turn"] = rows["index"].astype("Int64")
 
 
+def _mark(out: pd.DataFrame, rows: Any, verdict: str, rationale: str) -> None:
+    """Set the verdict and rationale of ``rows`` (a mask or labels)."""
+    out.loc[rows, "verdict"] = verdict
+    out.loc[rows, "rationale"] = rationale
+
+
 def _where(rows: pd.DataFrame) -> pd.Series:
     """``"agent turn 3"`` for each row (columns role, index)."""
     return rows["role"].astype("object") + " turn " + rows["index"].astype(str)
@@ -96,7 +102,7 @@ def _who(speaker: str) -> str:
 
 
 def _text_hits(t: Transcripts, c: m.ContainsCheck | m.NotContainsCheck) -> pd.DataFrame:
-    kind = "norm_cs" if c.case_sensitive else "norm"
+    kind: TextKind = "norm_cs" if c.case_sensitive else "norm"
     needles = [normalise_one(n, c.case_sensitive) for n in c.needles]
     alternation = "|".join(re.escape(n) for n in sorted(set(needles), key=len, reverse=True))
     pattern = f"(?P<m>{alternation})"
@@ -144,8 +150,8 @@ def check_regex(t: Transcripts, c: m.RegexCheck) -> pd.DataFrame:
         out = _frame(t, "pass", f"every {who} turn matches /{c.pattern}/")
         misses = _first(sub, ~hit)
         _set(out, misses, "fail", _where(misses) + f" does not match /{c.pattern}/")
-        none = t.ids.difference(sub[CID].unique())
-        out.loc[none, ["verdict", "rationale"]] = ["na", f"no {who} turns"]
+        none = t.ids.difference(pd.Index(sub[CID].unique()))
+        _mark(out, none, "na", f"no {who} turns")
         return out
     hits = _first(sub, hit, text)
     said = _where(hits) + " matches /" + c.pattern + "/ ('" + hits["match"] + "')"
@@ -198,7 +204,7 @@ def check_ended_by(t: Transcripts, c: m.EndedByCheck) -> pd.DataFrame:
     ok = by == c.speaker
     out = _frame(t, np.where(ok, "pass", "fail"), "the " + by.astype(str) + " " + source)
     out["evidence_turn"] = last["index"].astype("Int64")
-    out.loc[by.isna(), ["verdict", "rationale"]] = ["na", "no turns and no recorded ending"]
+    _mark(out, by.isna(), "na", "no turns and no recorded ending")
     return out
 
 
@@ -207,7 +213,8 @@ def check_agent_speaks_first(t: Transcripts, c: m.AgentSpeaksFirstCheck) -> pd.D
     first = t.turns.groupby(CID, sort=False)["role"].first().reindex(t.ids)
     ok = (first == "agent") == c.expected
     out = _frame(t, np.where(ok, "pass", "fail"), "the " + first.astype(str) + " spoke first", 1)
-    out.loc[first.isna(), ["verdict", "rationale", "evidence_turn"]] = ["na", "no turns", pd.NA]
+    _mark(out, first.isna(), "na", "no turns")
+    out.loc[first.isna(), "evidence_turn"] = pd.NA
     return out
 
 
@@ -248,16 +255,23 @@ def check_no_repetition(t: Transcripts, c: m.NoRepetitionCheck) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- script
 
 
+def _count(text: pa.Array, letter_class: str) -> np.ndarray:
+    """Letters of ``letter_class`` per string (strip the rest, measure: faster than counting)."""
+    others = "[^" + letter_class[1:] + "+"
+    kept = pc.utf8_length(pc.replace_substring_regex(text, others, ""))
+    return np.asarray(kept.to_numpy(zero_copy_only=False))
+
+
 def _letter_counts(t: Transcripts, speaker: str) -> pd.DataFrame:
     """Arabic-script and Latin letters per turn; Latin capitalised words (brand names) inside
     a turn that is mostly Arabic script are not counted."""
     key = ("letters", speaker)
     if key not in t._cache:
         text = t.text(speaker)
-        arabic = pc.count_substring_regex(text, ARABIC_LETTER).to_numpy(zero_copy_only=False)
-        latin = pc.count_substring_regex(text, LATIN_LETTER).to_numpy(zero_copy_only=False)
+        arabic = _count(text, ARABIC_LETTER)
+        latin = _count(text, LATIN_LETTER)
         unbranded = pc.replace_substring_regex(text, r"\b[A-Z][A-Za-z0-9&'.\-]*", "")
-        plain = pc.count_substring_regex(unbranded, LATIN_LETTER).to_numpy(zero_copy_only=False)
+        plain = _count(unbranded, LATIN_LETTER)
         latin = np.where(arabic > plain, plain, latin)
         sub = t.of(speaker)
         t._cache[key] = pd.DataFrame(
@@ -277,16 +291,15 @@ def check_script(t: Transcripts, c: m.ScriptCheck) -> pd.DataFrame:
     share = totals[c.script] / all_letters.where(all_letters > 0)
     ok = share >= c.min_share
     name = "Arabic script" if c.script == "arabic" else "Latin script"
-    rationale = (
-        (share * 100).round().astype("Int64").astype(str)
-        + f"% of {_who(c.speaker)} letters are {name} (needs {c.min_share:.0%})"
-    )
+    rationale = (share * 100).round().astype("Int64").astype(
+        str
+    ) + f"% of {_who(c.speaker)} letters are {name} (needs {c.min_share:.0%})"
     out = _frame(t, np.where(ok, "pass", "fail"), rationale)
     turn_share = letters[c.script] / (letters["arabic"] + letters["latin"]).replace(0, np.nan)
     worst = _first(letters, (turn_share < c.min_share).to_numpy())
     failed = worst.index.intersection(t.ids[~ok.to_numpy()])
     out.loc[failed, "evidence_turn"] = worst.loc[failed, "index"].astype("Int64")
-    out.loc[share.isna(), ["verdict", "rationale"]] = ["na", f"no {_who(c.speaker)} letters"]
+    _mark(out, share.isna(), "na", f"no {_who(c.speaker)} letters")
     return out
 
 
@@ -310,38 +323,33 @@ _GROUPED_DIGITS: Final = r"(\d)[,\x{00A0}\x{202F} ](\d)"
 def check_uses_variable(t: Transcripts, c: m.UsesVariableCheck) -> pd.DataFrame:
     """Pass when the variable's value occurs in ``speaker``'s turns (numbers also with digit
     grouping; with ``partial``, any word of 3+ letters); for a Roman value in an Urdu-script
-    conversation, its Urdu spelling found by sound counts too. ``na`` when it is missing."""
-    variables = t.variables()
-    if variables is None:
+    conversation, its Urdu spelling found by sound counts too. ``na`` when it is missing.
+
+    One vectorised search per distinct value, over the turns of the conversations having it."""
+    values = t.variable_values(c.variable, _value_text)
+    if values is None:
         return _frame(t, "na", "the conversations' variables are not known")
-    values = variables.map(lambda v: _value_text(v.get(c.variable)) if isinstance(v, dict) else None)
     out = _frame(t, "na", f"variable {c.variable!r} is missing or empty")
     has = values.dropna()
     if has.empty:
         return out
-    kind = "norm_cs" if c.case_sensitive else "norm"
-    sub = t.of(c.speaker)
-    text = pc.replace_substring_regex(t.text(c.speaker, kind), _GROUPED_DIGITS, r"\1\2")
-    frame = sub[[CID, "index", "role"]].assign(text=text.to_numpy(zero_copy_only=False))
-    frame = frame[frame[CID].isin(has.index)]
-    joined = frame.groupby(CID, sort=False)["text"].agg("\n".join).reindex(has.index).fillna("")
-    needles = has.map(lambda v: _needles(v, c.partial, c.case_sensitive))
-    found = [_find(text, words) for text, words in zip(joined, needles, strict=True)]
-    pos = pd.Series([f[0] for f in found], index=has.index)
-    word = pd.Series([f[1] for f in found], index=has.index, dtype="object")
-    out.loc[has.index, ["verdict", "rationale"]] = [
-        "fail",
-        f"no {_who(c.speaker)} turn says {c.variable}",
-    ]
+    out.loc[has.index, "verdict"] = "fail"
     out.loc[has.index, "rationale"] = (
         f"no {_who(c.speaker)} turn says {c.variable} ('" + has.astype(str) + "')"
     )
-    # which turn: the last one starting at or before the match position
-    starts = frame["text"].str.len().add(1).groupby(frame[CID]).cumsum()
-    frame = frame.assign(start=starts - frame["text"].str.len() - 1, at=frame[CID].map(pos))
-    hits = frame[frame["start"] <= frame["at"]].groupby(CID, sort=False).last()
-    hits = hits.assign(match=word.reindex(hits.index))
-    _set(out, hits, "pass", _where(hits) + " says '" + hits["match"] + "'")
+    kind: TextKind = "norm_cs" if c.case_sensitive else "norm"
+    sub = t.of(c.speaker)
+    text = t.text(c.speaker, kind)
+    if has.str.fullmatch(r"[\d,.\s]+").any():
+        text = pc.replace_substring_regex(text, _GROUPED_DIGITS, r"\1\2")
+    turn_value = values.to_numpy(object)[sub["_pos"].to_numpy()]
+    for value in has.unique():
+        needles = _needles(str(value), c.partial, c.case_sensitive)
+        alternation = "|".join(re.escape(n) for n in needles)
+        mask = turn_value == value
+        hit, said = _extract(text.filter(pa.array(mask)), f"(?P<m>{alternation})")
+        hits = _first(sub[mask], hit, said)
+        _set(out, hits, "pass", _where(hits) + " says '" + hits["match"] + "'")
     _by_sound(t, c, out, has)
     return out
 
@@ -353,14 +361,6 @@ def _needles(value: str, partial: bool, case_sensitive: bool) -> list[str]:
     if partial:
         words += [w for w in re.findall(r"[^\W_]+", norm) if sum(ch.isalpha() for ch in w) >= 3]
     return words
-
-
-def _find(text: str, needles: list[str]) -> tuple[int, str | None]:
-    for needle in needles:
-        at = text.find(needle)
-        if at >= 0:
-            return at, needle
-    return -1, None
 
 
 def _by_sound(t: Transcripts, c: m.UsesVariableCheck, out: pd.DataFrame, has: pd.Series) -> None:
@@ -375,11 +375,16 @@ def _by_sound(t: Transcripts, c: m.UsesVariableCheck, out: pd.DataFrame, has: pd
         return
     sub = t.of(c.speaker)
     text = t.text(c.speaker, "norm")
-    for value, ids in has[todo].groupby(has[todo]).groups.items():
+    wanted = np.zeros(len(t.ids), dtype=bool)
+    wanted[t.ids.get_indexer(todo)] = True
+    values = has.reindex(t.ids).to_numpy(object, copy=True)
+    values[~wanted] = None
+    turn_value = values[sub["_pos"].to_numpy()]
+    for value in has[todo].unique():
         pattern = sound_pattern(str(value), c.partial)
         if pattern is None:
             continue
-        mask = sub[CID].isin(ids).to_numpy()
+        mask = turn_value == value
         hit, said = _extract(text.filter(pa.array(mask)), pattern)
         hits = _first(sub[mask], hit, said)
         rationale = (
@@ -437,6 +442,7 @@ def persona_filter(t: Transcripts, check: Any, out: pd.DataFrame) -> pd.DataFram
     skip = personas.isin(check.skip_personas or [])
     if check.only_personas:
         skip |= ~personas.isin(check.only_personas)
-    out.loc[skip, ["verdict", "evidence_turn"]] = ["na", pd.NA]
+    out.loc[skip, "verdict"] = "na"
+    out.loc[skip, "evidence_turn"] = pd.NA
     out.loc[skip, "rationale"] = "the rule does not apply to persona '" + personas[skip] + "'"
     return out

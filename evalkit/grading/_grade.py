@@ -13,12 +13,12 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._sync import run_sync
-from ..store import GRADES_SCHEMA, Run
+from ..store import Run
 from ._checks import persona_filter, run_check
 from ._errors import GradingError
 from ._grades import Grades
-from ._io import check_rubric_hash, conform_grades, grades_path, write_grades
-from ._judging import JudgeArg, judge_rows, resolve_judge, with_cache
+from ._io import check_rubric_hash, grades_frame, grades_path, write_grades
+from ._judging import JudgeArg, grader_name, judge_rows, resolve_judge, with_cache
 from ._scorecard import Scorecard, ScorecardRule
 from ._transcripts import Transcripts
 
@@ -32,7 +32,6 @@ __all__ = [
 
 logger = logging.getLogger("evalkit.grading")
 ScorecardLike = Scorecard | Mapping[str, Any] | str | os.PathLike[str]
-_VERDICT_POINTS = {"pass": 1.0, "fail": 0.0}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,44 +52,68 @@ def _scorecard(scorecard: ScorecardLike) -> Scorecard:
     return Scorecard.validate(scorecard)
 
 
-def _rule_rows(t: Transcripts, rule: ScorecardRule, result: pd.DataFrame) -> pd.DataFrame:
-    grader = f"check:{rule.check_type}"
-    return result.reset_index().assign(rule_id=rule.rule_id, grader=grader)
+_JUDGE_TEXT = ("judge_model", "prompt_version")
+_JUDGE_NUMBERS = ("judge_samples", "judge_agreement", "prompt_tokens", "completion_tokens")
 
 
-def _not_judged(t: Transcripts, rule: ScorecardRule, reason: str) -> pd.DataFrame:
+def _checked(t: Transcripts, rule: ScorecardRule) -> pd.DataFrame:
+    return run_check(t, rule.check).assign(grader=f"check:{rule.check_type}")
+
+
+def _not_judged(t: Transcripts, rule: ScorecardRule, reason: str, grader: str) -> pd.DataFrame:
     out = pd.DataFrame(index=t.ids)
     out["verdict"], out["rationale"], out["evidence_turn"] = "na", reason, pd.NA
+    out["evidence_turn"] = out["evidence_turn"].astype("Int64")
     if rule.check is not None:
         out = persona_filter(t, rule.check, out)
-    return out.reset_index().assign(rule_id=rule.rule_id, grader="not-judged")
+    return out.assign(grader=grader)
 
 
 async def _judged(
     t: Transcripts, rules: list[ScorecardRule], judge: JudgeArg, options: GradeOptions
-) -> list[pd.DataFrame]:
+) -> dict[str, pd.DataFrame]:
+    """Per judged rule, a frame indexed by conversation id (judge columns where answered)."""
     backend = resolve_judge(judge, rules)
     if backend is None:
-        return [_not_judged(t, r, "not judged") for r in rules]
+        return {r.rule_id: _not_judged(t, r, "not judged", "not-judged") for r in rules}
     if options.judge_cache_dir is not None:
         backend = with_cache(backend, options.judge_cache_dir)
+    frames: dict[str, pd.DataFrame] = {}
     skipped: dict[str, set[str]] = {}
-    frames: list[pd.DataFrame] = []
     for rule in rules:  # persona filters first: those conversations are never sent
-        base = _not_judged(t, rule, "no transcript to judge")
-        skipped[rule.rule_id] = set(base.loc[base["rationale"].str.startswith("the rule"), "conversation_id"])
-        frames.append(base)
+        base = _not_judged(t, rule, "no transcript to judge", grader_name(backend.model))
+        skipped[rule.rule_id] = set(base.index[base["rationale"].str.startswith("the rule")])
+        frames[rule.rule_id] = base
     answered = await judge_rows(t, rules, backend, skipped, options.judge_samples)
     if answered.empty:
         return frames
-    stacked = pd.concat(frames, ignore_index=True).set_index(["conversation_id", "rule_id"])
-    answered = answered.set_index(["conversation_id", "rule_id"])
-    for column in answered.columns:
-        if column not in stacked.columns:
-            stacked[column] = pd.Series(pd.NA, index=stacked.index, dtype="object")
-        stacked[column] = stacked[column].astype("object")
-    stacked.loc[answered.index, answered.columns] = answered.astype("object")
-    return [stacked.reset_index()]
+    columns = [c for c in answered.columns if c not in ("conversation_id", "rule_id")]
+    for rule_id, got in answered.groupby("rule_id", sort=False):
+        base = frames[str(rule_id)].astype({"verdict": "object", "rationale": "object"})
+        base = base.assign(**{c: None for c in columns if c not in base.columns})
+        got = got.set_index("conversation_id")[columns]
+        base = base.astype(dict.fromkeys(columns, "object"))
+        base.loc[got.index, columns] = got.astype("object")
+        frames[str(rule_id)] = base
+    return frames
+
+
+def _stack(frames: list[pd.DataFrame], column: str, numeric: bool) -> np.ndarray:
+    """One column of the per-rule frames as a conversation-major flat array."""
+    n = len(frames[0]) if frames else 0
+    parts = []
+    for f in frames:
+        if column not in f.columns:
+            parts.append(
+                np.full(n, np.nan if numeric else None, dtype=float if numeric else object)
+            )
+        elif numeric:
+            parts.append(pd.to_numeric(f[column], errors="coerce").to_numpy(float, na_value=np.nan))
+        else:
+            parts.append(f[column].to_numpy(object))
+    return (
+        np.column_stack(parts).ravel() if parts and n else np.empty(0, float if numeric else object)
+    )
 
 
 async def _grade(
@@ -98,37 +121,44 @@ async def _grade(
 ) -> pd.DataFrame:
     if options.judge_samples < 1:
         raise ValueError(f"judge_samples must be >= 1, not {options.judge_samples}")
-    frames = [_rule_rows(t, r, run_check(t, r.check)) for r in scorecard.deterministic_rules]
+    per_rule = {r.rule_id: _checked(t, r) for r in scorecard.deterministic_rules}
     if scorecard.judged_rules:
-        frames += await _judged(t, scorecard.judged_rules, judge, options)
-    rules = {r.rule_id: r for r in scorecard.rules}
-    if frames:
-        rows = pd.concat(frames, ignore_index=True)
-    else:
-        rows = pd.DataFrame(columns=["conversation_id", "rule_id", "verdict"])
-    order_c = pd.Series(np.arange(len(t.ids)), index=t.ids)
-    order_r = {rid: i for i, rid in enumerate(rules)}
-    rows = rows.assign(_c=rows["conversation_id"].map(order_c), _r=rows["rule_id"].map(order_r))
-    rows = rows.sort_values(["_c", "_r"], kind="stable").reset_index(drop=True)
-    cids = rows["conversation_id"]
-    points = rows["rule_id"].map({rid: float(r.points) for rid, r in rules.items()})
-    rows["run_id"] = cids.map(run_id) if isinstance(run_id, pd.Series) else run_id
-    for column in ("cell_id", "persona_label", "repeat", "transcript_hash"):
-        known = t.column(column)
-        rows[column] = cids.map(known) if known is not None else None
-    rows["rubric_version_id"] = scorecard.rubric_version_id
-    rows["title"] = rows["rule_id"].map({rid: r.title for rid, r in rules.items()})
-    rows["points"] = points
-    rows["points_awarded"] = rows["verdict"].map(_VERDICT_POINTS) * points
-    rows["scorecard_hash"] = scorecard.content_hash
-    for column in GRADES_SCHEMA.names:
-        if column not in rows.columns:
-            rows[column] = None
-    rows["evidence_turn"] = pd.to_numeric(rows["evidence_turn"], errors="coerce").astype("Int64")
-    for column in ("judge_samples", "prompt_tokens", "completion_tokens"):
-        rows[column] = pd.to_numeric(rows[column], errors="coerce").astype("Int64")
-    rows["judge_agreement"] = pd.to_numeric(rows["judge_agreement"], errors="coerce")
-    return conform_grades(rows)
+        per_rule.update(await _judged(t, scorecard.judged_rules, judge, options))
+    rules = scorecard.rules
+    frames = [per_rule[r.rule_id].reindex(t.ids) for r in rules]
+    n_conv, n_rules = len(t.ids), len(rules)
+    verdict = _stack(frames, "verdict", False)
+    points = np.tile(np.array([float(r.points) for r in rules]), n_conv)
+    share = np.where(verdict == "pass", 1.0, np.where(verdict == "fail", 0.0, np.nan))
+    columns: dict[str, Any] = {
+        "run_id": np.repeat(_aligned(run_id, t.ids), n_rules),
+        "conversation_id": np.repeat(t.ids.to_numpy(object), n_rules),
+        "rubric_version_id": np.full(n_conv * n_rules, scorecard.rubric_version_id, object),
+        "rule_id": np.tile(np.array([r.rule_id for r in rules], object), n_conv),
+        "title": np.tile(np.array([r.title for r in rules], object), n_conv),
+        "points": points,
+        "verdict": verdict,
+        "points_awarded": share * points,
+        "rationale": _stack(frames, "rationale", False),
+        "evidence_turn": _stack(frames, "evidence_turn", True),
+        "grader": _stack(frames, "grader", False),
+        "scorecard_hash": np.full(n_conv * n_rules, scorecard.content_hash, object),
+    }
+    for name in ("cell_id", "persona_label", "repeat", "transcript_hash"):
+        known = t.column(name)
+        if known is not None:
+            columns[name] = np.repeat(known.to_numpy(object), n_rules)
+    for name in _JUDGE_TEXT:
+        columns[name] = _stack(frames, name, False)
+    for name in _JUDGE_NUMBERS:
+        columns[name] = _stack(frames, name, True)
+    return grades_frame(columns, n_conv * n_rules)
+
+
+def _aligned(run_id: Any, ids: pd.Index) -> np.ndarray:
+    if isinstance(run_id, pd.Series):
+        return run_id.reindex(ids).to_numpy(object)
+    return np.full(len(ids), run_id, object)
 
 
 def _run_ids(turns: pd.DataFrame, default: str) -> Any:
@@ -191,10 +221,15 @@ async def agrade_run(
     done = conversations[conversations["status"] == "done"]
     if len(done) < len(conversations):
         logger.info(
-            "run %s: grading %d done conversation(s) of %d", run.run_id, len(done), len(conversations)
+            "run %s: grading %d done conversation(s) of %d",
+            run.run_id,
+            len(done),
+            len(conversations),
         )
     options = GradeOptions(
-        judge_samples=judge_samples, run_id=run.run_id, judge_cache_dir=run.path.parent / ".judge-cache"
+        judge_samples=judge_samples,
+        run_id=run.run_id,
+        judge_cache_dir=run.path.parent / ".judge-cache",
     )
     check_rubric_hash(run.path.parent, card.rubric_version_id, card.content_hash)
     t = Transcripts.build(run.turns, done)

@@ -76,7 +76,9 @@ class Grades:
         n_conv = self.frame["conversation_id"].nunique()
         n_rules = self.frame["rule_id"].nunique()
         verdicts = self.frame["verdict"].value_counts()
-        counts = ", ".join(f"{v} {int(verdicts.get(v, 0))}" for v in ("pass", "fail", "na", "error"))
+        counts = ", ".join(
+            f"{v} {int(verdicts.get(v, 0))}" for v in ("pass", "fail", "na", "error")
+        )
         mean = self.scores["score"].mean()
         score = f"mean score {mean:.1f}" if pd.notna(mean) else "no score"
         where = f", stored at {self.path}" if self.path else ""

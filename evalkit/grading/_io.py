@@ -14,18 +14,25 @@ from .._atomic import atomic_write_bytes
 from .._tables import to_frame, write_parquet_atomic
 from ..store import GRADES_SCHEMA
 
-__all__ = ["check_rubric_hash", "conform_grades", "grades_path", "write_grades"]
+__all__ = ["check_rubric_hash", "grades_frame", "grades_path", "write_grades"]
 
 logger = logging.getLogger("evalkit.grading")
 GRADES_DIR = "grades"
 REGISTRY = ".rubrics.json"
 
 
-def conform_grades(frame: pd.DataFrame) -> pd.DataFrame:
-    """``frame`` with exactly ``GRADES_SCHEMA``'s columns and dtypes."""
-    table = pa.Table.from_pandas(
-        frame.loc[:, GRADES_SCHEMA.names], schema=GRADES_SCHEMA, preserve_index=False
-    )
+def grades_frame(columns: dict[str, Any], n_rows: int) -> pd.DataFrame:
+    """A frame with exactly ``GRADES_SCHEMA``'s columns and dtypes from flat arrays (missing
+    columns are null; float arrays holding NaN become nullable integers where needed)."""
+    arrays = []
+    for field in GRADES_SCHEMA:
+        value = columns.get(field.name)
+        if value is None:
+            arrays.append(pa.nulls(n_rows, field.type))
+            continue
+        array = pa.array(value, from_pandas=True)
+        arrays.append(array if array.type == field.type else array.cast(field.type))
+    table = pa.Table.from_arrays(arrays, schema=GRADES_SCHEMA)
     return to_frame(table, GRADES_SCHEMA)
 
 

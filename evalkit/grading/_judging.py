@@ -21,7 +21,7 @@ from ._transcripts import Transcripts
 __all__ = ["JudgeArg", "grader_name", "judge_rows", "resolve_judge", "with_cache"]
 
 logger = logging.getLogger("evalkit.grading")
-JudgeArg: TypeAlias = JudgeBackend | None | Literal[False]
+JudgeArg: TypeAlias = JudgeBackend | Literal[False] | None
 EMULATED_MODEL = "emulator-judge"
 _HOW = (
     "the scorecard has judged rules ({rules}) and no judge is configured: set "
@@ -80,7 +80,9 @@ def _tasks(
         if not wanted:
             continue
         turns = tuple(
-            zip(turns_frame["index"].tolist(), turns_frame["role"], turns_frame["text"], strict=True)
+            zip(
+                turns_frame["index"].tolist(), turns_frame["role"], turns_frame["text"], strict=True
+            )
         )
         known = recorded.get(cid) if recorded is not None else None
         digest = known if isinstance(known, str) and known else transcript_hash(turns)

@@ -128,7 +128,7 @@ class Scorecard(_Wire):
         return cls.model_validate(data)
 
     @classmethod
-    def validate(cls, value: Any) -> Self:  # type: ignore[override]
+    def validate(cls, value: Any) -> Self:
         """A scorecard from a dict, a file path or a scorecard; every problem at once."""
         if isinstance(value, cls):
             return value
@@ -147,7 +147,10 @@ class Scorecard(_Wire):
             raise ScorecardError([Problem(str(file), f"cannot parse: {exc}")], str(file)) from None
         return cls.from_dict(data, source=str(file))
 
-    from_file = load
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Self:
+        """Alias of :meth:`load`."""
+        return cls.load(path)
 
     @classmethod
     def from_assistant(cls, assistant: Any) -> Self:

@@ -39,6 +39,7 @@ _DIGITS: Final = {
     **{chr(0x06F0 + i): str(i) for i in range(10)},
 }
 _DROP_RE2: Final = "[\u0640\u064b-\u065f\u0670\u06d6-\u06ed]"
+_SPECIAL_RE2: Final = "[" + "".join(_VARIANTS) + "\u0660-\u0669\u06f0-\u06f9" + _DROP_RE2[1:]
 _FOLD: Final = str.maketrans({**_VARIANTS, **_DIGITS, "\u0640": None})
 _MARKS_RE: Final = re.compile(_DROP_RE2)
 _SPACE_RE: Final = re.compile(r"\s+")
@@ -46,13 +47,22 @@ _SPACE_RE: Final = re.compile(r"\s+")
 
 def normalise(texts: pa.Array | pa.ChunkedArray, case_sensitive: bool = False) -> pa.Array:
     """Normalise every string of ``texts`` (see the module docstring); nulls stay null."""
+    if isinstance(texts, pa.ChunkedArray):
+        texts = texts.combine_chunks()
     out = pc.utf8_normalize(texts, "NFKC")
     if not case_sensitive:
         out = pc.utf8_lower(out)
-    for old, new in {**_VARIANTS, **_DIGITS}.items():
-        out = pc.replace_substring(out, old, new)
-    out = pc.replace_substring_regex(out, _DROP_RE2, "")
-    out = pc.replace_substring_regex(out, r"\s+", " ")
+    special = pc.fill_null(pc.match_substring_regex(out, _SPECIAL_RE2), False)
+    if pc.any(special).as_py():  # variant letters, digits and marks: only where present
+        part = pc.filter(out, special)
+        for old, new in {**_VARIANTS, **_DIGITS}.items():
+            part = pc.replace_substring(part, old, new)
+        part = pc.replace_substring_regex(part, _DROP_RE2, "")
+        out = pc.replace_with_mask(out, special, part)
+    spaced = pc.fill_null(pc.match_substring_regex(out, r"\s\s|[\t\n\r\f\v]"), False)
+    if pc.any(spaced).as_py():  # runs of whitespace: only where present
+        part = pc.replace_substring_regex(pc.filter(out, spaced), r"\s+", " ")
+        out = pc.replace_with_mask(out, spaced, part)
     return pc.utf8_trim_whitespace(out)
 
 

@@ -6,10 +6,11 @@ Built once per grading and shared by every check, so each costly Arrow pass runs
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -53,6 +54,7 @@ class Transcripts:
         else:
             ids = pd.Index(frame["conversation_id"].unique(), name="conversation_id")
             info = pd.DataFrame(index=ids)
+        frame["_pos"] = ids.get_indexer(frame["conversation_id"])
         return cls(frame, ids, info)
 
     def of(self, speaker: str) -> pd.DataFrame:
@@ -70,6 +72,8 @@ class Transcripts:
         if key not in self._cache:
             if kind == "raw":
                 raw = pa.array(self.of(speaker)["text"], pa.large_string(), from_pandas=True)
+                if isinstance(raw, pa.ChunkedArray):
+                    raw = raw.combine_chunks()
                 self._cache[key] = pc.utf8_normalize(raw, "NFC")
             elif speaker != "all":  # normalise once, for all turns, and slice by speaker
                 mask = pa.array((self.turns["role"] == speaker).to_numpy())
@@ -79,16 +83,21 @@ class Transcripts:
         array: pa.Array = self._cache[key]
         return array
 
-    def variables(self) -> pd.Series | None:
-        """Each conversation's variables as a dict (None when unknown); parsed once per text."""
+    def variable_values(self, name: str, as_text: Callable[[Any], str | None]) -> pd.Series | None:
+        """Each conversation's variable ``name`` through ``as_text`` (None when absent), over
+        ``ids``; each distinct variables text is parsed once. None when variables are unknown."""
         if "variables" not in self.info.columns:
             return None
-        if "variables" not in self._cache:
-            texts = self.info["variables"].reindex(self.ids)
-            parsed = {text: _parse(text) for text in texts.dropna().unique()}
-            self._cache["variables"] = texts.map(parsed)
-        series: pd.Series = self._cache["variables"]
-        return series
+        key = ("variables",)
+        if key not in self._cache:
+            codes, uniques = pd.factorize(self.info["variables"].reindex(self.ids))
+            self._cache[key] = (codes, [_parse(text) for text in uniques])
+        codes, parsed = self._cache[key]
+        values = np.array(
+            [as_text(v.get(name)) if isinstance(v, dict) else None for v in parsed] + [None],
+            dtype=object,
+        )
+        return pd.Series(values[codes], index=self.ids, dtype="object")
 
     def column(self, name: str) -> pd.Series | None:
         """A column of ``info`` aligned to ``ids``, or None when the frame has no such column."""

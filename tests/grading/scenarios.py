@@ -46,33 +46,49 @@ SCENARIOS = (
         FINANCE,
         "An instalment reminder from the finance company.",
         (
-            ("good", "You are Ali from {{company_name}}, calling {{customer_name}} in Roman Urdu "
-             "about {{amount_due}} due on {{due_date}}. Confirm yes or no. Pay via JazzCash or "
-             "the bank app. If the caller objects, apologise and end politely. Say shukriya.", True),
-            ("careless", "Call {{customer_name}} in Urdu script (Nastaliq) about the payment of "
-             "{{amount_due}} and {{late_fee}}. Threaten court if they refuse.", True),
+            (
+                "good",
+                "You are Ali from {{company_name}}, calling {{customer_name}} in Roman Urdu "
+                "about {{amount_due}} due on {{due_date}}. Confirm yes or no. Pay via JazzCash or "
+                "the bank app. If the caller objects, apologise and end politely. Say shukriya.",
+                True,
+            ),
+            (
+                "careless",
+                "Call {{customer_name}} in Urdu script (Nastaliq) about the payment of "
+                "{{amount_due}} and {{late_fee}}. Threaten court if they refuse.",
+                True,
+            ),
         ),
-    ),  # fmt: skip
+    ),
     Scenario(
         "support-line-en-ur.yaml",
         SUPPORT,
         "An inbound call to the shop's support line about an order.",
         (
-            ("good", "You are Zara, the support agent of {{company_name}}. Answer in the "
-             "caller's language. Confirm the order number {{order_id}}. Apologise when the "
-             "caller is angry and say thank you and goodbye at the end.", True),
+            (
+                "good",
+                "You are Zara, the support agent of {{company_name}}. Answer in the "
+                "caller's language. Confirm the order number {{order_id}}. Apologise when the "
+                "caller is angry and say thank you and goodbye at the end.",
+                True,
+            ),
             ("careless", "Support for orders {{ticket_ref}}.", False),
         ),
-    ),  # fmt: skip
+    ),
     Scenario(
         "support-line-en.yaml",
         SUPPORT,
         "An inbound call to the shop's support line about an order.",
         (
-            ("good", "You are Zara, the support agent of {{company_name}}, speaking English. "
-             "Confirm the order number {{order_id}}. Apologise when the caller is angry, and "
-             "say thank you and goodbye at the end of every call.", True),
+            (
+                "good",
+                "You are Zara, the support agent of {{company_name}}, speaking English. "
+                "Confirm the order number {{order_id}}. Apologise when the caller is angry, and "
+                "say thank you and goodbye at the end of every call.",
+                True,
+            ),
             ("careless", "Support line in Urdu script, Nastaliq. Ticket {{ticket_ref}}.", False),
         ),
-    ),  # fmt: skip
+    ),
 )

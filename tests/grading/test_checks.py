@@ -17,7 +17,10 @@ URDU_GREETING = "السلام علیکم، میں شفا کلینک سے ثنا 
 def grade_one(check: dict[str, Any], convs: dict[str, Any], info: Any = None) -> pd.DataFrame:
     """Grade ``convs`` with a one-rule scorecard; the rows indexed by conversation id."""
     card = Scorecard.from_dict(
-        {"rubricVersionId": "t", "rules": [{"ruleId": "r", "title": "T", "points": 100, "check": check}]}
+        {
+            "rubricVersionId": "t",
+            "rules": [{"ruleId": "r", "title": "T", "points": 100, "check": check}],
+        }
     )
     conversations = conversations_frame(info) if info is not None else None
     grades = grade_transcripts(turns_frame(convs), card, judge=False, conversations=conversations)
@@ -76,7 +79,9 @@ def test_regex_modes(mode: str, expected: tuple[str, str]) -> None:
         "a": [("agent", "Pay via JazzCash"), ("agent", "thanks")],
         "b": [("agent", "hello"), ("caller", "jazzcash?")],
     }
-    out = grade_one({"type": "regex", "pattern": r"jazz ?cash", "speaker": "agent", "mode": mode}, convs)
+    out = grade_one(
+        {"type": "regex", "pattern": r"jazz ?cash", "speaker": "agent", "mode": mode}, convs
+    )
     assert (out.loc["a", "verdict"], out.loc["b", "verdict"]) == expected
 
 
@@ -117,10 +122,16 @@ def test_agent_speaks_first_and_na_without_turns() -> None:
 
 def test_script_tells_nastaliq_from_roman_urdu_and_english() -> None:
     convs = {
-        "nastaliq": [("agent", URDU_GREETING), ("agent", "آپ ۱۴ نومبر کو 5 بجے JazzCash سے ادا کریں۔")],
+        "nastaliq": [
+            ("agent", URDU_GREETING),
+            ("agent", "آپ ۱۴ نومبر کو 5 بجے JazzCash سے ادا کریں۔"),
+        ],
         "roman": [("agent", "Assalam o alaikum, main Shifa Clinic se Sana baat kar rahi hoon.")],
         "english": [("agent", "Hello, this is Sana from Shifa Clinic.")],
-        "mixed": [("agent", URDU_GREETING), ("agent", "Aap ki appointment kal subah das baje hai, theek?")],
+        "mixed": [
+            ("agent", URDU_GREETING),
+            ("agent", "Aap ki appointment kal subah das baje hai, theek?"),
+        ],
         "silent": [("caller", "hello?")],
     }
     out = grade_one({"type": "script", "script": "arabic", "min_share": 0.8}, convs)
@@ -187,7 +198,10 @@ def test_no_repetition_counts_normalised_utterances() -> None:
 
 
 def test_max_turn_chars() -> None:
-    convs = {"a": [("agent", "x" * 10), ("agent", "y" * 50)], "b": [("agent", "short"), ("caller", "z" * 99)]}
+    convs = {
+        "a": [("agent", "x" * 10), ("agent", "y" * 50)],
+        "b": [("agent", "short"), ("caller", "z" * 99)],
+    }
     out = grade_one({"type": "max_turn_chars", "max_chars": 40}, convs)
     assert out.loc["a", "verdict"] == "fail"
     assert out.loc["a", "rationale"] == "agent turn 2 has 50 characters (max 40)"
@@ -197,9 +211,13 @@ def test_max_turn_chars() -> None:
 def test_persona_filters_make_na() -> None:
     convs = {"a": [("agent", "hi")], "b": [("agent", "hi")]}
     info = {"a": {"persona_label": "wrong-person"}, "b": {"persona_label": "cooperative"}}
-    out = grade_one({"type": "contains", "text": "bye", "skip_personas": ["wrong-person"]}, convs, info)
+    out = grade_one(
+        {"type": "contains", "text": "bye", "skip_personas": ["wrong-person"]}, convs, info
+    )
     assert out.loc["a", "verdict"] == "na"
     assert out.loc["a", "rationale"] == "the rule does not apply to persona 'wrong-person'"
     assert out.loc["b", "verdict"] == "fail"
-    out = grade_one({"type": "contains", "text": "hi", "only_personas": ["wrong-person"]}, convs, info)
+    out = grade_one(
+        {"type": "contains", "text": "hi", "only_personas": ["wrong-person"]}, convs, info
+    )
     assert list(out["verdict"]) == ["pass", "na"]

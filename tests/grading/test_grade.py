@@ -89,7 +89,8 @@ def test_grade_run_rows_scores_and_storage(tmp_path: Path) -> None:
     assert row.loc[("c1", "confirm"), "prompt_tokens"] == 10
     assert row.loc[("c1", "first"), "cell_id"] == "cell0"
     scores = grades.scores.set_index("conversation_id")
-    assert scores.loc["c1", "score"] == 100 and bool(scores.loc["c1", "passed_all"])
+    assert scores.loc["c1", "score"] == 100
+    assert bool(scores.loc["c1", "passed_all"])
     assert scores.loc["c2", "score"] == 0
     assert len(judge.calls) == 2
     stored = run.grades("demo/v1")
@@ -110,13 +111,16 @@ def test_scores_leave_na_and_error_out_and_count_them() -> None:
     grades = grade_transcripts(turns_frame(CONVS), CARD, judge, conversations=conv)
     s = grades.scores.set_index("conversation_id")
     # c3 (rude): thanks is na -> applicable 70, first passes (20) + confirm passes (50)
-    assert s.loc["c3", "applicable_points"] == 70 and s.loc["c3", "score"] == 100
+    assert s.loc["c3", "applicable_points"] == 70
+    assert s.loc["c3", "score"] == 100
     assert s.loc["c3", "n_na"] == 1
     # c2: first fails (20), thanks fails (30), confirm errors -> 0 of 50
-    assert s.loc["c2", "n_error"] == 1 and s.loc["c2", "applicable_points"] == 50
+    assert s.loc["c2", "n_error"] == 1
+    assert s.loc["c2", "applicable_points"] == 50
     assert not s.loc["c2", "passed_all"]
     summary = grades.summary().set_index("rule_id")
-    assert summary.loc["confirm", "error"] == 1 and summary.loc["thanks", "na"] == 1
+    assert summary.loc["confirm", "error"] == 1
+    assert summary.loc["thanks", "na"] == 1
     assert summary.loc["first", "pass_rate"] == pytest.approx(2 / 3)
 
 
@@ -126,7 +130,13 @@ def test_no_judge_configured_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(GradingError) as info:
         grade_transcripts(turns_frame(CONVS), CARD)
     text = str(info.value)
-    for hint in ("EVALKIT_JUDGE_MODEL", "EVALKIT_JUDGE_BASE_URL", "judge=Judge(", "judge=False", "confirm"):
+    for hint in (
+        "EVALKIT_JUDGE_MODEL",
+        "EVALKIT_JUDGE_BASE_URL",
+        "judge=Judge(",
+        "judge=False",
+        "confirm",
+    ):
         assert hint in text
     deterministic = {**CARD, "rules": [{**CARD["rules"][0], "points": 100}]}
     assert len(grade_transcripts(turns_frame(CONVS), deterministic).frame) == 3
@@ -135,7 +145,8 @@ def test_no_judge_configured_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -
 def test_judge_false_leaves_judged_rules_not_judged() -> None:
     f = grade_transcripts(turns_frame(CONVS), CARD, judge=False).frame
     judged = f[f["rule_id"] == "confirm"]
-    assert (judged["verdict"] == "na").all() and (judged["rationale"] == "not judged").all()
+    assert (judged["verdict"] == "na").all()
+    assert (judged["rationale"] == "not judged").all()
     assert f["run_id"].eq("transcripts").all()
 
 
@@ -170,7 +181,9 @@ class CachingJudge(FakeJudge):
         return other
 
 
-def test_grade_run_hands_the_store_cache_to_the_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_grade_run_hands_the_store_cache_to_the_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen: list[Any] = []
     original = CachingJudge.ajudge
 
@@ -214,7 +227,8 @@ def test_judge_agreement_accuracy_kappa_and_left_out() -> None:
                            "rule_id": "r", "verdict": [*truth, "pass"]})  # fmt: skip
     out = judge_agreement(grades, labels, seed=3).set_index("rule_id")
     r = out.loc["r"]
-    assert r["n"] == n - 1 and r["n_left_out"] == 2
+    assert r["n"] == n - 1
+    assert r["n_left_out"] == 2
     expected = float((flipped[1:] == truth[1:]).mean())
     assert r["accuracy"] == pytest.approx(expected)
     assert r["accuracy_low"] < expected < r["accuracy_high"]
@@ -229,7 +243,8 @@ def test_wilson_interval_known_values() -> None:
     from evalkit.grading._agreement import wilson_interval
 
     low, high = wilson_interval(8, 10)
-    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    assert low == pytest.approx(0.4902, abs=1e-4)
+    assert high == pytest.approx(0.9433, abs=1e-4)
     assert all(np.isnan(wilson_interval(0, 0)))
 
 
@@ -239,7 +254,11 @@ def test_stored_grades_schema_is_exact(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     table = pq.read_table(run.path / "grades" / "demo_v1.parquet")
-    assert table.schema.remove_metadata().equals(GRADES_SCHEMA) or table.schema.names == GRADES_SCHEMA.names
+    assert (
+        table.schema.remove_metadata().equals(GRADES_SCHEMA)
+        or table.schema.names == GRADES_SCHEMA.names
+    )
     assert table.schema.metadata[b"evalkit.rubric_version_id"] == b"demo/v1"
-    assert isinstance(table, pa.Table) and os.path.exists(run.path.parent / ".rubrics.json")
+    assert isinstance(table, pa.Table)
+    assert os.path.exists(run.path.parent / ".rubrics.json")
     assert Scorecard.from_dict(CARD).content_hash in (run.path.parent / ".rubrics.json").read_text()

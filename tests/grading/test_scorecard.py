@@ -57,21 +57,26 @@ def test_every_problem_is_reported_at_once() -> None:
         Scorecard.from_dict(data)
     err = info.value
     text = str(err)
-    assert isinstance(err, InvalidRequestError) and isinstance(err, EvalkitError)
+    assert isinstance(err, InvalidRequestError)
+    assert isinstance(err, EvalkitError)
     assert isinstance(err, ValueError)
     assert "they total 95" in text
     assert "rules[1] (a).ruleId: duplicate rule id" in text
     assert "rules[0] (a).check.type: unknown check type 'spelling'" in text
     assert "rules[1] (a).check.pattern: invalid regex" in text
     assert "rules[2] (c).check.whole_word" in text
-    assert "rules[3] (d).check.varible" in text and "rules[3] (d).check.variable" in text
+    assert "rules[3] (d).check.varible" in text
+    assert "rules[3] (d).check.variable" in text
     assert len(err.problems) == 7
 
 
 def test_no_rules_and_persona_labels() -> None:
     with pytest.raises(ScorecardError, match="needs at least one rule"):
         Scorecard.from_dict({"rubricVersionId": "v", "rules": []})
-    data = {"rubricVersionId": "v", "rules": [rule("a", 100, {"type": "judge", "skip_personas": ["nobody"]})]}
+    data = {
+        "rubricVersionId": "v",
+        "rules": [rule("a", 100, {"type": "judge", "skip_personas": ["nobody"]})],
+    }
     problems = Scorecard.problems(data, persona_labels={"cooperative"})
     assert [str(p) for p in problems] == [
         "rules[0] (a).check.skip_personas: names unknown persona 'nobody'"
@@ -83,7 +88,9 @@ def test_unknown_rule_fields_are_kept_and_hash_changes_with_rules() -> None:
     card = Scorecard.from_dict(data)
     assert card.to_service()["rules"][0]["severity"] == "high"
     assert card.rules[0].judged
-    other = Scorecard.from_dict({"rubricVersionId": "v", "rules": [rule("a", 100) | {"title": "B"}]})
+    other = Scorecard.from_dict(
+        {"rubricVersionId": "v", "rules": [rule("a", 100) | {"title": "B"}]}
+    )
     assert other.content_hash != card.content_hash
 
 
@@ -93,13 +100,17 @@ def test_from_assistant_reads_config_grading_scorecard() -> None:
     assert Scorecard.from_assistant(assistant).rules[0].check_type == "turns"
     from evalkit.api import AssistantConfig
 
-    config = AssistantConfig.model_validate({"agent": {"instructions": "x"}, "grading": {"scorecard": card}})
+    config = AssistantConfig.model_validate(
+        {"agent": {"instructions": "x"}, "grading": {"scorecard": card}}
+    )
     assert Scorecard.from_assistant(config).rubric_version_id == "v"
     with pytest.raises(ScorecardError, match="no scorecard"):
         Scorecard.from_assistant({"config": {"agent": {}}})
 
 
-def test_rubric_registry_warns_on_changed_rules(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_rubric_registry_warns_on_changed_rules(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     from evalkit.grading._io import check_rubric_hash
 
     assert check_rubric_hash(tmp_path, "v1", "aaa")

@@ -22,6 +22,7 @@ from .scenarios import SCENARIOS
 REPO = Path(__file__).resolve().parents[2]
 # (scorecard, rule) that the emulator's dialogue engine never breaks; see scorecards/README.md
 NEVER_FAILS = {
+    ("appointment-reminder-ur.yaml", "names-clinic"),
     ("appointment-reminder-ur.yaml", "no-repetition"),
     ("appointment-reminder-ur.yaml", "short-call"),
     ("instalment-reminder-roman-ur.yaml", "no-threats"),
@@ -67,12 +68,14 @@ def test_every_deterministic_rule_passes_and_fails_somewhere(verdicts: pd.DataFr
             assert "fail" in found, (card, rule)
         assert "error" not in found
     readme = (REPO / "scorecards" / "README.md").read_text(encoding="utf-8")
-    for card, rule in NEVER_FAILS | RARELY_PASSES:
+    for _card, rule in NEVER_FAILS | RARELY_PASSES:
         assert f"`{rule}`" in readme, rule
 
 
 @pytest.mark.slow
-def test_judged_rules_are_not_judged_and_one_row_per_conversation_rule(verdicts: pd.DataFrame) -> None:
+def test_judged_rules_are_not_judged_and_one_row_per_conversation_rule(
+    verdicts: pd.DataFrame,
+) -> None:
     judged = verdicts[verdicts["grader"] == "not-judged"]
     assert (judged["verdict"] == "na").all()
     keys = verdicts[["scorecard", "variant", "conversation_id", "rule_id"]]
@@ -80,7 +83,9 @@ def test_judged_rules_are_not_judged_and_one_row_per_conversation_rule(verdicts:
     for card in {sc.scorecard for sc in SCENARIOS}:
         n_rules = len(Scorecard.load(REPO / "scorecards" / card).rules)
         rows = verdicts[verdicts["scorecard"] == card]
-        assert len(rows) == rows[["variant", "conversation_id"]].drop_duplicates().shape[0] * n_rules
+        assert (
+            len(rows) == rows[["variant", "conversation_id"]].drop_duplicates().shape[0] * n_rules
+        )
 
 
 @pytest.mark.slow
