@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,113 +10,20 @@ import pytest
 import yaml
 
 from evalkit.api._validation import check_scorecard, errors_only
+from evalkit.grading import CHECK_TYPES, Scorecard
 from evalkit.grid import load_personas
 
 REPO = Path(__file__).resolve().parent.parent
 SCORECARDS = sorted((REPO / "scorecards").glob("*.yaml"))
-SPEAKERS = {"agent", "caller", "all"}
-
-
-def _str(v: Any) -> bool:
-    return isinstance(v, str) and bool(v.strip())
-
-
-def _bool(v: Any) -> bool:
-    return isinstance(v, bool)
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-
-def _strings(v: Any) -> bool:
-    return isinstance(v, list) and bool(v) and all(_str(x) for x in v)
-
-
-def _share(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 1
-
-
-def _regex(v: Any) -> bool:
-    if not _str(v):
-        return False
-    re.compile(v)
-    return True
-
-
-Validator = Callable[[Any], bool]
-COMMON: dict[str, Validator] = {
-    "type": _str,
-    "only_personas": _strings,
-    "skip_personas": _strings,
-}
-SPEAKER: dict[str, Validator] = {"speaker": lambda v: v in SPEAKERS}
-TEXT: dict[str, Validator] = {
-    "text": _str,
-    "any": _strings,
-    **SPEAKER,
-    "case_sensitive": _bool,
-    "whole_word": _bool,
-}
-
-# type -> (groups of keys of which at least one is required, every allowed key with its check)
-SCHEMA: dict[str, tuple[list[set[str]], dict[str, Validator]]] = {
-    "contains": ([{"text", "any"}], TEXT),
-    "not_contains": ([{"text", "any"}], TEXT),
-    "regex": (
-        [{"pattern"}],
-        {
-            "pattern": _regex,
-            **SPEAKER,
-            "ignore_case": _bool,
-            "expect": lambda v: v in {"match", "no_match"},
-        },
-    ),
-    "turns": ([{"min", "max"}], {"min": _int, "max": _int, **SPEAKER}),
-    "ended_by": ([{"speaker"}], {"speaker": lambda v: v in {"agent", "caller"}}),
-    "agent_speaks_first": ([], {"expected": _bool}),
-    "script": (
-        [{"script"}, {"min_share"}],
-        {"script": lambda v: v in {"arabic", "latin"}, "min_share": _share, **SPEAKER},
-    ),
-    "no_placeholders": ([], {**SPEAKER}),
-    "uses_variable": (
-        [{"variable"}],
-        {"variable": _str, **SPEAKER, "partial": _bool, "case_sensitive": _bool},
-    ),
-    "no_repetition": (
-        [],
-        {**SPEAKER, "max_occurrences": lambda v: _int(v) and v >= 1, "min_chars": _int},
-    ),
-    "judge": ([], {"criterion": _str}),
-}
 
 
 def check_problems(check: Any, labels: set[str]) -> list[str]:
-    """Everything wrong with one rule's ``check`` block, by the README's contract."""
-    if not isinstance(check, dict):
-        return [f"check must be a mapping, got {check!r}"]
-    kind = check.get("type")
-    if kind not in SCHEMA:
-        return [f"unknown check type {kind!r}"]
-    required, allowed = SCHEMA[kind]
-    allowed = {**COMMON, **allowed}
-    out: list[str] = []
-    for group in required:
-        if not group & check.keys():
-            out.append(f"{kind}: needs {' or '.join(sorted(group))}")
-    for key, value in check.items():
-        if key not in allowed:
-            out.append(f"{kind}: unknown key {key!r}")
-        elif not allowed[key](value):
-            out.append(f"{kind}: bad value for {key}: {value!r}")
-    for key in ("only_personas", "skip_personas"):
-        for label in check.get(key) or []:
-            if label not in labels:
-                out.append(f"{kind}: {key} names unknown persona {label!r}")
-    if kind == "turns" and {"min", "max"} <= check.keys() and check["min"] > check["max"]:
-        out.append("turns: min > max")
-    return out
+    """Everything wrong with one rule's ``check`` block, by the package's typed check models."""
+    card = {
+        "rubricVersionId": "x",
+        "rules": [{"ruleId": "r", "title": "t", "points": 100, "check": check}],
+    }
+    return [str(p) for p in Scorecard.problems(card, persona_labels=labels)]
 
 
 def service_part(scorecard: dict[str, Any]) -> dict[str, Any]:
@@ -175,7 +81,7 @@ def test_the_scorecards_use_most_deterministic_types() -> None:
 
 def test_readme_documents_every_check_type() -> None:
     readme = (REPO / "scorecards" / "README.md").read_text(encoding="utf-8")
-    for kind in SCHEMA:
+    for kind in CHECK_TYPES:
         assert f"| `{kind}` |" in readme, kind
     for key in ("only_personas", "skip_personas", "speaker", "min_share", "max_occurrences"):
         assert f"`{key}`" in readme, key
@@ -185,12 +91,18 @@ def test_readme_documents_every_check_type() -> None:
     ("check", "problem"),
     [
         ({"type": "spelling"}, "unknown check type"),
-        ({"type": "script", "script": "arabic"}, "needs min_share"),
-        ({"type": "script", "script": "cyrillic", "min_share": 0.5}, "bad value for script"),
-        ({"type": "contains", "speaker": "agent"}, "needs any or text"),
-        ({"type": "uses_variable", "varible": "x"}, "unknown key 'varible'"),
-        ({"type": "turns", "min": 5, "max": 2}, "min > max"),
-        ({"type": "judge", "skip_personas": ["nobody"]}, "unknown persona 'nobody'"),
+        ({"type": "script", "script": "arabic"}, "check.min_share: Field required"),
+        (
+            {"type": "script", "script": "cyrillic", "min_share": 0.5},
+            "check.script: Input should be",
+        ),
+        ({"type": "contains", "speaker": "agent"}, "needs 'text' or 'any'"),
+        (
+            {"type": "uses_variable", "varible": "x"},
+            "check.varible: Extra inputs are not permitted",
+        ),
+        ({"type": "turns", "min": 5, "max": 2}, "min (5) > max (2)"),
+        ({"type": "judge", "skip_personas": ["nobody"]}, "names unknown persona 'nobody'"),
     ],
 )
 def test_the_contract_checker_catches_mistakes(

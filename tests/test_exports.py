@@ -71,6 +71,14 @@ def test_top_level_is_built_from_the_packages() -> None:
             assert home == "evalkit" or "._" not in home, (name, home)
 
 
+def test_no_name_is_exported_by_two_packages() -> None:
+    seen: dict[str, str] = dict.fromkeys(evalkit.api.TOP_LEVEL, "api")
+    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine"):
+        for name in importlib.import_module(f"evalkit.{package}").__all__:
+            assert name not in seen, f"{name} is exported by {seen.get(name)} and {package}"
+            seen[name] = package
+
+
 def test_wire_sub_models_stay_in_api() -> None:
     for name in ("VendorASttConfig", "LlmBlock", "ExcludedCounts", "ErrorEnvelope", "Grading"):
         assert name in evalkit.api.__all__

@@ -16,6 +16,7 @@ from ._sides import REQUIRED_COLUMNS, Side, unique_values
 from ._verdict import Verdict, decide
 
 if TYPE_CHECKING:
+    from ..grading import JudgeArg, ScorecardLike
     from ..store import Run
 
 __all__ = ["compare_grades", "compare_runs"]
@@ -116,18 +117,29 @@ def compare_grades(
 def compare_runs(
     baseline_run: Run,
     candidate_run: Run,
-    scorecard: Any,
-    judge: Any = None,
-    **kwargs: Any,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    confidence: float = 0.95,
+    min_effect: float = 5.0,
+    seed: int = 0,
+    options: CompareOptions | None = None,
 ) -> Comparison:
-    """Grade both runs (from cache) and compare them; ``kwargs`` go to :func:`compare_grades`."""
-    from ..grading import grade_run  # type: ignore[attr-defined]  # built in parallel
+    """Grade both runs with ``scorecard`` (judge calls come from the judge's cache when the
+    transcripts were graded before) and compare them: candidate minus baseline.
+
+    The conversations left out (not ``done``) are counted per side from the runs' tables.
+    """
+    from ..grading import grade_run
 
     graded = [grade_run(run, scorecard, judge=judge).frame for run in (baseline_run, candidate_run)]
     return compare_grades(
         graded[0],
         graded[1],
+        confidence=confidence,
+        min_effect=min_effect,
+        seed=seed,
         baseline_conversations=baseline_run.conversations,
         candidate_conversations=candidate_run.conversations,
-        **kwargs,
+        options=options,
     )

@@ -2,4 +2,54 @@
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .._util import publish
+from ._agreement import judge_agreement
+from ._check_models import CheckModel
+from ._checks import CHECK_TYPES, CheckType
+from ._errors import GradingError, ScorecardError
+from ._grade import (
+    GradeOptions,
+    ScorecardLike,
+    agrade_run,
+    agrade_transcripts,
+    grade_run,
+    grade_transcripts,
+)
+from ._grades import Grades
+from ._judge_types import (
+    JUDGE_PROMPT_VERSION,
+    JudgeBackend,
+    JudgedRule,
+    JudgeTask,
+    JudgeVerdict,
+)
+from ._judging import JudgeArg
+from ._scorecard import Scorecard, ScorecardRule
+
+# from ._judge import Judge  (the LLM judge client; lands with its own change)
+
+__all__ = [
+    "CHECK_TYPES",
+    "JUDGE_PROMPT_VERSION",
+    "CheckModel",
+    "CheckType",
+    "GradeOptions",
+    "Grades",
+    "GradingError",
+    "JudgeArg",
+    "JudgeBackend",
+    "JudgeTask",
+    "JudgeVerdict",
+    "JudgedRule",
+    "Scorecard",
+    "ScorecardError",
+    "ScorecardLike",
+    "ScorecardRule",
+    "agrade_run",
+    "agrade_transcripts",
+    "grade_run",
+    "grade_transcripts",
+    "judge_agreement",
+]
+
+publish(globals())

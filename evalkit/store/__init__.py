@@ -23,6 +23,7 @@ from ._errors import (
     RunNotFoundError,
     StoreError,
 )
+from ._grades import grades_frame, grades_path, write_grades
 from ._listing import list_runs, load_runs
 from ._manifest import identity_hash, read_stored_manifest
 from ._reader import Run, load_run
@@ -47,12 +48,15 @@ __all__ = [
     "TurnRecord",
     "dump_variables",
     "finalize_run",
+    "grades_frame",
+    "grades_path",
     "identity_hash",
     "list_runs",
     "load_run",
     "load_runs",
     "read_stored_manifest",
     "transcript_hash",
+    "write_grades",
 ]
 
 publish(globals())

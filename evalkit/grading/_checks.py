@@ -1,0 +1,448 @@
+"""Deterministic checks: one small vectorised function per check type, and ``CHECK_TYPES``.
+
+Each function takes the :class:`Transcripts` being graded and its typed check model and
+returns a frame indexed by conversation id with ``verdict`` (pass/fail/na), ``rationale`` (a
+sentence a person can read) and ``evidence_turn`` (1-based turn index or <NA>). Work is done
+with Arrow/pandas column operations and groupbys: a Python loop runs per rule or per distinct
+value, never per turn (the one exception: ``regex`` patterns RE2 cannot run, and the
+sound-alike search of ``uses_variable`` for Roman values in Urdu-script conversations, which
+loop over the turns of the conversations concerned only).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+import pyarrow.compute as pc
+from pydantic import BaseModel
+
+from . import _check_models as m
+from ._skeleton import sound_pattern
+from ._text import ARABIC_LETTER, LATIN_LETTER, PLACEHOLDER_RE2, normalise_one, re2_compiles
+from ._transcripts import TextKind, Transcripts
+
+__all__ = ["CHECK_TYPES", "CheckType", "run_check"]
+
+CID = "conversation_id"
+_BOUNDARY: Final = r"[^\pL\pN]"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckType:
+    """One row of the check table: name, parameter model, function (None: judged), doc."""
+
+    name: str
+    model: type[BaseModel]
+    function: Callable[[Transcripts, Any], pd.DataFrame] | None
+    doc: str
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _frame(t: Transcripts, verdict: Any, rationale: Any, evidence: Any = pd.NA) -> pd.DataFrame:
+    out = pd.DataFrame(index=t.ids)
+    out["verdict"] = pd.Series(verdict, index=t.ids, dtype="object")
+    out["rationale"] = pd.Series(rationale, index=t.ids, dtype="object")
+    out["evidence_turn"] = pd.Series(evidence, index=t.ids).astype("Int64")
+    return out
+
+
+def _set(out: pd.DataFrame, rows: pd.DataFrame, verdict: str, rationale: pd.Series) -> None:
+    """Give the conversations in ``rows`` (indexed by id, with ``index``) this verdict."""
+    ids = rows.index
+    out.loc[ids, "verdict"] = verdict
+    out.loc[ids, "rationale"] = rationale.reindex(ids).astype("object")
+    if "index" in rows.columns:
+        out.loc[ids, "evidence_turn"] = rows["index"].astype("Int64")
+
+
+def _mark(out: pd.DataFrame, rows: Any, verdict: str, rationale: str) -> None:
+    """Set the verdict and rationale of ``rows`` (a mask or labels)."""
+    out.loc[rows, "verdict"] = verdict
+    out.loc[rows, "rationale"] = rationale
+
+
+def _where(rows: pd.DataFrame) -> pd.Series:
+    """``"agent turn 3"`` for each row (columns role, index)."""
+    return rows["role"].astype("object") + " turn " + rows["index"].astype(str)
+
+
+def _first(sub: pd.DataFrame, mask: Any, match: Any = None) -> pd.DataFrame:
+    """The first turn per conversation where ``mask`` holds (with ``match`` text if given)."""
+    hits = sub.loc[np.asarray(mask, dtype=bool), [CID, "index", "role"]]
+    if match is not None:
+        hits = hits.assign(match=np.asarray(match, dtype=object)[np.asarray(mask, dtype=bool)])
+    return hits.groupby(CID, sort=False).first()
+
+
+def _extract(array: pa.Array, pattern: str) -> tuple[np.ndarray, np.ndarray]:
+    """(matched?, matched text) per element for an RE2 ``pattern`` with a group ``m``."""
+    found = pc.extract_regex(array, pattern)
+    valid = found.is_valid().to_numpy(zero_copy_only=False)
+    text = found.field("m").to_numpy(zero_copy_only=False)
+    return valid.astype(bool), text
+
+
+def _quote(values: Sequence[str]) -> str:
+    return ", ".join(f"'{v}'" for v in values)
+
+
+def _who(speaker: str) -> str:
+    return "any" if speaker == "all" else speaker
+
+
+# ----------------------------------------------------------------------------- text
+
+
+def _text_hits(t: Transcripts, c: m.ContainsCheck | m.NotContainsCheck) -> pd.DataFrame:
+    kind: TextKind = "norm_cs" if c.case_sensitive else "norm"
+    needles = [normalise_one(n, c.case_sensitive) for n in c.needles]
+    alternation = "|".join(re.escape(n) for n in sorted(set(needles), key=len, reverse=True))
+    pattern = f"(?P<m>{alternation})"
+    if c.whole_word:
+        pattern = f"(?:^|{_BOUNDARY}){pattern}(?:{_BOUNDARY}|$)"
+    hit, text = _extract(t.text(c.speaker, kind), pattern)
+    return _first(t.of(c.speaker), hit, text)
+
+
+def check_contains(t: Transcripts, c: m.ContainsCheck) -> pd.DataFrame:
+    """Pass when the text, or one of ``any``, occurs in some turn of ``speaker``."""
+    out = _frame(t, "fail", f"no {_who(c.speaker)} turn contains {_quote(c.needles)}")
+    hits = _text_hits(t, c)
+    _set(out, hits, "pass", _where(hits) + " contains '" + hits["match"] + "'")
+    return out
+
+
+def check_not_contains(t: Transcripts, c: m.NotContainsCheck) -> pd.DataFrame:
+    """Pass when none of the texts occurs in any turn of ``speaker``."""
+    out = _frame(t, "pass", f"no {_who(c.speaker)} turn contains {_quote(c.needles)}")
+    hits = _text_hits(t, c)
+    _set(out, hits, "fail", _where(hits) + " contains '" + hits["match"] + "'")
+    return out
+
+
+def _regex_matches(t: Transcripts, c: m.RegexCheck) -> tuple[np.ndarray, np.ndarray]:
+    flags = "(?i)" if c.ignore_case else ""
+    pattern = f"{flags}(?P<m>{c.pattern})"
+    if "(?P<m>" not in c.pattern and re2_compiles(pattern):
+        return _extract(t.text(c.speaker), pattern)
+    # RE2 cannot run it (lookarounds, backreferences): Python's re, turn by turn
+    compiled = re.compile(c.pattern, re.IGNORECASE if c.ignore_case else 0)
+    found = [compiled.search(s) for s in t.text(c.speaker).to_pylist()]
+    hit = np.array([f is not None for f in found], dtype=bool)
+    return hit, np.array([f.group(0) if f else None for f in found], dtype=object)
+
+
+def check_regex(t: Transcripts, c: m.RegexCheck) -> pd.DataFrame:
+    """``mode`` any: some turn matches; none: no turn does; all: every turn does."""
+    mode = c.effective_mode
+    who = _who(c.speaker)
+    hit, text = _regex_matches(t, c)
+    sub = t.of(c.speaker)
+    if mode == "all":
+        out = _frame(t, "pass", f"every {who} turn matches /{c.pattern}/")
+        misses = _first(sub, ~hit)
+        _set(out, misses, "fail", _where(misses) + f" does not match /{c.pattern}/")
+        none = t.ids.difference(pd.Index(sub[CID].unique()))
+        _mark(out, none, "na", f"no {who} turns")
+        return out
+    hits = _first(sub, hit, text)
+    said = _where(hits) + " matches /" + c.pattern + "/ ('" + hits["match"] + "')"
+    if mode == "any":
+        out = _frame(t, "fail", f"no {who} turn matches /{c.pattern}/")
+        _set(out, hits, "pass", said)
+    else:
+        out = _frame(t, "pass", f"no {who} turn matches /{c.pattern}/")
+        _set(out, hits, "fail", said)
+    return out
+
+
+def check_no_placeholders(t: Transcripts, c: m.NoPlaceholdersCheck) -> pd.DataFrame:
+    """Pass when no ``{{token}}`` or ``{identifier}`` is left in the speaker's turns."""
+    out = _frame(t, "pass", f"no unresolved template token in {_who(c.speaker)} turns")
+    hit, text = _extract(t.text(c.speaker), PLACEHOLDER_RE2)
+    hits = _first(t.of(c.speaker), hit, text)
+    _set(out, hits, "fail", _where(hits) + " says '" + hits["match"] + "' (unresolved token)")
+    return out
+
+
+# ----------------------------------------------------------------------------- shape
+
+
+def check_turns(t: Transcripts, c: m.TurnsCheck) -> pd.DataFrame:
+    """Pass when ``min`` <= number of turns by ``speaker`` <= ``max``."""
+    counts = t.of(c.speaker).groupby(CID, sort=False).size().reindex(t.ids, fill_value=0)
+    low = c.min if c.min is not None else 0
+    high = c.max if c.max is not None else np.iinfo(np.int64).max
+    ok = (counts >= low) & (counts <= high)
+    bounds = " and ".join(
+        f"{name} {v}" for name, v in (("min", c.min), ("max", c.max)) if v is not None
+    )
+    noun = "turns" if c.speaker == "all" else f"{c.speaker} turns"
+    rationale = counts.astype(str) + f" {noun} ({bounds})"
+    return _frame(t, np.where(ok, "pass", "fail"), rationale)
+
+
+def check_ended_by(t: Transcripts, c: m.EndedByCheck) -> pd.DataFrame:
+    """Pass when the call was ended by ``speaker``: the record's ``ended_by`` when known,
+    else the speaker of the last turn; ``na`` with neither."""
+    last = t.turns.groupby(CID, sort=False)[["role", "index"]].last().reindex(t.ids)
+    recorded = t.column("ended_by")
+    by = last["role"].astype("object")
+    source = pd.Series("spoke last", index=t.ids, dtype="object")
+    if recorded is not None:
+        known = recorded.notna()
+        by = by.where(~known, recorded.astype("object"))
+        source = source.where(~known, "ended the call")
+    ok = by == c.speaker
+    out = _frame(t, np.where(ok, "pass", "fail"), "the " + by.astype(str) + " " + source)
+    out["evidence_turn"] = last["index"].astype("Int64")
+    _mark(out, by.isna(), "na", "no turns and no recorded ending")
+    return out
+
+
+def check_agent_speaks_first(t: Transcripts, c: m.AgentSpeaksFirstCheck) -> pd.DataFrame:
+    """Pass when (the first turn is the agent's) == ``expected``; ``na`` with no turns."""
+    first = t.turns.groupby(CID, sort=False)["role"].first().reindex(t.ids)
+    ok = (first == "agent") == c.expected
+    out = _frame(t, np.where(ok, "pass", "fail"), "the " + first.astype(str) + " spoke first", 1)
+    _mark(out, first.isna(), "na", "no turns")
+    out.loc[first.isna(), "evidence_turn"] = pd.NA
+    return out
+
+
+def check_max_turn_chars(t: Transcripts, c: m.MaxTurnCharsCheck) -> pd.DataFrame:
+    """Pass when no turn of ``speaker`` is longer than ``max_chars`` characters."""
+    out = _frame(t, "pass", f"every {_who(c.speaker)} turn has at most {c.max_chars} characters")
+    lengths = pc.utf8_length(t.text(c.speaker)).to_numpy(zero_copy_only=False)
+    long = _first(t.of(c.speaker), lengths > c.max_chars, lengths.astype(str))
+    rationale = _where(long) + " has " + long["match"] + f" characters (max {c.max_chars})"
+    _set(out, long, "fail", rationale)
+    return out
+
+
+def check_no_repetition(t: Transcripts, c: m.NoRepetitionCheck) -> pd.DataFrame:
+    """Pass when no utterance of at least ``min_chars`` characters (normalised, punctuation
+    removed) occurs more than ``max_occurrences`` times."""
+    out = _frame(t, "pass", f"no {_who(c.speaker)} utterance said more than {c.max_occurrences}x")
+    key = pc.replace_substring_regex(t.text(c.speaker, "norm"), r"[^\pL\pN ]+", "")
+    key = pc.utf8_trim_whitespace(pc.replace_substring_regex(key, " +", " "))
+    sub = t.of(c.speaker).assign(key=key.to_numpy(zero_copy_only=False))
+    sub = sub[pc.utf8_length(key).to_numpy(zero_copy_only=False) >= c.min_chars]
+    groups = sub.groupby([CID, "key"], sort=False)["index"]
+    sub = sub.assign(nth=groups.cumcount(), times=groups.transform("size"))
+    over = sub[sub["nth"] == c.max_occurrences].groupby(CID, sort=False).first()
+    short = over["key"].str.slice(0, 60)
+    rationale = (
+        _where(over)
+        + " repeats '"
+        + short
+        + "' (said "
+        + over["times"].astype(str)
+        + f" times; at most {c.max_occurrences})"
+    )
+    _set(out, over, "fail", rationale)
+    return out
+
+
+# ----------------------------------------------------------------------------- script
+
+
+def _count(text: pa.Array, letter_class: str) -> np.ndarray:
+    """Letters of ``letter_class`` per string (strip the rest, measure: faster than counting)."""
+    others = "[^" + letter_class[1:] + "+"
+    kept = pc.utf8_length(pc.replace_substring_regex(text, others, ""))
+    return np.asarray(kept.to_numpy(zero_copy_only=False))
+
+
+def _letter_counts(t: Transcripts, speaker: str) -> pd.DataFrame:
+    """Arabic-script and Latin letters per turn; Latin capitalised words (brand names) inside
+    a turn that is mostly Arabic script are not counted."""
+    key = ("letters", speaker)
+    if key not in t._cache:
+        text = t.text(speaker)
+        arabic = _count(text, ARABIC_LETTER)
+        latin = _count(text, LATIN_LETTER)
+        unbranded = pc.replace_substring_regex(text, r"\b[A-Z][A-Za-z0-9&'.\-]*", "")
+        plain = _count(unbranded, LATIN_LETTER)
+        latin = np.where(arabic > plain, plain, latin)
+        sub = t.of(speaker)
+        t._cache[key] = pd.DataFrame(
+            {CID: sub[CID], "index": sub["index"], "role": sub["role"],
+             "arabic": arabic, "latin": latin}
+        )  # fmt: skip
+    frame: pd.DataFrame = t._cache[key]
+    return frame
+
+
+def check_script(t: Transcripts, c: m.ScriptCheck) -> pd.DataFrame:
+    """Pass when letters of ``script`` make at least ``min_share`` of the Arabic-script + Latin
+    letters in ``speaker``'s turns; digits, punctuation and brand names do not count."""
+    letters = _letter_counts(t, c.speaker)
+    totals = letters.groupby(CID, sort=False)[["arabic", "latin"]].sum().reindex(t.ids).fillna(0)
+    all_letters = totals["arabic"] + totals["latin"]
+    share = totals[c.script] / all_letters.where(all_letters > 0)
+    ok = share >= c.min_share
+    name = "Arabic script" if c.script == "arabic" else "Latin script"
+    rationale = (share * 100).round().astype("Int64").astype(
+        str
+    ) + f"% of {_who(c.speaker)} letters are {name} (needs {c.min_share:.0%})"
+    out = _frame(t, np.where(ok, "pass", "fail"), rationale)
+    turn_share = letters[c.script] / (letters["arabic"] + letters["latin"]).replace(0, np.nan)
+    worst = _first(letters, (turn_share < c.min_share).to_numpy())
+    failed = worst.index.intersection(t.ids[~ok.to_numpy()])
+    out.loc[failed, "evidence_turn"] = worst.loc[failed, "index"].astype("Int64")
+    _mark(out, share.isna(), "na", f"no {_who(c.speaker)} letters")
+    return out
+
+
+# ----------------------------------------------------------------------------- variables
+
+
+def _value_text(value: Any) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int | float | str):
+        text = str(value).strip()
+        return text or None
+    return None
+
+
+_GROUPED_DIGITS: Final = r"(\d)[,\x{00A0}\x{202F} ](\d)"
+
+
+def check_uses_variable(t: Transcripts, c: m.UsesVariableCheck) -> pd.DataFrame:
+    """Pass when the variable's value occurs in ``speaker``'s turns (numbers also with digit
+    grouping; with ``partial``, any word of 3+ letters); for a Roman value in an Urdu-script
+    conversation, its Urdu spelling found by sound counts too. ``na`` when it is missing.
+
+    One vectorised search per distinct value, over the turns of the conversations having it."""
+    values = t.variable_values(c.variable, _value_text)
+    if values is None:
+        return _frame(t, "na", "the conversations' variables are not known")
+    out = _frame(t, "na", f"variable {c.variable!r} is missing or empty")
+    has = values.dropna()
+    if has.empty:
+        return out
+    out.loc[has.index, "verdict"] = "fail"
+    out.loc[has.index, "rationale"] = (
+        f"no {_who(c.speaker)} turn says {c.variable} ('" + has.astype(str) + "')"
+    )
+    kind: TextKind = "norm_cs" if c.case_sensitive else "norm"
+    sub = t.of(c.speaker)
+    text = t.text(c.speaker, kind)
+    if has.str.fullmatch(r"[\d,.\s]+").any():
+        text = pc.replace_substring_regex(text, _GROUPED_DIGITS, r"\1\2")
+    turn_value = values.to_numpy(object)[sub["_pos"].to_numpy()]
+    for value in has.unique():
+        needles = _needles(str(value), c.partial, c.case_sensitive)
+        alternation = "|".join(re.escape(n) for n in needles)
+        mask = turn_value == value
+        hit, said = _extract(text.filter(pa.array(mask)), f"(?P<m>{alternation})")
+        hits = _first(sub[mask], hit, said)
+        _set(out, hits, "pass", _where(hits) + " says '" + hits["match"] + "'")
+    _by_sound(t, c, out, has)
+    return out
+
+
+def _needles(value: str, partial: bool, case_sensitive: bool) -> list[str]:
+    norm = normalise_one(value, case_sensitive)
+    digits = re.sub(r"(\d)[,\u00a0\u202f ](?=\d)", r"\1", norm)
+    words = [digits]
+    if partial:
+        words += [w for w in re.findall(r"[^\W_]+", norm) if sum(ch.isalpha() for ch in w) >= 3]
+    return words
+
+
+def _by_sound(t: Transcripts, c: m.UsesVariableCheck, out: pd.DataFrame, has: pd.Series) -> None:
+    """Roman values not found as written, in conversations the speaker holds in Urdu script:
+    one RE2 "sounds like" pattern per distinct value, run over those conversations' turns."""
+    letters = _letter_counts(t, c.speaker).groupby(CID, sort=False)[["arabic", "latin"]].sum()
+    urdu = letters.index[letters["arabic"] > letters["latin"]]
+    latin_value = has.str.contains(r"[A-Za-z]", regex=True)
+    todo = has.index[(out.loc[has.index, "verdict"] == "fail").to_numpy() & latin_value.to_numpy()]
+    todo = todo.intersection(urdu)
+    if todo.empty:
+        return
+    sub = t.of(c.speaker)
+    text = t.text(c.speaker, "norm")
+    wanted = np.zeros(len(t.ids), dtype=bool)
+    wanted[t.ids.get_indexer(todo)] = True
+    values = has.reindex(t.ids).to_numpy(object, copy=True)
+    values[~wanted] = None
+    turn_value = values[sub["_pos"].to_numpy()]
+    for value in has[todo].unique():
+        pattern = sound_pattern(str(value), c.partial)
+        if pattern is None:
+            continue
+        mask = turn_value == value
+        hit, said = _extract(text.filter(pa.array(mask)), pattern)
+        hits = _first(sub[mask], hit, said)
+        rationale = (
+            _where(hits) + " says '" + hits["match"] + f"' ({c.variable} '{value}' in Urdu script)"
+        )
+        _set(out, hits, "pass", rationale)
+
+
+# ----------------------------------------------------------------------------- the table
+
+CHECK_TYPES: Final[dict[str, CheckType]] = {
+    row.name: row
+    for row in (
+        CheckType("agent_speaks_first", m.AgentSpeaksFirstCheck, check_agent_speaks_first,
+                  "the agent opens the call (or not, with expected: false)"),
+        CheckType("contains", m.ContainsCheck, check_contains,
+                  "a text (or one of several) occurs in some turn"),
+        CheckType("ended_by", m.EndedByCheck, check_ended_by, "who ended the call"),
+        CheckType("judge", m.JudgeCheck, None, "the LLM judge decides from title and criterion"),
+        CheckType("max_turn_chars", m.MaxTurnCharsCheck, check_max_turn_chars,
+                  "no turn longer than max_chars characters"),
+        CheckType("no_placeholders", m.NoPlaceholdersCheck, check_no_placeholders,
+                  "no {{token}} or {token} left unresolved"),
+        CheckType("no_repetition", m.NoRepetitionCheck, check_no_repetition,
+                  "no utterance said more than max_occurrences times"),
+        CheckType("not_contains", m.NotContainsCheck, check_not_contains,
+                  "none of the texts occurs in any turn"),
+        CheckType("regex", m.RegexCheck, check_regex,
+                  "a Python/RE2 regex matches some, every or no turn"),
+        CheckType("script", m.ScriptCheck, check_script,
+                  "share of Arabic-script (or Latin) letters at least min_share"),
+        CheckType("turns", m.TurnsCheck, check_turns, "number of turns within min..max"),
+        CheckType("uses_variable", m.UsesVariableCheck, check_uses_variable,
+                  "a variable's value (or its Urdu spelling) is spoken"),
+    )
+}  # fmt: skip
+
+
+def run_check(t: Transcripts, check: Any) -> pd.DataFrame:
+    """Run one deterministic check, then apply its ``only_personas``/``skip_personas``."""
+    function = CHECK_TYPES[check.type].function
+    if function is None:
+        raise ValueError(f"check type {check.type!r} is not deterministic")
+    out = function(t, check)
+    return persona_filter(t, check, out)
+
+
+def persona_filter(t: Transcripts, check: Any, out: pd.DataFrame) -> pd.DataFrame:
+    """``na`` for conversations whose persona the check skips (or does not list in only)."""
+    if not (check.only_personas or check.skip_personas):
+        return out
+    personas = t.column("persona_label")
+    if personas is None:
+        return out
+    skip = personas.isin(check.skip_personas or [])
+    if check.only_personas:
+        skip |= ~personas.isin(check.only_personas)
+    out.loc[skip, "verdict"] = "na"
+    out.loc[skip, "evidence_turn"] = pd.NA
+    out.loc[skip, "rationale"] = "the rule does not apply to persona '" + personas[skip] + "'"
+    return out

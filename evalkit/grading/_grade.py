@@ -1,0 +1,269 @@
+"""``grade_transcripts`` and ``grade_run``: every rule on every conversation, one row each."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from .._util import run_sync
+from ..store import Run, grades_frame, grades_path, write_grades
+from ._checks import persona_filter, run_check
+from ._errors import GradingError
+from ._grades import Grades
+from ._io import check_rubric_hash
+from ._judging import JudgeArg, grader_name, judge_rows, resolve_judge, with_cache
+from ._scorecard import Scorecard, ScorecardRule
+from ._transcripts import Transcripts
+
+__all__ = [
+    "GradeOptions",
+    "agrade_run",
+    "agrade_transcripts",
+    "grade_run",
+    "grade_transcripts",
+]
+
+logger = logging.getLogger("evalkit.grading")
+ScorecardLike = Scorecard | Mapping[str, Any] | str | os.PathLike[str]
+
+
+@dataclass(frozen=True, slots=True)
+class GradeOptions:
+    """Options of :func:`grade_transcripts`.
+
+    ``judge_samples``: times each judged rule is asked (majority verdict, agreement recorded);
+    ``run_id``: the run id written on rows when the turns carry none;
+    ``judge_cache_dir``: handed to a judge that has no cache yet.
+    """
+
+    judge_samples: int = 1
+    run_id: str = "transcripts"
+    judge_cache_dir: Path | None = None
+
+
+def _scorecard(scorecard: ScorecardLike) -> Scorecard:
+    return Scorecard.validate(scorecard)
+
+
+_JUDGE_TEXT = ("judge_model", "prompt_version")
+_JUDGE_NUMBERS = ("judge_samples", "judge_agreement", "prompt_tokens", "completion_tokens")
+
+
+def _checked(t: Transcripts, rule: ScorecardRule) -> pd.DataFrame:
+    return run_check(t, rule.check).assign(grader=f"check:{rule.check_type}")
+
+
+def _not_judged(t: Transcripts, rule: ScorecardRule, reason: str, grader: str) -> pd.DataFrame:
+    out = pd.DataFrame(index=t.ids)
+    out["verdict"], out["rationale"], out["evidence_turn"] = "na", reason, pd.NA
+    out["evidence_turn"] = out["evidence_turn"].astype("Int64")
+    if rule.check is not None:
+        out = persona_filter(t, rule.check, out)
+    return out.assign(grader=grader)
+
+
+async def _judged(
+    t: Transcripts, rules: list[ScorecardRule], judge: JudgeArg, options: GradeOptions
+) -> dict[str, pd.DataFrame]:
+    """Per judged rule, a frame indexed by conversation id (judge columns where answered)."""
+    backend = resolve_judge(judge, rules)
+    if backend is None:
+        return {r.rule_id: _not_judged(t, r, "not judged", "not-judged") for r in rules}
+    if options.judge_cache_dir is not None:
+        backend = with_cache(backend, options.judge_cache_dir)
+    frames: dict[str, pd.DataFrame] = {}
+    skipped: dict[str, set[str]] = {}
+    for rule in rules:  # persona filters first: those conversations are never sent
+        base = _not_judged(t, rule, "no transcript to judge", grader_name(backend.model))
+        skipped[rule.rule_id] = set(base.index[base["rationale"].str.startswith("the rule")])
+        frames[rule.rule_id] = base
+    answered = await judge_rows(t, rules, backend, skipped, options.judge_samples)
+    if answered.empty:
+        return frames
+    columns = [c for c in answered.columns if c not in ("conversation_id", "rule_id")]
+    for rule_id, got in answered.groupby("rule_id", sort=False):
+        base = frames[str(rule_id)].astype({"verdict": "object", "rationale": "object"})
+        base = base.assign(**{c: None for c in columns if c not in base.columns})
+        got = got.set_index("conversation_id")[columns]
+        base = base.astype(dict.fromkeys(columns, "object"))
+        base.loc[got.index, columns] = got.astype("object")
+        frames[str(rule_id)] = base
+    return frames
+
+
+def _stack(frames: list[pd.DataFrame], column: str, numeric: bool) -> np.ndarray:
+    """One column of the per-rule frames as a conversation-major flat array."""
+    n = len(frames[0]) if frames else 0
+    parts = []
+    for f in frames:
+        if column not in f.columns:
+            parts.append(
+                np.full(n, np.nan if numeric else None, dtype=float if numeric else object)
+            )
+        elif numeric:
+            parts.append(pd.to_numeric(f[column], errors="coerce").to_numpy(float, na_value=np.nan))
+        else:
+            parts.append(f[column].to_numpy(object))
+    return (
+        np.column_stack(parts).ravel() if parts and n else np.empty(0, float if numeric else object)
+    )
+
+
+async def _grade(
+    t: Transcripts, scorecard: Scorecard, judge: JudgeArg, options: GradeOptions, run_id: Any
+) -> pd.DataFrame:
+    if options.judge_samples < 1:
+        raise ValueError(f"judge_samples must be >= 1, not {options.judge_samples}")
+    per_rule = {r.rule_id: _checked(t, r) for r in scorecard.deterministic_rules}
+    if scorecard.judged_rules:
+        per_rule.update(await _judged(t, scorecard.judged_rules, judge, options))
+    rules = scorecard.rules
+    frames = [per_rule[r.rule_id].reindex(t.ids) for r in rules]
+    n_conv, n_rules = len(t.ids), len(rules)
+    verdict = _stack(frames, "verdict", False)
+    points = np.tile(np.array([float(r.points) for r in rules]), n_conv)
+    share = np.where(verdict == "pass", 1.0, np.where(verdict == "fail", 0.0, np.nan))
+    columns: dict[str, Any] = {
+        "run_id": np.repeat(_aligned(run_id, t.ids), n_rules),
+        "conversation_id": np.repeat(t.ids.to_numpy(object), n_rules),
+        "rubric_version_id": np.full(n_conv * n_rules, scorecard.rubric_version_id, object),
+        "rule_id": np.tile(np.array([r.rule_id for r in rules], object), n_conv),
+        "title": np.tile(np.array([r.title for r in rules], object), n_conv),
+        "points": points,
+        "verdict": verdict,
+        "points_awarded": share * points,
+        "rationale": _stack(frames, "rationale", False),
+        "evidence_turn": _stack(frames, "evidence_turn", True),
+        "grader": _stack(frames, "grader", False),
+        "scorecard_hash": np.full(n_conv * n_rules, scorecard.content_hash, object),
+    }
+    for name in ("cell_id", "persona_label", "repeat", "transcript_hash"):
+        known = t.column(name)
+        if known is not None:
+            columns[name] = np.repeat(known.to_numpy(object), n_rules)
+    for name in _JUDGE_TEXT:
+        columns[name] = _stack(frames, name, False)
+    for name in _JUDGE_NUMBERS:
+        columns[name] = _stack(frames, name, True)
+    return grades_frame(columns, n_conv * n_rules)
+
+
+def _aligned(run_id: Any, ids: pd.Index) -> np.ndarray:
+    if isinstance(run_id, pd.Series):
+        return run_id.reindex(ids).to_numpy(object)
+    return np.full(len(ids), run_id, object)
+
+
+def _run_ids(turns: pd.DataFrame, default: str) -> Any:
+    if "run_id" not in turns.columns:
+        return default
+    ids = turns.drop_duplicates("conversation_id").set_index("conversation_id")["run_id"]
+    return ids.astype("object").fillna(default)
+
+
+async def agrade_transcripts(
+    turns: pd.DataFrame,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    conversations: pd.DataFrame | None = None,
+    options: GradeOptions | None = None,
+) -> Grades:
+    """Async :func:`grade_transcripts`."""
+    options = options or GradeOptions()
+    card = _scorecard(scorecard)
+    t = Transcripts.build(turns, conversations)
+    frame = await _grade(t, card, judge, options, _run_ids(turns, options.run_id))
+    return Grades(frame, card.rubric_version_id)
+
+
+def grade_transcripts(
+    turns: pd.DataFrame,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    conversations: pd.DataFrame | None = None,
+    options: GradeOptions | None = None,
+) -> Grades:
+    """Grade any turns frame (conversation_id, index, role, text) with ``scorecard``.
+
+    ``conversations`` (optional; conversation_id plus any of persona_label, ended_by,
+    variables, cell_id, repeat, transcript_hash) decides which conversations are graded and
+    feeds the checks that need it. ``judge``: a :class:`JudgeBackend`, ``None`` (from the
+    ``EVALKIT_JUDGE_*`` environment; an error when judged rules have no judge) or ``False``
+    (judged rules ``na``, "not judged"). Nothing is stored.
+    """
+    return run_sync(
+        lambda: agrade_transcripts(
+            turns, scorecard, judge, conversations=conversations, options=options
+        )
+    )
+
+
+async def agrade_run(
+    run: Run,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    judge_samples: int = 1,
+    store: bool = True,
+) -> Grades:
+    """Async :func:`grade_run`."""
+    card = _scorecard(scorecard)
+    conversations = run.conversations
+    done = conversations[conversations["status"] == "done"]
+    if len(done) < len(conversations):
+        logger.info(
+            "run %s: grading %d done conversation(s) of %d",
+            run.run_id,
+            len(done),
+            len(conversations),
+        )
+    options = GradeOptions(
+        judge_samples=judge_samples,
+        run_id=run.run_id,
+        judge_cache_dir=run.path.parent / ".judge-cache",
+    )
+    check_rubric_hash(run.path.parent, card.rubric_version_id, card.content_hash)
+    t = Transcripts.build(run.turns, done)
+    frame = await _grade(t, card, judge, options, run.run_id)
+    path = None
+    if store:
+        path = grades_path(run.path, card.rubric_version_id)
+        metadata = {
+            "evalkit.rubric_version_id": card.rubric_version_id,
+            "evalkit.scorecard_hash": card.content_hash,
+        }
+        write_grades(frame, path, metadata)
+        logger.info("run %s: %d grade(s) written to %s", run.run_id, len(frame), path)
+    return Grades(frame, card.rubric_version_id, path)
+
+
+def grade_run(
+    run: Run,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    judge_samples: int = 1,
+    store: bool = True,
+) -> Grades:
+    """Grade the ``done`` conversations of a stored run; never re-simulates.
+
+    Returns :class:`Grades`; with ``store`` (default) writes them atomically to
+    ``<run>/grades/<rubricVersionId>.parquet`` (replacing an older grading of that rubric),
+    where ``run.grades(rubric_version_id)`` reads them. Works inside a running event loop
+    (Jupyter). ``judge`` as in :func:`grade_transcripts`; ``judge_samples=k`` asks the judge k
+    times per rule and keeps the majority, recording the agreement.
+    """
+    if not isinstance(run, Run):
+        raise GradingError(f"grade_run needs an evalkit.store.Run, got {type(run).__name__}")
+    return run_sync(
+        lambda: agrade_run(run, scorecard, judge, judge_samples=judge_samples, store=store)
+    )

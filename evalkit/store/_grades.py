@@ -1,0 +1,43 @@
+"""Grades files: ``<run>/grades/<rubric version id>.parquet``, one per scorecard version,
+written atomically by :mod:`evalkit.grading` and read by :meth:`Run.grades`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+
+from ._layout import GRADES_DIR
+from ._tables import GRADES_SCHEMA, to_frame, write_parquet_atomic
+
+__all__ = ["grades_frame", "grades_path", "write_grades"]
+
+
+def grades_frame(columns: dict[str, Any], n_rows: int) -> pd.DataFrame:
+    """A frame with exactly ``GRADES_SCHEMA``'s columns and dtypes from flat arrays (missing
+    columns are null; float arrays holding NaN become nullable integers where needed)."""
+    arrays = []
+    for field in GRADES_SCHEMA:
+        value = columns.get(field.name)
+        if value is None:
+            arrays.append(pa.nulls(n_rows, field.type))
+            continue
+        array = pa.array(value, from_pandas=True)
+        arrays.append(array if array.type == field.type else array.cast(field.type))
+    table = pa.Table.from_arrays(arrays, schema=GRADES_SCHEMA)
+    return to_frame(table, GRADES_SCHEMA)
+
+
+def grades_path(run_path: Path, rubric_version_id: str) -> Path:
+    """``<run>/grades/<rubric version id, filename-safe>.parquet``."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in rubric_version_id)
+    return run_path / GRADES_DIR / f"{safe.lstrip('.') or '_'}.parquet"
+
+
+def write_grades(frame: pd.DataFrame, path: Path, metadata: dict[str, str]) -> None:
+    """Write the grades atomically (temp file + rename), replacing an older file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_pandas(frame, schema=GRADES_SCHEMA, preserve_index=False)
+    write_parquet_atomic(table, path, metadata)
