@@ -3,7 +3,7 @@
 The top level holds what a user types: the clients, errors and events of :mod:`evalkit.api`
 (its wire sub-models stay there), and every public name of the data-flow packages
 (:mod:`evalkit.grid`, :mod:`evalkit.targets`, :mod:`evalkit.runner`, :mod:`evalkit.store`,
-:mod:`evalkit.grading`, :mod:`evalkit.compare`, :mod:`evalkit.refine`). Nothing is imported
+:mod:`evalkit.grading`, :mod:`evalkit.compare`, :mod:`evalkit.refine`, :mod:`evalkit.flows`). Nothing is imported
 until first use, so ``import evalkit`` (and the ``evalkit`` command) start fast; each name's
 ``__module__`` is its public home.
 """
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         UnexpectedResponseError,
     )
     from .compare import *
+    from .flows import *
     from .grading import *
     from .grid import *
     from .refine import *
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
     from .targets import *
 
 #: Packages whose whole ``__all__`` is re-exported, in data-flow order.
-_PACKAGES = ("grid", "targets", "runner", "store", "grading", "compare", "refine")
+_PACKAGES = ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows")
 
 
 def _homes() -> dict[str, str]:

@@ -34,6 +34,9 @@ Each family lives beside the code that raises it and is exported from that packa
     ├── GradingError                                evalkit.grading  e.g. judged rules, no judge
     │   └── JudgeNotConfigured
     ├── RefineError                                 evalkit.refine  builds that cannot go ahead
+    │   └── RefineTimeout                               the build did not finish in time
+    ├── Regression                                  evalkit.flows  a comparison asked to fail did
+    ├── ReportError                                 evalkit.report  a notebook report cannot be made
     └── LlmBackendError                             evalkit.emulator  the emulator's LLM backend
 
 No exception's text carries a secret: messages go through the one redactor

@@ -1,25 +1,49 @@
 """``evalkit demo``: a draft-vs-prod comparison end to end on the embedded emulator.
 
-The story: an outbound Urdu appointment reminder is built and published (prod = v1). Then
-someone "simplifies" the draft prompt and drops the lines asking for Nastaliq script and for
-a yes/no confirmation (v2). evalkit runs the same grid of personas x contacts against prod (on
-a temporary clone made from its recorded snapshot, since the service returns only the draft's
-config) and against the draft, stores both runs, and writes an HTML report.
+The story: an outbound Urdu appointment reminder is built and published (prod = v1): it answers
+in Nastaliq script and asks the caller to confirm the slot with a yes or no. Then someone
+"simplifies" the draft prompt (v2): it loses the Nastaliq and confirmation lines and gains a
+polite close. evalkit runs the same grid of personas x contacts x repeats against prod (on a
+temporary clone made from its snapshot, since the service returns only the draft's config) and
+against the draft, grades both with the demo scorecard (deterministic checks and the emulator's
+judge), compares them with intervals, executes ``notebooks/compare_draft_prod.ipynb`` on the
+stored runs, and writes ``evalkit-demo/report.html``. The same seed gives the same report.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 
 from .api import Client
-from .data import bundled_path
-from .emulator import serve
+from .compare import Comparison
+from .data import bundled_path, scorecards_path
+from .emulator import EmulatorServer, serve
+from .flows import DraftVsProd, DraftVsProdOptions, draft_vs_prod
+from .grading import Judge
 from .grid import Grid, load_personas
-from .report import write_runs_overview
-from .runner import run_grid
-from .store import Run
+from .report import NotebookRun, execute_notebook
+from .runner import RunOptions
+from .targets import ConfigSnapshot, SnapshotStore
+
+__all__ = [
+    "CONTACTS",
+    "CONTEXT",
+    "DEMO_PERSONAS",
+    "DRAFT_INSTRUCTIONS",
+    "PROD_INSTRUCTIONS",
+    "DemoResult",
+    "DemoService",
+    "demo_grid",
+    "demo_scorecard",
+    "offline_runs",
+    "run_demo",
+]
 
 logger = logging.getLogger("evalkit.demo")
 
@@ -28,12 +52,14 @@ PROD_INSTRUCTIONS = (
     "with {{doctor_name}} on {{appointment_date}} at {{appointment_time}}. Speak Urdu and always "
     "answer in Urdu (Nastaliq) script, never Roman Urdu. State the date and time and ask the "
     "caller to confirm with a yes or no. If the caller objects or asks not to be called, apologise "
-    "and end the call politely. Close with shukriya and Allah hafiz."
+    "and end the call."
 )
-# the regression: a shorter prompt that lost the script and confirmation lines
+# the change under test: shorter, lost the script and confirmation lines, gained a polite close
 DRAFT_INSTRUCTIONS = (
     "You are Sana from {{clinic_name}}. Remind {{customer_name}} of the appointment with "
-    "{{doctor_name}} on {{appointment_date}} at {{appointment_time}} in Urdu. Close with shukriya."
+    "{{doctor_name}} on {{appointment_date}} at {{appointment_time}} in Urdu. If the caller "
+    "objects or asks not to be called, apologise and end the call. Always close the call "
+    "politely with shukriya and Allah hafiz."
 )
 GREETING = "Greet the caller by name, say you are calling from the clinic, and state the purpose."
 CONTEXT = (
@@ -71,51 +97,160 @@ DEMO_PERSONAS = (
     "do-not-call",
     "hostile",
 )
+NOTEBOOK = "compare_draft_prod.ipynb"
+#: Emulated time: 0.002 makes a 15 s ping 30 ms and a 2-minute build a quarter of a second.
+TIME_SCALE = 0.002
 
 
-@dataclass(frozen=True)
-class DemoResult:
-    """What the demo produced: the two runs and the report's path."""
-
-    prod: Run
-    draft: Run
-    report: Path
-
-
-def run_demo(
-    output_dir: str | Path = "evalkit-demo", repeats: int = 3, seed: int = 7
-) -> DemoResult:
-    """Run the whole demo offline and return its runs and report."""
-    out = Path(output_dir)
-    store = out / "runs"
+def demo_grid(repeats: int = 3) -> Grid:
+    """The demo's grid: 6 bundled personas x 3 contacts x ``repeats`` (54 conversations at 3)."""
     personas = [p for p in load_personas(bundled_path("personas")) if p.label in DEMO_PERSONAS]
-    grid = Grid(personas, variables=CONTACTS, contexts=[CONTEXT], repeats=repeats)
-    with serve(time_scale=0.002, seed=seed) as emu, Client(emu.base_url, emu.api_key) as client:
-        built = emu.build(
+    return Grid(personas, variables=CONTACTS, contexts=[CONTEXT], repeats=repeats)
+
+
+def demo_scorecard() -> Path:
+    """The demo's scorecard file (Urdu appointment reminder)."""
+    return scorecards_path() / "appointment-reminder-ur.yaml"
+
+
+class DemoService:
+    """The embedded emulator with the demo's assistant: prod = v1 (published), draft = v2.
+
+    A context manager; ``client``, ``assistant_id`` and ``judge`` (the emulated judge) are
+    ready inside it. A snapshot of v1 is recorded under ``store`` so prod can run on a clone.
+    """
+
+    def __init__(self, store: str | Path, *, seed: int = 7, time_scale: float = TIME_SCALE):
+        self.store = Path(store)
+        self.seed = seed
+        self.time_scale = time_scale
+        self._stack = contextlib.ExitStack()
+        self.emulator: EmulatorServer
+        self.client: Client
+        self.assistant_id: str
+        self.judge: Judge
+
+    def __enter__(self) -> DemoService:
+        try:
+            self.emulator = self._stack.enter_context(
+                serve(time_scale=self.time_scale, seed=self.seed)
+            )
+            self.client = self._stack.enter_context(
+                Client(self.emulator.base_url, self.emulator.api_key)
+            )
+            self.judge = Judge(
+                model="emulator-judge",
+                base_url=self.emulator.judge_base_url,
+                cache_dir=self.store / ".judge-cache",
+            )
+            self.assistant_id = self._set_up_assistant()
+        except BaseException:
+            self._stack.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stack.close()
+
+    def _set_up_assistant(self) -> str:
+        built = self.emulator.build(
             "Clinic appointment reminder",
             {"context": CONTEXT, "sampleRows": CONTACTS[:1]},
             PROD_INSTRUCTIONS,
             initial_greeting=True,
         )
-        assistant_id = built["realtimeAssistantId"]
-        # evalkit records a snapshot of every config it reads; read v1 now, while it is the draft
-        run_grid(
-            grid.sample(1, seed),
-            assistant_id,
-            client,
-            store=store,
-            run_id="warmup-v1",
-            progress=False,
-        )
-        emu.publish(assistant_id)
-        config = client.list_assistants()[0].config.to_json()
+        assistant_id = str(built["realtimeAssistantId"])
+        assistant = next(a for a in self.client.list_assistants() if a.id == assistant_id)
+        SnapshotStore(self.store).save(ConfigSnapshot.from_assistant(assistant))  # v1, for prod
+        self.emulator.publish(assistant_id)
+        config = assistant.config.to_json()
         config["agent"]["instructions"] = DRAFT_INSTRUCTIONS
         config["agent"]["greetingInstructions"] = GREETING
-        client.update_assistant(assistant_id, config=config)
-        logger.info("draft is now ahead of prod; running both")
-        prod = run_grid(grid, assistant_id, client, target="prod", store=store, run_id="prod")
-        draft = run_grid(grid, assistant_id, client, target="draft", store=store, run_id="draft")
-    report = write_runs_overview(
-        [prod, draft], out / "report.html", title="Draft vs prod: clinic reminder"
+        self.client.update_assistant(assistant_id, config=config)
+        logger.info("demo assistant %s: prod v1 published, draft v2 saved", assistant_id)
+        return assistant_id
+
+    def draft_vs_prod(self, grid: Grid, *, progress: bool | None = None) -> DraftVsProd:
+        """Run ``grid`` on prod and on the draft, grade and compare."""
+        return draft_vs_prod(
+            grid,
+            self.assistant_id,
+            demo_scorecard(),
+            client=self.client,
+            judge=self.judge,
+            store=self.store,
+            options=DraftVsProdOptions(run=RunOptions(concurrency=16, progress=progress)),
+        )
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    """What the demo produced: the runs, grades and comparison, and the report."""
+
+    result: DraftVsProd
+    report: Path
+    notebook: NotebookRun
+
+    @property
+    def comparison(self) -> Comparison:
+        """The draft-vs-prod comparison."""
+        return self.result.comparison
+
+
+def _notebook_path() -> Path:
+    return bundled_path("notebooks") / NOTEBOOK
+
+
+@contextlib.contextmanager
+def _fresh_store(store: Path) -> Iterator[Path]:
+    """A demo store emptied first, so a second demo in the same folder starts clean."""
+    if store.exists():
+        shutil.rmtree(store)
+    store.mkdir(parents=True)
+    yield store
+
+
+def offline_runs(
+    output_dir: str | Path, *, seed: int = 7, repeats: int = 3, progress: bool | None = None
+) -> Path:
+    """Run the demo's grid on prod and draft in the embedded emulator, graded; return the store.
+
+    What the notebooks use when they are given no runs: everything happens offline.
+    """
+    with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
+        svc.draft_vs_prod(demo_grid(repeats), progress=progress)
+    return store
+
+
+def run_demo(
+    output_dir: str | Path = "evalkit-demo",
+    repeats: int = 3,
+    seed: int = 7,
+    *,
+    progress: bool | None = None,
+) -> DemoResult:
+    """Run the whole demo offline and return its runs, comparison and report."""
+    out = Path(output_dir)
+    with _fresh_store(out / "runs") as store, DemoService(store, seed=seed) as service:
+        result = service.draft_vs_prod(demo_grid(repeats), progress=progress)
+    notebook = execute_notebook(
+        _notebook_path(),
+        {
+            "store": str(store.resolve()),
+            "baseline_run": "prod",
+            "candidate_run": "draft",
+            "output_dir": str((out / "output").resolve()),
+            "title": "Draft vs prod: clinic appointment reminder (evalkit demo)",
+        },
+        html=out / "report.html",
+        output=out / "output" / NOTEBOOK,
+        timeout=600,
     )
-    return DemoResult(prod, draft, report)
+    if notebook.html is None:
+        raise RuntimeError(f"the report notebook produced no HTML: {notebook.error}")
+    return DemoResult(result, notebook.html, notebook)

@@ -36,6 +36,7 @@ PACKAGES = [
     "evalkit.compare",
     "evalkit.stats",
     "evalkit.refine",
+    "evalkit.flows",
     "evalkit.report",
     "evalkit.data",
     "evalkit.emulator",
@@ -59,7 +60,7 @@ def test_package_all_is_sorted_unique_and_resolves(package: str) -> None:
 
 def test_top_level_is_built_from_the_packages() -> None:
     expected = set(evalkit.api.TOP_LEVEL) | {"__version__"}
-    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine"):
+    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows"):
         expected |= set(importlib.import_module(f"evalkit.{package}").__all__)
     assert set(evalkit.__all__) == expected
     names = [n for n in evalkit.__all__ if n != "__version__"]
@@ -73,7 +74,7 @@ def test_top_level_is_built_from_the_packages() -> None:
 
 def test_no_name_is_exported_by_two_packages() -> None:
     seen: dict[str, str] = dict.fromkeys(evalkit.api.TOP_LEVEL, "api")
-    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine"):
+    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows"):
         for name in importlib.import_module(f"evalkit.{package}").__all__:
             assert name not in seen, f"{name} is exported by {seen.get(name)} and {package}"
             seen[name] = package

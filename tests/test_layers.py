@@ -33,10 +33,12 @@ ALLOWED: dict[str, set[str]] = {
     "grading": BASE | {"api", "store", "stats"},
     "compare": BASE | {"api", "store", "stats", "grading"},
     "refine": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
+    "flows": BASE
+    | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "report"},
+    | {"stats", "grading", "compare", "flows", "report"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

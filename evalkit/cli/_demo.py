@@ -21,10 +21,20 @@ def demo_command(
     """Draft vs prod on the embedded emulator, end to end, ending in an HTML report."""
     from ..demo import run_demo
 
-    result = run_demo(output_dir, repeats=repeats, seed=seed)
-    for run in (result.prod, result.draft):
+    typer.echo(
+        "evalkit demo: an Urdu clinic reminder on the embedded emulator; prod (v1) against a "
+        f"draft (v2) that lost its Nastaliq and confirmation lines; {repeats} repeat(s) per cell",
+        err=True,
+    )
+    demo = run_demo(output_dir, repeats=repeats, seed=seed)
+    for run in (demo.result.baseline, demo.result.candidate):
         counts = run.conversations["status"].value_counts().to_dict()
+        outcomes = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
         typer.echo(
-            f"{run.manifest['target']:>5} v{run.manifest['assistant_version']}: {counts}  ({run.path})"
+            f"{run.manifest['target']:>5} v{run.manifest['assistant_version']}: "
+            f"{len(run.conversations)} conversations ({outcomes})"
         )
-    typer.echo(f"report: {result.report.resolve()}")
+    typer.echo(str(demo.comparison))
+    if not demo.notebook.ok:
+        typer.echo(f"the report notebook failed: {demo.notebook.error}", err=True)
+    typer.echo(f"report: {demo.report.resolve()}")

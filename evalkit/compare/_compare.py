@@ -125,14 +125,17 @@ def compare_runs(
     seed: int = 0,
     options: CompareOptions | None = None,
 ) -> Comparison:
-    """Grade both runs with ``scorecard`` (judge calls come from the judge's cache when the
-    transcripts were graded before) and compare them: candidate minus baseline.
+    """Compare two stored runs under ``scorecard``: candidate minus baseline.
 
-    The conversations left out (not ``done``) are counted per side from the runs' tables.
+    Grades come from the cache: a run's stored grades are used when they were made with this
+    very scorecard (same rubric version and rules) for every ``done`` conversation; otherwise
+    the run is graded (and judge calls come from the judge's on-disk cache when the transcripts
+    were judged before). Conversations left out (not ``done``) are counted per side.
     """
-    from ..grading import grade_run
+    from ..grading import Scorecard, stored_or_graded
 
-    graded = [grade_run(run, scorecard, judge=judge).frame for run in (baseline_run, candidate_run)]
+    card = Scorecard.validate(scorecard)
+    graded = [stored_or_graded(run, card, judge).frame for run in (baseline_run, candidate_run)]
     return compare_grades(
         graded[0],
         graded[1],

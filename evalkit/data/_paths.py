@@ -7,11 +7,16 @@ from pathlib import Path
 
 __all__ = ["bundled_path", "contacts_path", "personas_path", "scorecards_path"]
 
-_SOURCE_FOLDERS = {"personas": "personas", "scorecards": "scorecards", "examples": "examples"}
+_SOURCE_FOLDERS = {
+    "personas": "personas",
+    "scorecards": "scorecards",
+    "examples": "examples",
+    "notebooks": "notebooks",
+}
 
 
 def bundled_path(name: str) -> Path:
-    """``personas``, ``scorecards`` or ``examples``: the copy inside the installed package,
+    """``personas``, ``scorecards``, ``examples`` or ``notebooks``: the copy inside the installed package,
     else the source checkout's top-level folder."""
     if name not in _SOURCE_FOLDERS:
         raise ValueError(f"no bundled folder {name!r}; choose one of {sorted(_SOURCE_FOLDERS)}")

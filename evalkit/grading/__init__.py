@@ -14,6 +14,7 @@ from ._grade import (
     agrade_transcripts,
     grade_run,
     grade_transcripts,
+    stored_or_graded,
 )
 from ._grades import Grades
 from ._judge_types import (
@@ -50,6 +51,7 @@ __all__ = [
     "grade_run",
     "grade_transcripts",
     "judge_agreement",
+    "stored_or_graded",
 ]
 
 publish(globals())

@@ -267,3 +267,21 @@ def grade_run(
     return run_sync(
         lambda: agrade_run(run, scorecard, judge, judge_samples=judge_samples, store=store)
     )
+
+
+def stored_or_graded(run: Run, scorecard: ScorecardLike, judge: JudgeArg = None) -> Grades:
+    """The run's stored grades for ``scorecard`` when they are current (this very rubric version
+    and rules, every ``done`` conversation graded); otherwise :func:`grade_run` (whose judge
+    calls come from the judge's cache for transcripts judged before)."""
+    card = _scorecard(scorecard)
+    stored = run.grades(card.rubric_version_id)
+    conversations = run.conversations
+    done = set(conversations.loc[conversations["status"] == "done", "conversation_id"])
+    current = (
+        len(stored) > 0
+        and set(stored["conversation_id"]) == done
+        and bool((stored["scorecard_hash"] == card.content_hash).all())
+    )
+    if current:
+        return Grades(stored, card.rubric_version_id, grades_path(run.path, card.rubric_version_id))
+    return grade_run(run, card, judge)

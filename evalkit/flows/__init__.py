@@ -1,0 +1,27 @@
+"""End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare."""
+
+from __future__ import annotations
+
+from .._util import publish
+from ._draft_vs_prod import DraftVsProd, DraftVsProdOptions, adraft_vs_prod, draft_vs_prod
+from ._notebook import (
+    ComparisonOutcome,
+    ComparisonRequest,
+    Regression,
+    compare_request,
+    write_outputs,
+)
+
+__all__ = [
+    "ComparisonOutcome",
+    "ComparisonRequest",
+    "DraftVsProd",
+    "DraftVsProdOptions",
+    "Regression",
+    "adraft_vs_prod",
+    "compare_request",
+    "draft_vs_prod",
+    "write_outputs",
+]
+
+publish(globals())

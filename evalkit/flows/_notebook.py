@@ -1,0 +1,143 @@
+"""What the comparison notebooks call: one request in, runs + grades + comparison out, and the
+side outputs a CI job keeps (``summary.json``, parquet tables)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from .._exceptions import EvalkitError
+from .._util import atomic_write_bytes, json_default
+from ..compare import Comparison, compare_runs
+from ..data import contacts_path, personas_path
+from ..grading import Scorecard
+from ..grid import Grid, load_personas
+from ..store import Run, load_run
+from ._draft_vs_prod import DraftVsProdOptions, draft_vs_prod
+
+__all__ = [
+    "ComparisonOutcome",
+    "ComparisonRequest",
+    "Regression",
+    "compare_request",
+    "write_outputs",
+]
+
+logger = logging.getLogger("evalkit.flows")
+
+
+class Regression(EvalkitError):
+    """The candidate regressed against the baseline (raised when asked to fail on it)."""
+
+
+@dataclass(frozen=True)
+class ComparisonRequest:
+    """A notebook's parameters: compare two stored runs, or run the grid on prod and draft first.
+
+    With ``assistant_id`` the grid (``personas`` folder, ``contacts`` CSV, ``context``,
+    ``repeats``) runs on prod and on the draft against the service configured by
+    ``EVALKIT_BASE_URL``/``EVALKIT_API_KEY`` and is stored in ``store`` as ``baseline_run`` and
+    ``candidate_run``; without it those two runs are read from ``store``. Judged rules use the
+    judge configured by ``EVALKIT_JUDGE_*`` unless the runs hold current grades already.
+    """
+
+    store: str | os.PathLike[str]
+    scorecard: str | os.PathLike[str]
+    baseline_run: str = "prod"
+    candidate_run: str = "draft"
+    assistant_id: str | None = None
+    personas: str | os.PathLike[str] | None = None
+    contacts: str | os.PathLike[str] | None = None
+    context: str | None = None
+    repeats: int = 3
+    min_effect: float = 5.0
+    confidence: float = 0.95
+
+
+@dataclass(frozen=True)
+class ComparisonOutcome:
+    """The two runs, the scorecard and the comparison a notebook shows."""
+
+    baseline: Run
+    candidate: Run
+    scorecard: Scorecard
+    comparison: Comparison
+
+    @property
+    def grades(self) -> pd.DataFrame:
+        """Both sides' grades stacked (``run_id`` tells them apart)."""
+        rubric = self.scorecard.rubric_version_id
+        return pd.concat(
+            [self.baseline.grades(rubric), self.candidate.grades(rubric)], ignore_index=True
+        )
+
+    def fail_on_regression(self) -> None:
+        """Raise :class:`Regression` when the verdict is ``regressed`` (papermill then fails)."""
+        if self.comparison.verdict == "regressed":
+            raise Regression(f"the candidate regressed: {self.comparison}")
+
+
+def compare_request(request: ComparisonRequest) -> ComparisonOutcome:
+    """Do what ``request`` asks and return the runs and their comparison."""
+    scorecard = Scorecard.load(request.scorecard)
+    if request.assistant_id is not None:
+        grid = Grid(
+            load_personas(request.personas or personas_path()),
+            variables=Path(request.contacts or contacts_path()),
+            contexts=[request.context] if request.context else None,
+            repeats=request.repeats,
+        )
+        result = draft_vs_prod(
+            grid,
+            request.assistant_id,
+            scorecard,
+            store=request.store,
+            options=DraftVsProdOptions(
+                baseline_run_id=request.baseline_run,
+                candidate_run_id=request.candidate_run,
+                min_effect=request.min_effect,
+                confidence=request.confidence,
+            ),
+        )
+        return ComparisonOutcome(result.baseline, result.candidate, scorecard, result.comparison)
+    baseline = load_run(request.baseline_run, store=request.store)
+    candidate = load_run(request.candidate_run, store=request.store)
+    comparison = compare_runs(
+        baseline,
+        candidate,
+        scorecard,
+        confidence=request.confidence,
+        min_effect=request.min_effect,
+    )
+    return ComparisonOutcome(baseline, candidate, scorecard, comparison)
+
+
+def write_outputs(outcome: ComparisonOutcome, output_dir: str | os.PathLike[str]) -> Path:
+    """``summary.json`` (verdict, figures, runs) and parquet tables in ``output_dir``."""
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summary: dict[str, Any] = {
+        **outcome.comparison.to_dict(),
+        "baseline_run": outcome.baseline.run_id,
+        "candidate_run": outcome.candidate.run_id,
+        "rubric_version_id": outcome.scorecard.rubric_version_id,
+    }
+    text = json.dumps(summary, indent=2, ensure_ascii=False, default=json_default)
+    path = out / "summary.json"
+    atomic_write_bytes(path, (text + "\n").encode("utf-8"), durable=False)
+    tables = {
+        "by_rule": outcome.comparison.by_rule,
+        "by_persona": outcome.comparison.by_persona,
+        "by_cell": outcome.comparison.by_cell,
+        "grades": outcome.grades,
+    }
+    for name, frame in tables.items():
+        frame.to_parquet(out / f"{name}.parquet", index=False)
+    logger.info("wrote %s and %d tables to %s", path.name, len(tables), out)
+    return path

@@ -1,0 +1,226 @@
+"""Run a parameterised notebook with papermill and export a static HTML report.
+
+Parameters are checked against papermill's ``inspect_notebook`` first (an unknown name is an
+error that lists the known ones; a name that looks like a secret is refused: keys come from the
+environment, never from parameters, so they never land in the executed notebook). Execution runs
+``python -m papermill`` in a child process under an outer timeout (kernels can hang), with the
+parameters passed as a YAML file so ``"0012"`` stays a string. The HTML is rendered from the
+executed notebook even when execution failed: inputs hidden, widget state dropped, no script or
+stylesheet from a CDN; evalkit's own page and fonts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._exceptions import EvalkitError
+from .._util import atomic_write_bytes, is_secret_key
+from ._page import report_page
+
+__all__ = [
+    "NotebookRun",
+    "ReportError",
+    "check_parameters",
+    "execute_notebook",
+    "export_html",
+    "notebook_parameters",
+]
+
+logger = logging.getLogger("evalkit.report")
+
+#: Mime types of live widgets: a static report keeps their text fallback instead.
+_WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+class ReportError(EvalkitError):
+    """A notebook report cannot be made as asked (unknown parameter, missing notebook, ...)."""
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    """How a notebook run ended: the executed notebook, its HTML report, and the outcome."""
+
+    notebook: Path
+    html: Path | None
+    ok: bool
+    error: str | None
+    duration_s: float
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every cell ran, 1 when a cell raised, 124 when the outer timeout struck."""
+        if self.ok:
+            return 0
+        return 124 if self.error and self.error.startswith("timed out") else 1
+
+
+def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
+    """The parameters of ``path``'s cell tagged ``parameters`` (papermill's inspection)."""
+    import papermill
+
+    source = Path(path)
+    if not source.is_file():
+        raise ReportError(f"no notebook at {source}")
+    inspected: dict[str, dict[str, Any]] = papermill.inspect_notebook(str(source))
+    return inspected
+
+
+def check_parameters(path: str | os.PathLike[str], parameters: Mapping[str, Any]) -> None:
+    """Refuse unknown parameters (listing the known ones) and parameters that look secret."""
+    known = notebook_parameters(path)
+    unknown = sorted(set(parameters) - set(known))
+    if unknown:
+        listed = ", ".join(sorted(known)) or "(none: the notebook has no parameters cell)"
+        raise ReportError(
+            f"{Path(path).name} has no parameter {', '.join(map(repr, unknown))}; "
+            f"its parameters are: {listed}"
+        )
+    secret = sorted(name for name in parameters if is_secret_key(name) or "key" in name.lower())
+    if secret:
+        raise ReportError(
+            f"parameter(s) {', '.join(secret)} look like secrets: pass keys through the "
+            "environment (EVALKIT_API_KEY, EVALKIT_JUDGE_API_KEY), never as notebook parameters"
+        )
+
+
+def execute_notebook(
+    path: str | os.PathLike[str],
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    output: str | os.PathLike[str] | None = None,
+    html: str | os.PathLike[str] | None = None,
+    timeout: float = 1800.0,
+    kernel: str = "python3",
+) -> NotebookRun:
+    """Execute ``path`` with papermill, then export ``html`` (also when a cell failed).
+
+    ``output`` is the executed notebook (default: beside ``html``, or a temp folder).
+    """
+    source = Path(path)
+    params = dict(parameters or {})
+    check_parameters(source, params)
+    out_html = Path(html) if html is not None else None
+    if output is not None:
+        executed = Path(output)
+    elif out_html is not None:
+        executed = out_html.with_suffix(".ipynb")
+    else:
+        executed = Path(tempfile.mkdtemp(prefix="evalkit-nb-")) / source.name
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    ok, error = _run_papermill(source, executed, params, timeout, kernel)
+    duration = time.monotonic() - started
+    if out_html is not None and executed.is_file():
+        export_html(executed, out_html, title=_title(source, params))
+    elif out_html is not None:
+        out_html = None
+    logger.info("notebook %s: %s in %.1fs", source.name, "ok" if ok else error, duration)
+    return NotebookRun(executed, out_html, ok, error, duration)
+
+
+def _run_papermill(
+    source: Path, executed: Path, params: dict[str, Any], timeout: float, kernel: str
+) -> tuple[bool, str | None]:
+    with tempfile.NamedTemporaryFile(
+        "w", suffix=".yaml", prefix="evalkit-params-", delete=False, encoding="utf-8"
+    ) as fh:
+        json.dump(params, fh, ensure_ascii=False)  # JSON is YAML: strings stay strings
+        params_file = fh.name
+    command = [
+        sys.executable,
+        "-m",
+        "papermill",
+        str(source),
+        str(executed),
+        "-f",
+        params_file,
+        "-k",
+        kernel,
+        "--cwd",
+        str(source.parent.resolve()),
+        "--no-progress-bar",
+    ]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "EVALKIT_IN_PAPERMILL": "1"}
+    try:
+        with subprocess.Popen(
+            command,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+            start_new_session=True,  # the kernel is our grandchild: kill the whole group
+        ) as process:
+            try:
+                log, _ = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                _kill_group(process)
+                process.communicate()
+                return False, f"timed out after {timeout:.0f}s"
+    finally:
+        Path(params_file).unlink(missing_ok=True)
+    if process.returncode == 0:
+        return True, None
+    return False, _failure(log, process.returncode)
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def _failure(log: str, code: int) -> str:
+    """The last meaningful line of papermill's output (the cell's exception)."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    errors = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception)\b", line)]
+    tail = errors[-1] if errors else (lines[-1] if lines else "")
+    return f"exit code {code}: {tail[:500]}"
+
+
+def _title(source: Path, params: Mapping[str, Any]) -> str:
+    title = params.get("title")
+    return str(title) if title else source.stem.replace("_", " ")
+
+
+def export_html(
+    notebook: str | os.PathLike[str], html: str | os.PathLike[str], *, title: str = "report"
+) -> Path:
+    """Render an executed notebook as a static report: inputs hidden, widgets dropped."""
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    nb = nbformat.read(str(notebook), as_version=4)
+    nb.metadata.pop("widgets", None)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data")
+            if isinstance(data, dict) and _WIDGET_MIME in data:
+                data.pop(_WIDGET_MIME)
+                data.pop("text/plain", None)  # "VBox(children=...)" says nothing in a report
+    exporter = HTMLExporter(  # type: ignore[no-untyped-call]
+        template_name="basic",
+        exclude_input=True,
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+    )
+    body, _ = exporter.from_notebook_node(nb)
+    failed = any(
+        out.get("output_type") == "error" for cell in nb.cells for out in cell.get("outputs", [])
+    )
+    page = report_page(title, body, failed=failed)
+    target = Path(html)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(target, page.encode("utf-8"), durable=False)
+    return target
