@@ -36,28 +36,26 @@ import weakref
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import httpx
 
 from evalkit._sync import run_sync
-from evalkit.api import (
-    ApiError,
-    AuthenticationError,
-    BadRequestError,
-    NotFoundError,
-    PermissionDeniedError,
-    RateLimitError,
-    ServerError,
-    ServiceUnavailableError,
-)
+from evalkit.api import ApiError
 from evalkit.api._config import Secret
 from evalkit.api._exceptions import redact_secrets
-from evalkit.api._retry import is_retryable, parse_retry_after
 from evalkit.api._version import USER_AGENT
 
 from ._judge_cache import CachedVerdict, JudgeCache, cache_key
 from ._judge_config import API_KEY_ENV, JudgeOptions, JudgeStats, resolve_endpoint
+from ._judge_http import (
+    RESPONSE_FORMAT_REFUSED,
+    content_of,
+    http_error,
+    is_outage,
+    retryable,
+    token_count,
+)
 from ._judge_parse import AnswerVerdict, MalformedAnswer, parse_answer
 from ._judge_prompt import build_messages, response_format
 from ._judge_types import JUDGE_PROMPT_VERSION, JudgedRule, JudgeTask, JudgeVerdict
@@ -66,18 +64,8 @@ __all__ = ["Judge"]
 
 logger = logging.getLogger("evalkit.grading.judge")
 
-_STATUS_ERRORS: Final[Mapping[int, type[ApiError]]] = {
-    400: BadRequestError,
-    401: AuthenticationError,
-    403: PermissionDeniedError,
-    404: NotFoundError,
-    429: RateLimitError,
-    503: ServiceUnavailableError,
-}
-#: Beyond the project's retry policy (429, 502-504, transport errors): worth another call.
-_EXTRA_RETRY_STATUS: Final = frozenset({408, 409, 500})
-#: What an endpoint answers when it does not take ``response_format``.
-_RESPONSE_FORMAT_REFUSED: Final = frozenset({400, 422})
+#: A task's position, the task, and the rules still to ask about.
+_Work = tuple[int, JudgeTask, tuple[JudgedRule, ...]]
 
 
 @dataclass(eq=False)
@@ -131,60 +119,6 @@ def _split(total: int | None, n: int) -> list[int | None]:
         return [None] * n
     base, extra = divmod(total, n)
     return [base + (1 if i < extra else 0) for i in range(n)]
-
-
-def _error_message(response: httpx.Response) -> str:
-    """The error's message: OpenAI's ``{"error": {"message"}}``, a ``message``, or the text."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    if isinstance(body, Mapping):
-        error = body.get("error")
-        for candidate in (
-            error.get("message") if isinstance(error, Mapping) else error,
-            body.get("message"),
-        ):
-            if isinstance(candidate, str) and candidate.strip():
-                return candidate[:300]
-    return " ".join(response.text.split())[:300]
-
-
-def _http_error(response: httpx.Response) -> ApiError:
-    status = response.status_code
-    message = _error_message(response)
-    cls = _STATUS_ERRORS.get(status, ServerError if status >= 500 else ApiError)
-    exc = cls(status, [message] if message else [], method="POST", url=response.request.url.path)
-    if isinstance(exc, RateLimitError):
-        exc.retry_after = parse_retry_after(response.headers.get("retry-after"))
-    return exc
-
-
-def _retryable(exc: Exception) -> bool:
-    if isinstance(exc, ApiError) and exc.status_code in _EXTRA_RETRY_STATUS:
-        return True
-    return is_retryable(exc, idempotent=True)
-
-
-def _is_outage(exc: Exception) -> bool:
-    """A failure that says the endpoint is unreachable or broken, not this task's fault."""
-    if isinstance(exc, ApiError):
-        return exc.status_code >= 500
-    return isinstance(exc, httpx.TransportError)
-
-
-def _content_of(response: httpx.Response) -> tuple[str, Any]:
-    try:
-        data = response.json()
-    except ValueError:
-        raise MalformedAnswer("the response body is not JSON") from None
-    try:
-        content = data["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        raise MalformedAnswer("the response has no choices[0].message.content") from None
-    if not isinstance(content, str):
-        raise MalformedAnswer("choices[0].message.content is not text")
-    return content, data.get("usage") if isinstance(data, Mapping) else None
 
 
 class Judge:
@@ -298,18 +232,10 @@ class Judge:
         _check_unique_rules(task_list)
         cache = JudgeCache(self.cache_dir) if self.cache_dir is not None else None
         answers: dict[tuple[int, str], JudgeVerdict] = {}
-        work: list[tuple[int, JudgeTask, tuple[JudgedRule, ...]]] = []
-        for i, task in enumerate(task_list):
-            missing = []
-            for rule in task.rules:
-                hit = cache.get(self._key(task, rule)) if cache is not None else None
-                if hit is None:
-                    missing.append(rule)
-                else:
-                    answers[(i, rule.rule_id)] = self._from_cache(task, rule, hit)
-            if missing:
-                work.append((i, task, tuple(missing)))
-        self._shared.add(cache_hits=len(answers))
+        work: list[_Work] = [(i, t, t.rules) for i, t in enumerate(task_list) if t.rules]
+        if cache is not None:  # file reads off the event loop
+            answers, work = await asyncio.to_thread(self._lookup, cache, task_list)
+            self._shared.add(cache_hits=len(answers))
         if work:
             sem = self._shared.semaphore(self.options.concurrency)
             async with self._client() as http:
@@ -322,6 +248,24 @@ class Judge:
         return [answers[(i, r.rule_id)] for i, t in enumerate(task_list) for r in t.rules]
 
     # ------------------------------------------------------------------ internals
+
+    def _lookup(
+        self, cache: JudgeCache, tasks: Sequence[JudgeTask]
+    ) -> tuple[dict[tuple[int, str], JudgeVerdict], list[_Work]]:
+        """The cached verdicts by (task position, rule id), and what is left to ask."""
+        found: dict[tuple[int, str], JudgeVerdict] = {}
+        work: list[_Work] = []
+        for i, task in enumerate(tasks):
+            missing = []
+            for rule in task.rules:
+                hit = cache.get(self._key(task, rule))
+                if hit is None:
+                    missing.append(rule)
+                else:
+                    found[(i, rule.rule_id)] = self._from_cache(task, rule, hit)
+            if missing:
+                work.append((i, task, tuple(missing)))
+        return found, work
 
     def _key(self, task: JudgeTask, rule: JudgedRule) -> str:
         return cache_key(
@@ -414,7 +358,7 @@ class Judge:
                     with_format
                     and options.use_response_format == "auto"
                     and isinstance(exc, ApiError)
-                    and exc.status_code in _RESPONSE_FORMAT_REFUSED
+                    and exc.status_code in RESPONSE_FORMAT_REFUSED
                 ):
                     if not shared.response_format_refused:
                         logger.info(
@@ -425,7 +369,7 @@ class Judge:
                     attempt -= 1  # a negotiation, not an attempt
                     continue
                 reason = self._clean(f"{type(exc).__name__}: {exc}")
-                outage = _is_outage(exc)
+                outage = is_outage(exc)
                 logger.debug(
                     "judge call for %s failed (attempt %d/%d): %s",
                     task.conversation_id,
@@ -433,7 +377,7 @@ class Judge:
                     limit,
                     reason,
                 )
-                if attempt >= limit or not _retryable(exc):
+                if attempt >= limit or not retryable(exc):
                     break
                 await options.retry.async_sleep(options.retry.wait_for(attempt, exc, shared.rng))
                 continue
@@ -468,13 +412,13 @@ class Judge:
             timeout=self.options.timeout,
         )
         if response.status_code >= 400:
-            raise _http_error(response)
+            raise http_error(response)
         self._shared.endpoint_down = False
-        content, reported = _content_of(response)
+        content, reported = content_of(response)
         usage.add(reported)
         self._shared.add(
-            prompt_tokens=_token(reported, "prompt_tokens"),
-            completion_tokens=_token(reported, "completion_tokens"),
+            prompt_tokens=token_count(reported, "prompt_tokens"),
+            completion_tokens=token_count(reported, "completion_tokens"),
         )
         return content
 
@@ -532,11 +476,6 @@ class Judge:
                 len(verdicts),
                 errors[0].rationale,
             )
-
-
-def _token(usage: Any, name: str) -> int:
-    value = usage.get(name) if isinstance(usage, Mapping) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _resolve_key(api_key: str | Secret | None) -> tuple[Secret | None, bool]:

@@ -49,7 +49,11 @@ def completion(content: str, usage: dict[str, int] | None = USAGE) -> dict[str, 
         "object": "chat.completion",
         "model": "fake",
         "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
         ],
     }
     if usage is not None:

@@ -29,7 +29,11 @@ def rule(rule_id: str, criterion: str | None = None) -> JudgedRule:
 
 
 def task(conversation_id: str, *rule_ids: str, sample: int = 0) -> JudgeTask:
-    turns = ((1, "agent", f"Hello from {conversation_id}"), (2, "caller", "Yes"), (3, "agent", "Bye"))
+    turns = (
+        (1, "agent", f"Hello from {conversation_id}"),
+        (2, "caller", "Yes"),
+        (3, "agent", "Bye"),
+    )
     return JudgeTask(
         conversation_id,
         transcript_hash=f"th-{conversation_id}",
