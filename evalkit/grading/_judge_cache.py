@@ -67,6 +67,7 @@ class JudgeCache:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._made: set[Path] = set()  # shard folders known to exist
 
     def path_for(self, key: str) -> Path:
         """Where the entry for ``key`` lives."""
@@ -103,6 +104,8 @@ class JudgeCache:
             "prompt_version": verdict.prompt_version,
         }
         target = self.path_for(key)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in self._made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            self._made.add(target.parent)
         data = json.dumps(entry, ensure_ascii=False).encode()
         atomic_write_bytes(target, data, durable=False)

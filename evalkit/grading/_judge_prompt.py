@@ -43,7 +43,7 @@ USER_PREAMBLE: Final = (
 
 
 def _fenced_json(payload: Any) -> str:
-    text = json.dumps(payload, ensure_ascii=False, indent=1).replace("`", "\\u0060")
+    text = json.dumps(payload, ensure_ascii=False).replace("`", "\\u0060")
     return f"```json\n{text}\n```"
 
 
