@@ -89,7 +89,9 @@ def serve(latency: float) -> None:
 
     app = Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
     sock = bind_socket("127.0.0.1", 0)
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", backlog=2048)
+    config = uvicorn.Config(
+        app, log_config=None, access_log=False, lifespan="off", backlog=2048, timeout_keep_alive=120
+    )
     server = uvicorn.Server(config)
 
     # the socket already listens: a client that connects now waits in the backlog

@@ -323,6 +323,22 @@ class Judge:
             text = text.replace(self._api_key.reveal(), "***")
         return redact_secrets(text)
 
+    def _format_refused(self, exc: Exception) -> bool:
+        """Whether ``exc`` refuses ``response_format`` under ``"auto"`` (then remembered)."""
+        if not (
+            self.options.use_response_format == "auto"
+            and isinstance(exc, ApiError)
+            and exc.status_code in RESPONSE_FORMAT_REFUSED
+        ):
+            return False
+        if not self._shared.response_format_refused:
+            logger.info(
+                "the judge endpoint refused response_format (%s); parsing plain JSON from now on",
+                exc.status_code,
+            )
+        self._shared.response_format_refused = True
+        return True
+
     def _wants_response_format(self) -> bool:
         mode = self.options.use_response_format
         return mode is True or (mode == "auto" and not self._shared.response_format_refused)
@@ -382,18 +398,7 @@ class Judge:
                 )
                 continue
             except (ApiError, httpx.HTTPError) as exc:
-                if (
-                    with_format
-                    and options.use_response_format == "auto"
-                    and isinstance(exc, ApiError)
-                    and exc.status_code in RESPONSE_FORMAT_REFUSED
-                ):
-                    if not shared.response_format_refused:
-                        logger.info(
-                            "the judge endpoint refused response_format (%s); parsing plain JSON",
-                            exc.status_code,
-                        )
-                    shared.response_format_refused = True
+                if with_format and self._format_refused(exc):
                     attempt -= 1  # a negotiation, not an attempt
                     continue
                 reason = self._clean(f"{type(exc).__name__}: {exc}")

@@ -10,6 +10,7 @@ import pytest
 from evalkit.api import ConfigurationError, EvalkitError, RetryPolicy
 from evalkit.grading._judge import Judge
 from evalkit.grading._judge_config import JudgeNotConfigured, JudgeOptions, JudgeStats
+from evalkit.grading._judge_types import JudgeBackend
 
 from .helpers import MODEL, Endpoint, options, task
 
@@ -136,3 +137,8 @@ def test_unpickling_rereads_an_environment_key_and_drops_an_argument_key(
 def test_options_with_a_retry_policy_pickle() -> None:
     judge = Judge("m", "http://127.0.0.1:9/v1", options=JudgeOptions(retry=RetryPolicy(seed=3)))
     assert pickle.loads(pickle.dumps(judge)).options.retry.seed == 3
+
+
+def test_a_judge_is_a_judge_backend() -> None:
+    backend: JudgeBackend = Judge("m", "http://127.0.0.1:9/v1")  # checked by mypy
+    assert backend.model == "m"
