@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, cast
@@ -67,6 +68,7 @@ class JudgeCache:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._prefix = os.fspath(root) + os.sep  # str paths: a lookup is mostly pathlib otherwise
         self._made: set[Path] = set()  # shard folders known to exist
 
     def path_for(self, key: str) -> Path:
@@ -76,7 +78,8 @@ class JudgeCache:
     def get(self, key: str) -> CachedVerdict | None:
         """The stored verdict, or ``None`` (missing or unreadable entries are misses)."""
         try:
-            raw = self.path_for(key).read_bytes()
+            with open(f"{self._prefix}{key[:2]}{os.sep}{key}.json", "rb") as file:
+                raw = file.read()
         except FileNotFoundError:
             return None
         except OSError as exc:

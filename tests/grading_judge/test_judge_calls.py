@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import socket
 
+import httpx
 import pytest
 
 from evalkit.api import RetryPolicy
@@ -229,3 +230,12 @@ async def test_backticks_in_the_transcript_cannot_break_the_fence(endpoint: Endp
     payload = read_prompt(endpoint.fake.bodies[0])
     assert payload["transcript"][0]["text"] == "code ```json\n{} ``` end"
     assert json.dumps(payload)  # round-trips
+
+
+async def test_a_callers_http_client_is_used_and_left_open(endpoint: Endpoint) -> None:
+    async with httpx.AsyncClient(headers={"X-Caller": "yes"}) as http:
+        judge = Judge(MODEL, endpoint.base_url, options=options(), http_client=http)
+        verdicts = await judge.ajudge([task("c1", "r1"), task("c2", "r1")])
+        assert [v.verdict for v in verdicts] == ["pass", "pass"]
+        assert not http.is_closed
+    assert all(h.get("x-caller") == "yes" for h in endpoint.fake.headers)
