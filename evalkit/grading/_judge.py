@@ -8,6 +8,10 @@ still returns normally. Once a task has failed for want of a reachable endpoint 
 errors, 5xx), later tasks get a single attempt each until a call succeeds again, so a judge
 that is down costs one call per task, not ``max_attempts`` with waits.
 
+Concurrency: an ``asyncio.Semaphore`` of ``options.concurrency`` (per event loop, shared by a
+judge and its copies) bounds the calls in flight; each call borrows one of that many
+single-connection HTTP clients.
+
 Structured output: with ``use_response_format="auto"`` the first calls ask for a JSON schema;
 an endpoint that answers 400 (or 422) to that is remembered (per judge and its copies) and
 asked again without it, and its plain content is parsed.
@@ -128,8 +132,9 @@ class Judge:
     ``EVALKIT_JUDGE_API_KEY`` (the key is optional: a local endpoint may need none); a missing
     model or endpoint raises :class:`JudgeNotConfigured`. With ``cache_dir`` verdicts are
     cached on disk (content-addressed; errors are not cached). ``http_client`` lets a caller
-    supply its own ``httpx.AsyncClient`` (it is used as is and never closed); otherwise each
-    :meth:`ajudge` opens one sized to ``options.concurrency``.
+    supply its own ``httpx.AsyncClient`` (used as is for every call, never closed); otherwise
+    each :meth:`ajudge` opens ``min(tasks, options.concurrency)`` clients of one connection each
+    (see :meth:`_slots` for why not one pool).
     """
 
     def __init__(
