@@ -1,0 +1,104 @@
+"""One judge call's wire side: errors from an answer, what is retried, the content read."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+import httpx
+
+from evalkit.api import (
+    ApiError,
+    AuthenticationError,
+    BadRequestError,
+    NotFoundError,
+    PermissionDeniedError,
+    RateLimitError,
+    ServerError,
+    ServiceUnavailableError,
+)
+from evalkit.api._retry import is_retryable, parse_retry_after
+
+from ._judge_parse import MalformedAnswer
+
+__all__ = [
+    "RESPONSE_FORMAT_REFUSED",
+    "content_of",
+    "http_error",
+    "is_outage",
+    "retryable",
+    "token_count",
+]
+
+_STATUS_ERRORS: Final[Mapping[int, type[ApiError]]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    429: RateLimitError,
+    503: ServiceUnavailableError,
+}
+#: Beyond the project's retry policy (429, 502-504, transport errors): worth another call.
+_EXTRA_RETRY_STATUS: Final = frozenset({408, 409, 500})
+#: What an endpoint answers when it does not take ``response_format``.
+RESPONSE_FORMAT_REFUSED: Final = frozenset({400, 422})
+
+
+def _error_message(response: httpx.Response) -> str:
+    """The error's message: OpenAI's ``{"error": {"message"}}``, a ``message``, or the text."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    if isinstance(body, Mapping):
+        error = body.get("error")
+        for candidate in (
+            error.get("message") if isinstance(error, Mapping) else error,
+            body.get("message"),
+        ):
+            if isinstance(candidate, str) and candidate.strip():
+                return candidate[:300]
+    return " ".join(response.text.split())[:300]
+
+
+def http_error(response: httpx.Response) -> ApiError:
+    status = response.status_code
+    message = _error_message(response)
+    cls = _STATUS_ERRORS.get(status, ServerError if status >= 500 else ApiError)
+    exc = cls(status, [message] if message else [], method="POST", url=response.request.url.path)
+    if isinstance(exc, RateLimitError):
+        exc.retry_after = parse_retry_after(response.headers.get("retry-after"))
+    return exc
+
+
+def retryable(exc: Exception) -> bool:
+    if isinstance(exc, ApiError) and exc.status_code in _EXTRA_RETRY_STATUS:
+        return True
+    return is_retryable(exc, idempotent=True)
+
+
+def is_outage(exc: Exception) -> bool:
+    """A failure that says the endpoint is unreachable or broken, not this task's fault."""
+    if isinstance(exc, ApiError):
+        return exc.status_code >= 500
+    return isinstance(exc, httpx.TransportError)
+
+
+def content_of(response: httpx.Response) -> tuple[str, Any]:
+    try:
+        data = response.json()
+    except ValueError:
+        raise MalformedAnswer("the response body is not JSON") from None
+    try:
+        content = data["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise MalformedAnswer("the response has no choices[0].message.content") from None
+    if not isinstance(content, str):
+        raise MalformedAnswer("choices[0].message.content is not text")
+    return content, data.get("usage") if isinstance(data, Mapping) else None
+
+
+def token_count(usage: Any, name: str) -> int:
+    """A token count from ``usage`` (0 when absent or not an integer)."""
+    value = usage.get(name) if isinstance(usage, Mapping) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
