@@ -5,6 +5,7 @@ Each family lives beside the code that raises it and is exported from that packa
 
     EvalkitError                                    evalkit
     ├── ConfigurationError                          evalkit.api   no base URL, a malformed key, ...
+    │   └── JudgeNotConfigured                      evalkit.grading  no judge model or endpoint
     ├── InvalidRequestError (ValueError)            evalkit.api   a body breaks the spec's limits
     │   └── ScorecardError                          evalkit.grading  a scorecard with problems
     ├── ApiConnectionError                          evalkit.api   the service could not be reached
@@ -32,7 +33,6 @@ Each family lives beside the code that raises it and is exported from that packa
     │   ├── RunLockedError                              another writer has the run open
     │   └── CorruptRunError                             unreadable manifest, journal or table
     ├── GradingError                                evalkit.grading  e.g. judged rules, no judge
-    │   └── JudgeNotConfigured
     ├── RefineError                                 evalkit.refine  builds that cannot go ahead
     │   └── RefineTimeout                               the build did not finish in time
     ├── Regression                                  evalkit.flows  a comparison asked to fail did

@@ -13,5 +13,7 @@ def _no_evalkit_env(monkeypatch: pytest.MonkeyPatch) -> None:
         "EVALKIT_API_KEY",
         "EVALKIT_JUDGE_BASE_URL",
         "EVALKIT_JUDGE_API_KEY",
+        "EVALKIT_JUDGE_MODEL",
+        "EVALKIT_DEBUG",
     ):
         monkeypatch.delenv(name, raising=False)

@@ -17,6 +17,8 @@ from ._grade import (
     stored_or_graded,
 )
 from ._grades import Grades
+from ._judge import Judge
+from ._judge_config import JudgeNotConfigured, JudgeOptions, JudgeStats
 from ._judge_types import (
     JUDGE_PROMPT_VERSION,
     JudgeBackend,
@@ -27,8 +29,6 @@ from ._judge_types import (
 from ._judging import JudgeArg
 from ._scorecard import Scorecard, ScorecardRule
 
-# from ._judge import Judge  (the LLM judge client; lands with its own change)
-
 __all__ = [
     "CHECK_TYPES",
     "JUDGE_PROMPT_VERSION",
@@ -37,8 +37,12 @@ __all__ = [
     "GradeOptions",
     "Grades",
     "GradingError",
+    "Judge",
     "JudgeArg",
     "JudgeBackend",
+    "JudgeNotConfigured",
+    "JudgeOptions",
+    "JudgeStats",
     "JudgeTask",
     "JudgeVerdict",
     "JudgedRule",

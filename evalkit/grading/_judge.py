@@ -44,12 +44,11 @@ from typing import Any
 
 import httpx
 
-from evalkit._sync import run_sync
-from evalkit.api import ApiError
-from evalkit.api._config import Secret
-from evalkit.api._exceptions import redact_secrets
-from evalkit.api._version import USER_AGENT
-
+from .._util import run_sync
+from ..api import ApiError
+from ..api._config import Secret
+from ..api._exceptions import redact_secrets
+from ..api._version import USER_AGENT
 from ._judge_cache import CachedVerdict, JudgeCache, cache_key
 from ._judge_config import API_KEY_ENV, JudgeOptions, JudgeStats, resolve_endpoint
 from ._judge_http import (

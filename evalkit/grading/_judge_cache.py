@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
-from evalkit._atomic import atomic_write_bytes
-
+from .._util import atomic_write_bytes
 from ._judge_types import JudgeVerdict
 
 __all__ = ["CachedVerdict", "JudgeCache", "cache_key"]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
-from evalkit.api import ConfigurationError, RetryPolicy
+from ..api import ConfigurationError, RetryPolicy
 
 __all__ = [
     "API_KEY_ENV",

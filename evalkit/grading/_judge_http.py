@@ -7,7 +7,7 @@ from typing import Any, Final
 
 import httpx
 
-from evalkit.api import (
+from ..api import (
     ApiError,
     AuthenticationError,
     BadRequestError,
@@ -17,8 +17,7 @@ from evalkit.api import (
     ServerError,
     ServiceUnavailableError,
 )
-from evalkit.api._retry import is_retryable, parse_retry_after
-
+from ..api._retry import is_retryable, parse_retry_after
 from ._judge_parse import MalformedAnswer
 
 __all__ = [

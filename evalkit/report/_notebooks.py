@@ -201,7 +201,7 @@ def export_html(
     import nbformat
     from nbconvert import HTMLExporter
 
-    nb = nbformat.read(str(notebook), as_version=4)
+    nb = nbformat.read(str(notebook), as_version=4)  # type: ignore[no-untyped-call]
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
         for out in cell.get("outputs", []):
