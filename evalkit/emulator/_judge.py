@@ -87,6 +87,12 @@ RULE_ACTS: Final[tuple[RuleAct, ...]] = (
         False,
     ),
     RuleAct(("push", "persuad", "insist"), "pushes_on", False),
+    RuleAct(
+        ("wrong person", "wrong number", "not the customer"),
+        "apologises",
+        requires=frozenset({"says_wrong_person"}),
+    ),
+    RuleAct(("date and time", "appointment time", "appointment date"), "states_purpose"),
     RuleAct(("apolog", "sorry", "maazrat"), "apologises"),
     RuleAct(("right person", "speaking with", "verif"), "asks_identity"),
     RuleAct(("yes or no", "yes/no", "confirm"), "asks_confirmation"),
@@ -173,8 +179,8 @@ def decide(
     transcript: Sequence[Mapping[str, Any]], title: str, criterion: str | None
 ) -> tuple[str, str, int | None]:
     """``(verdict, reason, evidence_turn)`` for one rule on one transcript."""
-    text = f"{title} {criterion or ''}".lower()
-    row = next((r for r in RULE_ACTS if any(k in text for k in r.keywords)), None)
+    text = _applies_when(title, criterion)
+    row = _rule_act(title.lower()) or _rule_act(text)
     if row is None:
         return "na", "cannot map the criterion to an act the emulated judge recognises", None
     turns = [
@@ -197,6 +203,21 @@ def decide(
     if hits:
         return "fail", f"the agent {row.act.replace('_', ' ')} in turn {hits[0]}", hits[0]
     return "pass", f"no agent turn {row.act.replace('_', ' ')}", None
+
+
+_NA_CLAUSE: Final = re.compile(r"[^.]*\b(?:answer|say|mark)\s+na\b[^.]*\.?", re.IGNORECASE)
+
+
+def _applies_when(title: str, criterion: str | None) -> str:
+    """The rule's text without its "Answer na if ..." sentences, which say when it does NOT
+    apply and name acts that are not the one judged."""
+    return _NA_CLAUSE.sub(" ", f"{title}. {criterion or ''}").lower()
+
+
+def _rule_act(text: str) -> RuleAct | None:
+    """The first row whose keywords ``text`` mentions (titles are read before criteria, whose
+    "answer na if ..." clauses name other acts)."""
+    return next((r for r in RULE_ACTS if any(k in text for k in r.keywords)), None)
 
 
 _FLIPPED: Final = {"pass": "fail", "fail": "pass"}
