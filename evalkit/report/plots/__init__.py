@@ -10,8 +10,8 @@ Urdu labels are drawn only when an installed font has the letters; otherwise Lat
 from __future__ import annotations
 
 from ..._util import publish
+from .._frames import conversation_scores
 from ._common import CAPTION_GID
-from ._data import conversation_scores
 from ._png import figure_to_img_tag, figure_to_png
 from ._rules import rule_forest
 from ._runs import outcomes_by_status, turns_and_latency

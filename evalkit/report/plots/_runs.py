@@ -9,6 +9,7 @@ from matplotlib.ticker import MaxNLocator
 from numpy.typing import NDArray
 
 from ...store import STATUSES
+from .._frames import RunsLike, run_frames
 from ._common import (
     SIDE_COLORS,
     STATUS_COLORS,
@@ -18,7 +19,6 @@ from ._common import (
     new_figure,
     wrap_label,
 )
-from ._data import RunsLike, run_frames
 
 __all__ = ["outcomes_by_status", "turns_and_latency"]
 

@@ -14,8 +14,8 @@ from numpy.typing import NDArray
 from ...compare import Comparison
 from ...store import Run
 from .. import _fonts
+from .._frames import conversation_scores, record_labels
 from ._common import SIDE_COLORS, add_caption, label_font, left_out_text, new_figure
-from ._data import conversation_scores, record_labels
 
 __all__ = ["ScoresLike", "persona_record_heatmap", "score_distributions"]
 

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from ...store import Run
-from .._fonts import ArabicFont, plot_label
+from ..store import Run
+from ._fonts import ArabicFont, plot_label
 
 __all__ = ["RunsLike", "conversation_scores", "record_labels", "run_frames"]
 
