@@ -107,7 +107,7 @@ def turns_and_latency(runs: RunsLike) -> Figure:
     turns_ax.set_title("Turns (done)")
     turns_ax.legend(fontsize=8, frameon=False)
     names = [wrap_label(label, width=16) for label in frames]
-    latency_ax.boxplot(latency, tick_labels=names, vert=False, widths=0.5)
+    latency_ax.boxplot(latency, tick_labels=names, orientation="horizontal", widths=0.5)
     latency_ax.set_xlabel("first-turn latency (s)")
     latency_ax.set_title("First-turn latency (done)")
     latency_ax.invert_yaxis()
