@@ -112,9 +112,7 @@ def test_score_distributions_from_grades_counts_each_side(regressed: Comparison)
     assert heights == n_prod + n_draft
 
 
-def test_heatmap_has_personas_records_and_left_out(
-    prod_run: Run, no_font: None
-) -> None:
+def test_heatmap_has_personas_records_and_left_out(prod_run: Run, no_font: None) -> None:
     fig = plots.persona_record_heatmap(prod_run.grades(), prod_run)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == list(PERSONAS)
@@ -178,7 +176,8 @@ def test_png_and_img_tag_without_pyplot(regressed: Comparison) -> None:
     tag = plots.figure_to_img_tag(fig)
     assert plt.get_fignums() == before
     prefix = 'src="data:image/png;base64,'
-    assert tag.startswith("<img ") and prefix in tag
+    assert tag.startswith("<img ")
+    assert prefix in tag
     data = base64.b64decode(tag.split(prefix)[1].split('"')[0])
     assert data == plots.figure_to_png(fig)
     assert data.startswith(b"\x89PNG")
