@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from evalkit.api import Client
 from evalkit.data import bundled_path
 from evalkit.demo import CONTACTS, CONTEXT, PROD_INSTRUCTIONS
