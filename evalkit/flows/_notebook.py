@@ -72,10 +72,17 @@ class ComparisonOutcome:
     @property
     def grades(self) -> pd.DataFrame:
         """Both sides' grades stacked (``run_id`` tells them apart)."""
-        rubric = self.scorecard.rubric_version_id
-        return pd.concat(
-            [self.baseline.grades(rubric), self.candidate.grades(rubric)], ignore_index=True
-        )
+        return pd.concat([self.baseline_grades, self.candidate_grades], ignore_index=True)
+
+    @property
+    def baseline_grades(self) -> pd.DataFrame:
+        """The baseline run's grades under the scorecard."""
+        return self.baseline.grades(self.scorecard.rubric_version_id)
+
+    @property
+    def candidate_grades(self) -> pd.DataFrame:
+        """The candidate run's grades under the scorecard."""
+        return self.candidate.grades(self.scorecard.rubric_version_id)
 
     def fail_on_regression(self) -> None:
         """Raise :class:`Regression` when the verdict is ``regressed`` (papermill then fails)."""

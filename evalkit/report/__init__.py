@@ -1,8 +1,26 @@
-"""Reports: HTML overviews of runs (plots, the run browser and notebook reports join here)."""
+"""Reports: plots, transcripts as HTML, the RunBrowser widget, and static run overviews.
+
+    from evalkit.report import plots, RunBrowser
+    plots.rule_forest(comparison)             # a matplotlib Figure
+    RunBrowser(run, grades)                   # in Jupyter: filters, paging, transcripts
+    html_page("Draft vs prod", transcript_html(turns, grades))
+
+``evalkit.report.plots`` is a subpackage (imports matplotlib); ipywidgets loads only when a
+RunBrowser is made. ``execute_notebook`` runs a parameterised notebook with papermill and
+exports a static HTML report (``report_page``).
+"""
 
 from __future__ import annotations
 
 from .._util import publish
+from ._browser import RunBrowser
+from ._fonts import (
+    NASTALIQ_FONT_STACK,
+    ArabicFont,
+    arabic_share,
+    find_arabic_font,
+    is_arabic_script,
+)
 from ._notebooks import (
     NotebookRun,
     ReportError,
@@ -13,16 +31,40 @@ from ._notebooks import (
 )
 from ._page import report_page
 from ._runs_html import runs_overview_html, write_runs_overview
+from ._tables import rule_table
+from ._transcript_html import (
+    REPORT_CSS,
+    TranscriptOptions,
+    html_page,
+    rules_html,
+    side_by_side_html,
+    table_html,
+    transcript_html,
+)
 
 __all__ = [
+    "NASTALIQ_FONT_STACK",
+    "REPORT_CSS",
+    "ArabicFont",
     "NotebookRun",
     "ReportError",
+    "RunBrowser",
+    "TranscriptOptions",
+    "arabic_share",
     "check_parameters",
     "execute_notebook",
     "export_html",
+    "find_arabic_font",
+    "html_page",
+    "is_arabic_script",
     "notebook_parameters",
     "report_page",
+    "rule_table",
+    "rules_html",
     "runs_overview_html",
+    "side_by_side_html",
+    "table_html",
+    "transcript_html",
     "write_runs_overview",
 ]
 

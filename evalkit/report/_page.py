@@ -15,12 +15,10 @@ import re
 from pathlib import Path
 from typing import Final
 
-__all__ = ["NASTALIQ_STACK", "REPORT_CSS", "find_nastaliq_font", "report_page"]
+from ._fonts import NASTALIQ_FONT_STACK
+from ._transcript_html import REPORT_CSS
 
-NASTALIQ_STACK: Final = (
-    '"Noto Nastaliq Urdu", "Jameel Noori Nastaleeq", "Urdu Typesetting", '
-    '"Noto Naskh Arabic", "Noto Sans Arabic", "Arial Unicode MS", serif'
-)
+__all__ = ["PAGE_CSS", "find_nastaliq_font", "report_page"]
 _FONT_DIRS: Final = (
     Path("/usr/share/fonts"),
     Path("/usr/local/share/fonts"),
@@ -32,7 +30,7 @@ _FONT_DIRS: Final = (
 _FONT_FILES: Final = ("NotoNastaliqUrdu-Regular.ttf", "NotoNastaliqUrdu[wght].ttf")
 _ARABIC: Final = re.compile(r"[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]")
 
-REPORT_CSS: Final = f"""
+PAGE_CSS: Final = f"""
 :root {{ color-scheme: light; }}
 body {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif;
   margin: 0 auto; max-width: 1080px; padding: 24px 28px 64px; color: #1f2328;
@@ -50,7 +48,7 @@ pre {{ white-space: pre-wrap; background: #f6f8fa; padding: 8px; border-radius: 
   font-size: .85rem; overflow-x: auto; }}
 .output_error pre, .evalkit-failed {{ background: #fff1f0; border: 1px solid #ffccc7; }}
 .evalkit-failed {{ padding: 10px 14px; border-radius: 6px; margin-bottom: 1rem; }}
-:lang(ur), [dir="rtl"] {{ font-family: {NASTALIQ_STACK}; line-height: 2.3;
+:lang(ur), [dir="rtl"] {{ font-family: {NASTALIQ_FONT_STACK}; line-height: 2.3;
   text-align: right; }}
 .evalkit-footer {{ margin-top: 3rem; color: #57606a; font-size: .8rem; }}
 """
@@ -95,7 +93,7 @@ def report_page(title: str, body: str, *, failed: bool = False) -> str:
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(title)}</title>\n"
-        f"<style>{_font_face(body)}\n{REPORT_CSS}</style>\n</head>\n<body>\n"
+        f"<style>{_font_face(body)}\n{PAGE_CSS}\n{REPORT_CSS}</style>\n</head>\n<body>\n"
         f"{warning}{body}\n"
         '<div class="evalkit-footer">Made by evalkit. Nothing on this page is loaded from '
         "elsewhere.</div>\n</body>\n</html>\n"

@@ -1,0 +1,32 @@
+"""Plots for reports and notebooks (matplotlib; each returns a Figure, nothing is shown).
+
+    fig = rule_forest(comparison)          # per-rule differences with adjusted intervals
+    html = figure_to_img_tag(fig)          # a static <img> with a PNG data URI
+
+Every figure is 900 px wide at 100 dpi and carries a caption with n and what was left out.
+Urdu labels are drawn only when an installed font has the letters; otherwise Latin stand-ins.
+"""
+
+from __future__ import annotations
+
+from ..._util import publish
+from .._frames import conversation_scores
+from ._common import CAPTION_GID
+from ._png import figure_to_img_tag, figure_to_png
+from ._rules import rule_forest
+from ._runs import outcomes_by_status, turns_and_latency
+from ._scores import persona_record_heatmap, score_distributions
+
+__all__ = [
+    "CAPTION_GID",
+    "conversation_scores",
+    "figure_to_img_tag",
+    "figure_to_png",
+    "outcomes_by_status",
+    "persona_record_heatmap",
+    "rule_forest",
+    "score_distributions",
+    "turns_and_latency",
+]
+
+publish(globals())

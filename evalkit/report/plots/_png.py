@@ -1,0 +1,35 @@
+"""Figures as PNG bytes and as ``<img>`` tags with a base64 data URI (for static reports)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+
+from matplotlib.figure import Figure
+
+__all__ = ["figure_to_img_tag", "figure_to_png"]
+
+
+def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
+    """``fig`` rendered as PNG bytes (Agg; no display, no pyplot)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def figure_to_img_tag(fig: Figure, alt: str = "", dpi: int = 100) -> str:
+    """An ``<img>`` tag holding ``fig`` as a PNG data URI, scaled to the report's width."""
+    data = base64.b64encode(figure_to_png(fig, dpi)).decode("ascii")
+    alt_text = html.escape(alt or _title(fig), quote=True)
+    return (
+        f'<img class="ek-plot" alt="{alt_text}" style="max-width:100%;height:auto" '
+        f'src="data:image/png;base64,{data}">'
+    )
+
+
+def _title(fig: Figure) -> str:
+    for ax in fig.axes:
+        if ax.get_title():
+            return " ".join(ax.get_title().split())
+    return "plot"

@@ -1,0 +1,184 @@
+"""Plots: report-width PNGs with the expected text, n and left-out captions, no Urdu glyphs
+without a font that has them, and no pyplot state."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import matplotlib.image
+import pytest
+from matplotlib.figure import Figure
+from matplotlib.text import Text
+
+from evalkit.compare import Comparison, SyntheticTruth, compare_grades, synthetic_grades
+from evalkit.report import _fonts, plots
+from evalkit.store import Run
+
+from .fixtures import NOT_DONE, PERSONAS
+
+
+def texts(fig: Figure) -> list[str]:
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+
+
+def caption(fig: Figure) -> str:
+    (text,) = [t.get_text() for t in fig.texts if t.get_gid() == plots.CAPTION_GID]
+    return text
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    image = matplotlib.image.imread(io.BytesIO(data), format="png")
+    return image.shape[1], image.shape[0]
+
+
+@pytest.fixture
+def no_font(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_fonts, "find_arabic_font", lambda *a, **k: None)
+
+
+def test_rule_forest_names_rules_adjustment_and_n(regressed: Comparison) -> None:
+    fig = plots.rule_forest(regressed)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert len(labels) == len(regressed.by_rule)
+    for rule_id in regressed.by_rule["rule_id"]:
+        assert any(f"[{rule_id}]" in label for label in labels)
+    assert "Bonferroni-adjusted" in ax.get_title()
+    assert "regressed" in ax.get_title()
+    min_effect = float(regressed.summary["min_effect"].iloc[0])
+    assert f"±{min_effect:g}" in ax.get_title()
+    row = regressed.summary.iloc[0]
+    n = f"{row['conversations_baseline']} vs {row['conversations_candidate']} conversations"
+    assert n in caption(fig)
+    assert "left out" in caption(fig)
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert set(regressed.by_rule["direction"].str.replace("_", " ")) <= set(legend)
+    assert png_size(plots.figure_to_png(fig)) == (900, int(fig.get_figheight() * 100))
+
+
+def test_rule_forest_colours_follow_direction(regressed: Comparison) -> None:
+    fig = plots.rule_forest(regressed)
+    ax = fig.axes[0]
+    markers = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    directions = regressed.by_rule["direction"].tolist()
+    assert len(markers) >= len(directions)
+    colours = [line.get_color() for line in markers[: len(directions)]]
+    for direction, colour in zip(directions, colours, strict=True):
+        assert colour == plots._common.DIRECTION_COLORS[direction]
+
+
+def test_long_rule_titles_are_wrapped_and_cut() -> None:
+    truth = SyntheticTruth.demo(seed=4)
+    long = "The agent states the appointment date and time clearly and asks for a yes or no " * 3
+    sides = []
+    for seed, t in ((1, truth), (2, truth.shifted(-10))):
+        grades = synthetic_grades(t, seed=seed)
+        grades["title"] = long
+        sides.append(grades)
+    fig = plots.rule_forest(compare_grades(*sides))
+    for label in fig.axes[0].get_yticklabels():
+        lines = label.get_text().splitlines()
+        assert len(lines) == 3  # two lines of title, then [rule id]
+        assert all(len(line) <= 34 for line in lines[:2])
+        assert lines[1].endswith("…")
+
+
+def test_score_distributions_from_a_comparison(regressed: Comparison) -> None:
+    fig = plots.score_distributions(regressed)
+    ax = fig.axes[0]
+    assert "regressed" in ax.get_title()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    cells = int(regressed.summary["cells_paired"].iloc[0])
+    assert legend[0].startswith(f"baseline (n = {cells}")
+    assert f"n = {cells} cells paired" in caption(fig)
+    low = float(regressed.summary["score_candidate_low"].iloc[0])
+    assert any(f"[{low:.1f}," in t for t in texts(fig))
+
+
+def test_score_distributions_from_grades_counts_each_side(regressed: Comparison) -> None:
+    truth = SyntheticTruth.demo(seed=5)
+    prod = synthetic_grades(truth, seed=1)
+    draft = synthetic_grades(truth.shifted(-15), seed=2)
+    fig = plots.score_distributions(
+        {"prod": prod, "draft": draft}, left_out={"draft": {"error": 3, "dropped": 2}}
+    )
+    n_prod = prod["conversation_id"].nunique()
+    n_draft = draft["conversation_id"].nunique()
+    text = caption(fig)
+    assert f"n = {n_prod} vs {n_draft} conversations scored" in text
+    assert "draft: 2 dropped, 3 error left out" in text
+    heights = sum(p.get_height() for p in fig.axes[0].patches)
+    assert heights == n_prod + n_draft
+
+
+def test_heatmap_has_personas_records_and_left_out(prod_run: Run, no_font: None) -> None:
+    fig = plots.persona_record_heatmap(prod_run.grades(), prod_run)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == list(PERSONAS)
+    records = [t.get_text() for t in ax.get_xticklabels()]
+    assert records == ["Ayesha Khan", "record 2", "Bilal Ahmed"]
+    done = len(prod_run.conversations) - len(NOT_DONE)
+    assert caption(fig) == f"n = {done} conversations scored; 1 dropped, 1 error left out"
+    cell_ns = [t for t in texts(fig) if "n=" in t]
+    assert sum(int(t.split("n=")[1]) for t in cell_ns) == done
+
+
+def test_no_arabic_glyph_anywhere_without_a_font(
+    prod_run: Run, draft_run: Run, regressed: Comparison, no_font: None
+) -> None:
+    figures = [
+        plots.persona_record_heatmap(prod_run.grades(), prod_run),
+        plots.rule_forest(regressed),
+        plots.outcomes_by_status([prod_run, draft_run]),
+        plots.turns_and_latency([prod_run, draft_run]),
+    ]
+    for fig in figures:
+        assert not [t for t in texts(fig) if _fonts.has_arabic(t)]
+
+
+def test_urdu_labels_are_kept_when_a_font_has_them(prod_run: Run) -> None:
+    if _fonts.find_arabic_font() is None:
+        pytest.skip("no font with Urdu letters installed")
+    fig = plots.persona_record_heatmap(prod_run.grades(), prod_run)
+    labels = fig.axes[0].get_xticklabels()
+    urdu = [t for t in labels if _fonts.has_arabic(t.get_text())]
+    assert len(urdu) == 1
+    assert urdu[0].get_fontfamily()[-1] in _fonts.ARABIC_FONT_PREFERENCE
+    plots.figure_to_png(fig)
+
+
+def test_outcomes_by_status_counts_every_conversation(prod_run: Run, draft_run: Run) -> None:
+    fig = plots.outcomes_by_status({"prod": prod_run, "draft": draft_run.conversations})
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["prod", "draft"]
+    total = len(prod_run.conversations) + len(draft_run.conversations)
+    assert caption(fig).startswith(f"n = {total} conversations in 2 run(s)")
+    assert "2 dropped, 2 error not done" in caption(fig)
+    assert sum(p.get_width() for p in ax.patches) == total
+
+
+def test_turns_and_latency_uses_done_conversations(prod_run: Run, draft_run: Run) -> None:
+    fig = plots.turns_and_latency([prod_run, draft_run])
+    turns_ax, latency_ax = fig.axes
+    done = sum(int((r.conversations["status"] == "done").sum()) for r in (prod_run, draft_run))
+    assert caption(fig) == f"n = {done} done conversations; 2 dropped, 2 error left out"
+    assert sum(p.get_height() for p in turns_ax.patches) == done
+    assert [t.get_text() for t in latency_ax.get_yticklabels()] == ["prod", "draft"]
+    assert "latency" in latency_ax.get_xlabel()
+
+
+def test_png_and_img_tag_without_pyplot(regressed: Comparison) -> None:
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    fig = plots.rule_forest(regressed)
+    tag = plots.figure_to_img_tag(fig)
+    assert plt.get_fignums() == before
+    prefix = 'src="data:image/png;base64,'
+    assert tag.startswith("<img ")
+    assert prefix in tag
+    data = base64.b64decode(tag.split(prefix)[1].split('"')[0])
+    assert data == plots.figure_to_png(fig)
+    assert data.startswith(b"\x89PNG")
+    assert 'alt="Per-rule differences' in tag
