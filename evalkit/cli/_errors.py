@@ -151,6 +151,7 @@ def _handlers() -> tuple[tuple[type[BaseException], Callable[[BaseException], st
         (ApiError, _api),
         (EvalkitError, _plain),
         (OSError, _os_error),
+        (ValueError, _plain),  # a value the user gave (a grid option, a number) was refused
     )
 
 
