@@ -148,14 +148,16 @@ def test_budget_partial_run_says_how_to_resume_and_fail_on_fails(
     listing = runner.invoke(app, ["runs", "--store", str(tmp_path)])
     assert listing.exit_code == 0
     line = next(x for x in listing.output.splitlines() if x.startswith("b "))
-    assert "complete" in line and "3/3" in line
+    assert "complete" in line
+    assert "3/3" in line
     assert max(len(x) for x in listing.output.splitlines()) <= 100
 
 
 def test_bad_fail_on_is_a_usage_error(env: EmulatorServer, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*_run_args("x", tmp_path), "--fail-on", "errors"])
     assert result.exit_code == ExitCode.USAGE
-    assert "errors" in result.output and "dropped" in result.output
+    assert "errors" in result.output
+    assert "dropped" in result.output
 
 
 def test_busy_port_names_the_port(tmp_path: Path) -> None:
@@ -165,7 +167,8 @@ def test_busy_port_names_the_port(tmp_path: Path) -> None:
         port = sock.getsockname()[1]
         result = CliRunner().invoke(app, ["emulator", "--port", str(port)])
     assert result.exit_code != 0
-    assert f"port {port}" in result.output and "--port 0" in result.output
+    assert f"port {port}" in result.output
+    assert "--port 0" in result.output
     assert "Traceback" not in result.output
 
 
@@ -199,5 +202,7 @@ def test_ctrl_c_reports_what_was_kept(env: EmulatorServer, tmp_path: Path) -> No
     assert aid
     assert proc.returncode == ExitCode.INTERRUPTED, output
     assert "Traceback" not in output
-    assert "Interrupted:" in output and "of 6 conversations recorded" in output
-    assert "Resume with: evalkit run" in output and "--run-id c" in output
+    assert "Interrupted:" in output
+    assert "of 6 conversations recorded" in output
+    assert "Resume with: evalkit run" in output
+    assert "--run-id c" in output

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -78,8 +79,8 @@ def list_command(
     for a in found:
         aliases = a.aliases
         draft = aliases.draft.version if aliases else a.version
-        prod = aliases.prod.version if aliases and aliases.prod else "-"
-        typer.echo(f"{a.id}  draft v{draft}  prod v{prod}  {a.name}")
+        prod = f"v{aliases.prod.version}" if aliases and aliases.prod else "-"
+        typer.echo(f"{a.id}  draft v{draft}  prod {prod:<4}  {a.name}")
 
 
 @assistants_app.command("show")
@@ -135,8 +136,11 @@ def create_command(
     if as_json:
         _echo_json(created)
         return
+    from ..data import contacts_path
+
     typer.echo(f"created {assistant_id} ({name})")
-    typer.echo(f"try: evalkit run --assistant {assistant_id} --variables CSV --context TEXT")
+    run = ["evalkit", "run", "--assistant", assistant_id, "--variables", str(contacts_path())]
+    typer.echo("try: " + shlex.join([*run, "--context", "A reminder from the clinic."]))
 
 
 @assistants_app.command("publish")

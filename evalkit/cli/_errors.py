@@ -108,7 +108,7 @@ def _api(exc: BaseException) -> str:
     said = "; ".join(str(m) for m in messages)
     hint = _API_HINTS.get(status or 0)
     head = f"the service answered {status}: {said}" if status else said
-    return f"{head} ({hint})" if hint else head
+    return f"{head}; {hint}" if hint else head
 
 
 def _admin_status(exc: BaseException) -> str:
