@@ -20,11 +20,9 @@ def demo_command(
 ) -> None:
     """Draft vs prod on the embedded emulator, end to end, ending in an HTML report."""
     from ..demo import run_demo
+    from ._outcome import RunReport
 
     result = run_demo(output_dir, repeats=repeats, seed=seed)
     for run in (result.prod, result.draft):
-        counts = run.conversations["status"].value_counts().to_dict()
-        typer.echo(
-            f"{run.manifest['target']:>5} v{run.manifest['assistant_version']}: {counts}  ({run.path})"
-        )
+        typer.echo(RunReport.of(run.manifest, str(run.path)).sentence())
     typer.echo(f"report: {result.report.resolve()}")
