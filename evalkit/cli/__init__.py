@@ -1,19 +1,23 @@
 """The ``evalkit`` command: a thin layer over the Python API, one module per command group.
 
 Every command imports what it needs when it runs, so ``evalkit --help`` and ``--version``
-load neither pandas, pyarrow nor the emulator.
+load neither pandas, pyarrow nor the emulator. Every command's errors go through one handler
+(:class:`~evalkit.cli._errors.EvalkitGroup`): a short message, the exit codes of
+:class:`ExitCode`, the traceback only with ``--debug`` or ``EVALKIT_DEBUG=1``.
 """
 
 from __future__ import annotations
 
-from . import _demo, _emulator, _run, _targets
+from . import _assistants, _demo, _emulator, _personas, _run, _runs, _targets
 from ._app import app
+from ._errors import ExitCode
 
-__all__ = ["app", "main"]
+__all__ = ["ExitCode", "app", "main"]
 
-_COMMAND_MODULES = (_run, _targets, _demo, _emulator)  # imported for their @app.command
+# imported for their @app.command registrations
+_COMMAND_MODULES = (_run, _runs, _targets, _demo, _emulator, _assistants, _personas)
 
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    app(prog_name="evalkit")

@@ -1,7 +1,8 @@
 """The ``evalkit`` command: a thin layer over the Python API.
 
-typer's pretty tracebacks are told not to show local variables, so an API key held in a
-local can never reach a terminal or a CI log.
+Help is plain text (no ``<bool>`` type column); every command's expected errors become one
+short message (:class:`~evalkit.cli._errors.EvalkitGroup`); typer's pretty tracebacks are told
+not to show local variables, so an API key held in a local never reaches a terminal or a log.
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ from typing import Annotated
 import typer
 
 from .._version import __version__
+from ._errors import EXIT_CODES_HELP, EvalkitGroup
 
 app = typer.Typer(
     name="evalkit",
+    cls=EvalkitGroup,
     help="Simulated-conversation evaluation for real-time voice assistants.",
+    epilog=EXIT_CODES_HELP,
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
+    rich_markup_mode=None,
     add_completion=False,
 )
 
@@ -41,6 +46,12 @@ def _root(
     ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log progress to stderr.")
+    ] = False,
+    debug: Annotated[
+        bool,
+        typer.Option(
+            "--debug", help="Show the full traceback of an error (or set EVALKIT_DEBUG=1)."
+        ),
     ] = False,
 ) -> None:
     """evalkit: batches of simulated calls, scorecards, honest statistics, notebooks."""

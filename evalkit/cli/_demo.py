@@ -20,6 +20,7 @@ def demo_command(
 ) -> None:
     """Draft vs prod on the embedded emulator, end to end, ending in an HTML report."""
     from ..demo import run_demo
+    from ._outcome import RunReport
 
     typer.echo(
         "evalkit demo: an Urdu clinic reminder on the embedded emulator; prod (v1) against a "
@@ -28,12 +29,7 @@ def demo_command(
     )
     demo = run_demo(output_dir, repeats=repeats, seed=seed)
     for run in (demo.result.baseline, demo.result.candidate):
-        counts = run.conversations["status"].value_counts().to_dict()
-        outcomes = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-        typer.echo(
-            f"{run.manifest['target']:>5} v{run.manifest['assistant_version']}: "
-            f"{len(run.conversations)} conversations ({outcomes})"
-        )
+        typer.echo(RunReport.of(run.manifest, str(run.path)).sentence())
     typer.echo(str(demo.comparison))
     if not demo.notebook.ok:
         typer.echo(f"the report notebook failed: {demo.notebook.error}", err=True)

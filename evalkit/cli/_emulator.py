@@ -3,9 +3,15 @@ command runs, so `evalkit --help` and `evalkit --version` stay fast."""
 
 from __future__ import annotations
 
+import shlex
+from typing import TYPE_CHECKING
+
 import typer
 
 from ._app import app
+
+if TYPE_CHECKING:
+    from ..emulator import EmulatorServer
 
 
 @app.command(
@@ -15,8 +21,38 @@ from ._app import app
 )
 def emulator_command(ctx: typer.Context) -> None:
     """Serve the local emulator of the service until stopped (`evalkit emulator --help`)."""
-    from ..emulator._command import emulator
+    from ..emulator._command import CommandStyle, make_emulator_command
 
-    command = typer.Typer(add_completion=False, pretty_exceptions_show_locals=False)
-    command.command()(emulator)
+    command = typer.Typer(
+        add_completion=False, pretty_exceptions_show_locals=False, rich_markup_mode=None
+    )
+    style = CommandStyle(export=True, demo_assistant=demo_assistant)
+    command.command()(make_emulator_command(style))
     typer.main.get_command(command)(args=list(ctx.args), prog_name="evalkit emulator")
+
+
+def demo_assistant(server: EmulatorServer) -> list[str]:
+    """Build the demo's Urdu clinic reminder on ``server``; lines saying how to run it."""
+    from ..data import contacts_path
+    from ..demo import CONTACTS, CONTEXT, GREETING, PROD_INSTRUCTIONS
+
+    built = server.build(
+        "Clinic appointment reminder",
+        {"context": CONTEXT, "sampleRows": CONTACTS[:1]},
+        PROD_INSTRUCTIONS,
+        initial_greeting=True,
+        config={
+            "agent": {
+                "instructions": PROD_INSTRUCTIONS,
+                "initialGreeting": True,
+                "greetingInstructions": GREETING,
+            }
+        },
+    )
+    assistant_id = str(built["realtimeAssistantId"])
+    run = ["evalkit", "run", "--assistant", assistant_id, "--variables", str(contacts_path())]
+    return [
+        f"demo assistant: {assistant_id} (an Urdu clinic appointment reminder)",
+        "in another shell, after the export lines above, try:",
+        shlex.join([*run, "--context", CONTEXT, "--repeats", "1"]),
+    ]

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ._app import app
+from ._errors import ARGV_KEY, EXIT_CODES_HELP, ExitCode, describe, fail
 
 if TYPE_CHECKING:
-    from ..targets import Variant
-
-
-# --------------------------------------------------------------------------- run, runs, snapshot
+    from ..api import Client
+    from ..grid import Grid
+    from ..runner import RunOptions
+    from ..targets import Target, Variant
+    from ._outcome import RunReport
 
 
 def _parse_shard(value: str | None) -> tuple[int, int] | None:
@@ -28,55 +30,109 @@ def _parse_shard(value: str | None) -> tuple[int, int] | None:
     return index, count
 
 
-@app.command("run")
+def _statuses(value: str | None, option: str) -> tuple[str, ...]:
+    from ._outcome import parse_statuses
+
+    try:
+        return parse_statuses(value, option)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
+
+
+def default_personas() -> Path:
+    """``./personas`` when that folder exists, else the bundled personas."""
+    local = Path("personas")
+    if local.is_dir():
+        return local
+    from ..data import personas_path
+
+    return personas_path()
+
+
+@app.command("run", epilog=EXIT_CODES_HELP)
 def run_command(
+    ctx: typer.Context,
     assistant: Annotated[
-        str, typer.Option("--assistant", "-a", help="Assistant id to simulate against.")
+        str,
+        typer.Option("--assistant", "-a", metavar="ID", help="Assistant id to simulate against."),
     ],
     personas: Annotated[
-        Path, typer.Option("--personas", "-p", help="A personas YAML file or folder.")
-    ] = Path("personas"),
+        Path | None,
+        typer.Option(
+            "--personas",
+            "-p",
+            metavar="PATH",
+            help="A personas YAML file or folder [default: ./personas, else the bundled ones].",
+        ),
+    ] = None,
     variables: Annotated[
         Path | None,
         typer.Option(
-            "--variables", help="CSV of variable records (one simulated contact per row)."
+            "--variables",
+            metavar="CSV",
+            help="CSV of variable records, one simulated contact per row "
+            "(`evalkit personas list` prints the bundled sample's path).",
         ),
     ] = None,
     context: Annotated[
-        list[str] | None, typer.Option("--context", help="A context the caller knows (repeatable).")
+        list[str] | None,
+        typer.Option("--context", metavar="TEXT", help="A context the caller knows (repeatable)."),
     ] = None,
-    repeats: Annotated[int, typer.Option(min=1, help="Conversations per cell.")] = 1,
+    repeats: Annotated[int, typer.Option(min=1, metavar="N", help="Conversations per cell.")] = 1,
     target: Annotated[
-        str, typer.Option(help="draft or prod (the base, with --variant).")
+        str, typer.Option(metavar="draft|prod", help="draft or prod (the base, with --variant).")
     ] = "draft",
     variant: Annotated[
-        str | None, typer.Option(help="Run a named variant on a temporary clone (A/B tuning).")
+        str | None,
+        typer.Option(metavar="NAME", help="Run a named variant on a temporary clone (A/B)."),
     ] = None,
     instructions: Annotated[
         Path | None,
-        typer.Option(help="With --variant: a file holding the variant's system prompt."),
+        typer.Option(metavar="FILE", help="With --variant: a file holding its system prompt."),
     ] = None,
     patch: Annotated[
-        Path | None, typer.Option(help="With --variant: a JSON merge patch over the base config.")
+        Path | None,
+        typer.Option(metavar="FILE", help="With --variant: a JSON merge patch over the base."),
     ] = None,
-    store: Annotated[Path, typer.Option(help="Folder holding runs.")] = Path("runs"),
-    run_id: Annotated[str | None, typer.Option("--run-id", help="Resume or name a run.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Conversations at once.")] = 8,
+    store: Annotated[Path, typer.Option(metavar="DIR", help="Folder holding runs.")] = Path("runs"),
+    run_id: Annotated[
+        str | None, typer.Option("--run-id", metavar="ID", help="Resume or name a run.")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option(min=1, metavar="N", help="Conversations at once.")
+    ] = 8,
     shard: Annotated[
-        str | None, typer.Option(help="Run one shard of the grid: INDEX/COUNT.")
+        str | None, typer.Option(metavar="I/N", help="Run one shard of the grid: INDEX/COUNT.")
     ] = None,
     max_conversations: Annotated[
-        int | None, typer.Option(help="Stop after starting this many.")
+        int | None, typer.Option(metavar="N", help="Stop after starting this many (partial).")
     ] = None,
-    max_seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
+    max_seconds: Annotated[
+        float | None, typer.Option(metavar="S", help="Stop after this many seconds (partial).")
+    ] = None,
+    rerun: Annotated[
+        str | None,
+        typer.Option(
+            metavar="STATUSES", help="Run recorded conversations again, e.g. failed,dropped."
+        ),
+    ] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on",
+            metavar="STATUSES",
+            help="Exit 5 when the run records any of these, e.g. error,dropped,failed.",
+        ),
+    ] = None,
 ) -> None:
     """Run a grid of simulated conversations and record it (resumable with --run-id)."""
     from ..grid import Grid
-    from ..runner import Budget, run_grid
-    from ..targets import Target
+    from ..runner import Budget, RunOptions, default_run_id
 
     if target not in ("draft", "prod"):
         raise typer.BadParameter("--target must be draft or prod", param_hint="--target")
+    rerun_statuses = _statuses(rerun, "--rerun")
+    fail_statuses = _statuses(fail_on, "--fail-on")
     chosen: Target = target
     if variant is not None:
         chosen = _variant(variant, target, instructions, patch)
@@ -85,25 +141,88 @@ def run_command(
             "--instructions and --patch need --variant NAME", param_hint="--variant"
         )
     grid = Grid(
-        personas,
+        personas or default_personas(),
         variables=variables,
         contexts=context or None,
         repeats=repeats,
         shard=_parse_shard(shard),
     )
-    run = run_grid(
-        grid,
-        assistant,
-        target=chosen,
-        store=store,
-        run_id=run_id,
+    run_id = run_id or default_run_id(variant or target)
+    options = RunOptions(
         concurrency=concurrency,
         budget=Budget(max_conversations, max_seconds),
+        rerun=rerun_statuses,
     )
-    counts = run.conversations["status"].value_counts().to_dict()
-    typer.echo(
-        f"run {run.run_id}: {len(run.conversations)} conversation(s) recorded {counts} in {run.path}"
-    )
+    argv = ctx.meta.get(ARGV_KEY, ["run"])
+    from ._client import cli_client
+
+    with cli_client() as client:
+        report = _run(grid, assistant, client, chosen, store, run_id, options, argv)
+    typer.echo(report.sentence())
+    code = report.exit_code(fail_statuses)
+    if code is ExitCode.PARTIAL:
+        typer.echo(f"The run is partial; resume with: {_resume(argv, run_id)}", err=True)
+    elif code is ExitCode.FAIL_ON:
+        matched = ", ".join(f"{report.counts[s]} {s}" for s in report.matched(fail_statuses))
+        typer.echo(f"--fail-on: the run recorded {matched}", err=True)
+    if code is not ExitCode.OK:
+        raise typer.Exit(int(code))
+
+
+def _resume(argv: list[str], run_id: str) -> str:
+    from ._outcome import resume_command
+
+    return resume_command(argv, run_id)
+
+
+def _run(
+    grid: Grid,
+    assistant: str,
+    client: Client,
+    target: Target,
+    store: Path,
+    run_id: str,
+    options: RunOptions,
+    argv: list[str],
+) -> RunReport:
+    """Run, and turn Ctrl-C and RunAborted into what was kept, a resume line and an exit."""
+    from ..runner import RunAborted, run_grid
+
+    try:
+        run = run_grid(grid, assistant, client, target, store, run_id, options)
+    except KeyboardInterrupt:
+        kept = _stored_report(store, run_id)
+        if kept is not None:
+            typer.echo(
+                f"Interrupted: {kept.recorded} of {kept.grid_size} conversations recorded and "
+                f"kept ({kept.breakdown()}); the ones in flight were cancelled, not recorded, "
+                f"and {kept.grid_size - kept.recorded} remain to run.",
+                err=True,
+            )
+            typer.echo(f"Resume with: {_resume(argv, run_id)}", err=True)
+        raise fail("interrupted (Ctrl-C)", ExitCode.INTERRUPTED) from None
+    except RunAborted as exc:
+        kept = _stored_report(store, run_id)
+        message = describe(exc) or str(exc)
+        if kept is not None:
+            message += (
+                f"\n{kept.recorded} of {kept.grid_size} conversations recorded "
+                f"({kept.breakdown()}); once fixed, resume with: {_resume(argv, run_id)}"
+            )
+        raise fail(message, ExitCode.ABORTED) from None
+    from ._outcome import RunReport
+
+    return RunReport.of(run.manifest, str(run.path))
+
+
+def _stored_report(store: Path, run_id: str) -> RunReport | None:
+    from ..store import read_stored_manifest
+    from ._outcome import RunReport
+
+    manifest = read_stored_manifest(store / run_id)
+    if manifest is None or "counts" not in manifest:
+        return None
+    return RunReport.of(manifest, str(store / run_id))
 
 
 def _variant(name: str, base: str, instructions: Path | None, patch: Path | None) -> Variant:
@@ -128,17 +247,3 @@ def _variant(name: str, base: str, instructions: Path | None, patch: Path | None
             "a variant needs --instructions or --patch", param_hint="--variant"
         )
     return Variant(name, body, "prod" if base == "prod" else "draft")
-
-
-@app.command("runs")
-def runs_command(
-    store: Annotated[Path, typer.Option(help="Folder holding runs.")] = Path("runs"),
-) -> None:
-    """List the runs in a store."""
-    from ..store import list_runs
-
-    frame = list_runs(store)
-    if frame.empty:
-        typer.echo(f"no runs in {store}")
-        return
-    typer.echo(frame.to_string(index=False))

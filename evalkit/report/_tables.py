@@ -39,7 +39,7 @@ def rule_table(comparison: Comparison) -> pd.DataFrame:
     """Per rule: pass rates per side with Wilson intervals, the paired difference (points)
     with its adjusted interval, the direction, and how many were not applicable or errors."""
     rows = []
-    records: list[dict[str, Any]] = comparison.by_rule.to_dict(orient="records")
+    records = [{str(k): v for k, v in rec.items()} for rec in comparison.by_rule.to_dict("records")]
     for rec in records:
         r = _Row(rec)
         rows.append(

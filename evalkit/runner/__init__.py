@@ -6,8 +6,16 @@ from .._util import publish
 from ._definition import RunDefinition
 from ._errors import RunAborted
 from ._options import Budget, RunOptions
-from ._runner import arun_grid, run_grid
+from ._runner import arun_grid, default_run_id, run_grid
 
-__all__ = ["Budget", "RunAborted", "RunDefinition", "RunOptions", "arun_grid", "run_grid"]
+__all__ = [
+    "Budget",
+    "RunAborted",
+    "RunDefinition",
+    "RunOptions",
+    "arun_grid",
+    "default_run_id",
+    "run_grid",
+]
 
 publish(globals())

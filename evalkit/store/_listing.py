@@ -41,7 +41,9 @@ _LIST_COLUMNS: Final[dict[str, Any]] = {
     "finalized_at": "datetime64[us, UTC]",
     "assistant_id": "str",
     "target": "str",
+    "outcome": "str",
     "n_conversations": "Int64",
+    "grid_size": "Int64",
     **dict.fromkeys(STATUSES, "Int64"),
     "finalized": "bool",
     "identity": "str",
@@ -53,9 +55,12 @@ _LIST_COLUMNS: Final[dict[str, Any]] = {
 def list_runs(store: PathLike = "runs") -> pd.DataFrame:
     """One row per run in ``store``, oldest first.
 
-    Columns: run_id, created_at, finalized_at, assistant_id, target, n_conversations, done,
-    error, dropped, failed (counts as of the last finalize; from the journal for a run never
-    finalized), finalized, identity, evalkit_version, path. A folder with an unreadable manifest is skipped with a warning.
+    Columns: run_id, created_at, finalized_at, assistant_id, target, outcome (``complete``,
+    ``partial``: stopped by a budget or a shard of the grid left to run, ``interrupted``:
+    Ctrl-C, an abort or a kill), n_conversations (recorded), grid_size (conversations in the
+    grid), done, error, dropped, failed (counts as of the last finalize; from the journal for a
+    run never finalized), finalized, identity, evalkit_version, path. A folder with an
+    unreadable manifest is skipped with a warning.
     """
     root = Path(store)
     rows: list[dict[str, Any]] = []
@@ -84,7 +89,9 @@ def list_runs(store: PathLike = "runs") -> pd.DataFrame:
                 "finalized_at": manifest.get("finalized_at"),
                 "assistant_id": manifest.get("assistant_id"),
                 "target": manifest.get("target"),
+                "outcome": run_outcome(manifest, counts),
                 "n_conversations": counts.get("total"),
+                "grid_size": manifest.get("n_conversations"),
                 **{status: counts.get(status) for status in STATUSES},
                 "finalized": manifest.get("finalized_at") is not None,
                 "identity": manifest.get("identity"),
@@ -103,6 +110,21 @@ def list_runs(store: PathLike = "runs") -> pd.DataFrame:
             data[column] = pd.Series(values, dtype=dtype)
     frame = pd.DataFrame(data)
     return frame.sort_values(["created_at", "run_id"], kind="stable").reset_index(drop=True)
+
+
+def run_outcome(manifest: dict[str, Any], counts: dict[str, Any]) -> str:
+    """``complete``, ``partial`` or ``interrupted``: a run never finalised was killed; one
+    finalised with fewer conversations than its grid is partial even if it says complete."""
+    if manifest.get("finalized_at") is None:
+        return "interrupted"
+    stored = manifest.get("outcome")
+    if stored == "interrupted":
+        return "interrupted"
+    grid_size = manifest.get("n_conversations")
+    recorded = counts.get("total") or 0
+    if isinstance(grid_size, int) and recorded < grid_size:
+        return "partial"
+    return "complete" if stored in (None, "complete") else str(stored)
 
 
 RunsInput: TypeAlias = PathLike | Run | Iterable[PathLike | Run]

@@ -1,0 +1,226 @@
+"""One place that turns an error into a short message and an exit code, for every command.
+
+:class:`EvalkitGroup` is the ``evalkit`` command group: it runs a command and, unless
+``--debug`` or ``EVALKIT_DEBUG=1`` asks for the traceback, prints ``evalkit: error: ...`` with
+what went wrong and what to do, then exits with a code from :class:`ExitCode`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Callable
+from enum import IntEnum
+from typing import Any, Final
+from urllib.parse import urlsplit
+
+import typer
+from typer.core import TyperGroup
+
+from .._exceptions import EvalkitError
+
+__all__ = ["ARGV_KEY", "EvalkitGroup", "ExitCode", "debug_enabled", "describe", "fail"]
+
+#: ``ctx.meta`` key holding the command line as given (to print a resume line).
+ARGV_KEY: Final = "evalkit.argv"
+
+
+class ExitCode(IntEnum):
+    """The exit codes of every ``evalkit`` command."""
+
+    OK = 0
+    ERROR = 1  # an error stopped the command (message on stderr)
+    USAGE = 2  # a command-line mistake (click's usage errors)
+    PARTIAL = 3  # a run stopped by its budget: some conversations are not recorded yet
+    ABORTED = 4  # a run stopped by an error no retry would fix (RunAborted)
+    FAIL_ON = 5  # a complete run that recorded an outcome named by --fail-on
+    INTERRUPTED = 130  # Ctrl-C (SIGINT): what finished is kept
+
+
+EXIT_CODES_HELP: Final = (
+    "Exit codes: 0 ok; 1 error; 2 usage; 3 partial run (budget); 4 run aborted; "
+    "5 --fail-on matched; 130 interrupted (Ctrl-C)."
+)
+
+
+def debug_enabled(flag: bool = False) -> bool:
+    """``--debug`` or ``EVALKIT_DEBUG`` set to anything but empty/0/false/no."""
+    value = os.environ.get("EVALKIT_DEBUG", "").strip().lower()
+    return flag or value not in ("", "0", "false", "no")
+
+
+def fail(message: str, code: ExitCode = ExitCode.ERROR) -> typer.Exit:
+    """Print ``evalkit: error: message`` to stderr; the Exit to raise."""
+    typer.echo(f"evalkit: error: {message}", err=True)
+    return typer.Exit(int(code))
+
+
+# --------------------------------------------------------------------------- describing errors
+
+
+def _base_url() -> str:
+    return os.environ.get("EVALKIT_BASE_URL", "").strip()
+
+
+def _host_port(url: str) -> str:
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return url or "the service"
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.hostname}:{port}"
+
+
+def _is_local(url: str) -> bool:
+    return urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
+
+
+def _connection(exc: BaseException) -> str:
+    url = _base_url()
+    where = _host_port(url)
+    reason = str(exc).rsplit(": ", 1)[-1] or type(exc).__name__
+    if _is_local(url) or not url:
+        hint = (
+            "is the emulator running? Start it with `evalkit emulator` and export the lines "
+            "it prints (EVALKIT_BASE_URL, EVALKIT_API_KEY)"
+        )
+    else:
+        hint = "check EVALKIT_BASE_URL and your network"
+    return f"cannot reach {where} ({reason}); {hint}"
+
+
+def _status(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+_API_HINTS: Final[dict[int, str]] = {
+    401: "the API key was refused: check EVALKIT_API_KEY (`evalkit emulator` prints the key "
+    "it accepts)",
+    402: "the project has no credits left",
+    403: "the assistant belongs to another project than EVALKIT_API_KEY's",
+    404: "no such assistant for this API key: `evalkit assistants list` shows the ones there are",
+}
+
+
+def _api(exc: BaseException) -> str:
+    status = _status(exc)
+    messages = getattr(exc, "messages", None) or [str(exc)]
+    said = "; ".join(str(m) for m in messages)
+    hint = _API_HINTS.get(status or 0)
+    head = f"the service answered {status}: {said}" if status else said
+    return f"{head}; {hint}" if hint else head
+
+
+def _admin_status(exc: BaseException) -> str:
+    import httpx
+
+    assert isinstance(exc, httpx.HTTPStatusError)
+    response = exc.response
+    if response.status_code == 404 and "/_emulator/" in str(exc.request.url):
+        return (
+            f"{_host_port(str(exc.request.url))} has no emulator admin API (404): publishing "
+            "and brief builds work only on the emulator; the spec does not show the real "
+            "service's publish, so publish there in its console"
+        )
+    return f"{exc.request.method} {exc.request.url.path} answered {response.status_code}: " + (
+        response.text[:300] or response.reason_phrase
+    )
+
+
+def _os_error(exc: BaseException) -> str:
+    assert isinstance(exc, OSError)
+    if exc.errno == errno.EADDRINUSE:
+        return f"address already in use ({exc.strerror}); pick another --port, or --port 0"
+    where = f": {exc.filename}" if exc.filename else ""
+    return f"{exc.strerror or type(exc).__name__}{where}"
+
+
+def _plain(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+def _handlers() -> tuple[tuple[type[BaseException], Callable[[BaseException], str]], ...]:
+    import httpx
+
+    from ..api import ApiConnectionError, ApiError
+
+    return (
+        (ApiConnectionError, _connection),
+        (httpx.TransportError, _connection),
+        (httpx.HTTPStatusError, _admin_status),
+        (ApiError, _api),
+        (EvalkitError, _plain),
+        (OSError, _os_error),
+        (ValueError, _plain),  # a value the user gave (a grid option, a number) was refused
+    )
+
+
+def describe(exc: BaseException) -> str | None:
+    """A one-paragraph message for ``exc``, or None when it is not an error evalkit expects.
+
+    When ``exc`` wraps a connection or API error (``RunAborted`` from a 401, say), the wrapper's
+    words come first and the cause's advice after.
+    """
+    handlers = _handlers()
+
+    def own(error: BaseException) -> str | None:
+        for kind, handler in handlers:
+            if isinstance(error, kind):
+                return handler(error)
+        return None
+
+    message = own(exc)
+    if message is None:
+        return None
+    cause = exc.__cause__
+    if isinstance(cause, handlers[0][0] | handlers[1][0] | handlers[3][0]) and not isinstance(
+        exc, handlers[0][0]
+    ):
+        detail = own(cause)
+        if detail is not None and detail not in message:
+            message = f"{message.split(': ', 1)[0]}: {detail}"
+    return _one_paragraph(message)
+
+
+def _one_paragraph(text: str, limit: int = 40) -> str:
+    lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) > limit:
+        lines = [*lines[:limit], f"... ({len(lines) - limit} more lines)"]
+    return "\n".join(lines)
+
+
+class EvalkitGroup(TyperGroup):
+    """The ``evalkit`` group: every command's errors become one short message."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: Any = None,
+        **extra: Any,
+    ) -> Any:
+        """Remember the arguments as given, so a run can print how to resume it."""
+        given = list(args)
+        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        ctx.meta[ARGV_KEY] = given
+        return ctx
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; turn expected errors into a message and an exit code."""
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            if type(exc).__module__.startswith("typer"):  # Exit, Abort, usage errors: typer's
+                raise
+            if debug_enabled(bool(ctx.params.get("debug"))):
+                raise
+            message = describe(exc)
+            if message is None:
+                raise
+            raise fail(f"{message}\n(run with --debug for the traceback)", _code_of(exc)) from None
+
+
+def _code_of(exc: BaseException) -> ExitCode:
+    from ..runner import RunAborted
+
+    return ExitCode.ABORTED if isinstance(exc, RunAborted) else ExitCode.ERROR

@@ -1,0 +1,44 @@
+"""`evalkit personas list`: the personas a run would use, and where the bundled files are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._app import app
+
+personas_app = typer.Typer(
+    name="personas", help="The caller personas.", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(personas_app)
+
+
+@personas_app.command("list")
+def list_command(
+    personas: Annotated[
+        Path | None,
+        typer.Option(
+            "--personas",
+            "-p",
+            metavar="PATH",
+            help="A personas file or folder [default: ./personas, else the bundled ones].",
+        ),
+    ] = None,
+) -> None:
+    """Label, tags and description of each persona; the bundled folders' paths."""
+    from ..data import contacts_path
+    from ..grid import load_personas
+    from ._run import default_personas
+
+    source = personas or default_personas()
+    found = load_personas(source)
+    width = max((len(p.label) for p in found), default=0)
+    for persona in found:
+        about = " ".join((persona.description or "").split())
+        tags = ",".join(persona.tags)
+        line = f"{persona.label.ljust(width)}  [{tags}]  {about}"
+        typer.echo(line if len(line) <= 100 else line[:99] + "…")
+    typer.echo(f"{len(found)} persona(s) from {source}")
+    typer.echo(f"sample contacts: {contacts_path()}")

@@ -1,0 +1,85 @@
+"""`evalkit runs`: the runs of a store, as a table that fits 100 columns (or JSON)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Final
+
+import typer
+
+from ._app import app
+
+__all__ = ["format_runs"]
+
+WIDTH: Final = 100
+_STATUS_COLUMNS: Final = ("done", "error", "dropped", "failed")
+
+
+def _cell(value: Any) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "-"
+    text = str(value)
+    return "-" if text in ("<NA>", "NaT", "nan", "None") else text
+
+
+def _created(value: Any) -> str:
+    text = _cell(value)
+    return text[:16].replace("T", " ") if text != "-" else text
+
+
+def format_runs(rows: list[dict[str, Any]], width: int = WIDTH) -> str:
+    """A fixed-width table: run id, created, target, outcome, recorded/grid, counts by status.
+
+    The run id column shrinks (keeping its end, where ids differ) so a line fits ``width``.
+    """
+    header = ("run", "created (UTC)", "target", "outcome", "recorded", *_STATUS_COLUMNS)
+    body = [
+        (
+            _cell(row["run_id"]),
+            _created(row["created_at"]),
+            _cell(row["target"]),
+            _cell(row["outcome"]),
+            f"{_cell(row['n_conversations'])}/{_cell(row['grid_size'])}",
+            *(_cell(row[s]) for s in _STATUS_COLUMNS),
+        )
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in (header, *body)) for i in range(len(header))]
+    widths[2] = min(widths[2], 14)
+    others = sum(widths[1:]) + 2 * (len(widths) - 1)
+    widths[0] = max(8, min(widths[0], width - others))
+
+    def fit(text: str, size: int) -> str:
+        return text if len(text) <= size else "…" + text[len(text) - size + 1 :]
+
+    def line(cells: tuple[str, ...]) -> str:
+        parts = [
+            fit(c, w).rjust(w) if i >= 4 else fit(c, w).ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join(line(cells) for cells in (header, *body))
+
+
+@app.command("runs")
+def runs_command(
+    store: Annotated[Path, typer.Option(metavar="DIR", help="Folder holding runs.")] = Path("runs"),
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print every column as a JSON array, for scripts.")
+    ] = False,
+) -> None:
+    """List the runs in a store: outcome (complete, partial, interrupted), counts, grid size."""
+    from ..store import list_runs
+
+    frame = list_runs(store)
+    if as_json:
+        records = json.loads(frame.to_json(orient="records", date_format="iso"))
+        typer.echo(json.dumps(records, ensure_ascii=False, indent=2))
+        return
+    if frame.empty:
+        typer.echo(f"no runs in {store}")
+        return
+    rows = [{str(k): v for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
+    typer.echo(format_runs(rows))
