@@ -84,6 +84,21 @@ class ComparisonOutcome:
         """The candidate run's grades under the scorecard."""
         return self.candidate.grades(self.scorecard.rubric_version_id)
 
+    @property
+    def judge_note(self) -> str:
+        """Who graded the judged rules, in words (empty when no rule was judged)."""
+        graders = set(self.grades["grader"].dropna().unique())
+        judges = sorted(g for g in graders if "judge:" in g)
+        if not judges:
+            return ""
+        if all(g.startswith("emulated-judge:") for g in judges):
+            return (
+                "Judged rules were graded by the emulator's judge (emulated): its verdicts come "
+                "from the acts of the emulator's own dialogue engine, not from a language model."
+            )
+        models = ", ".join(g.split(":", 1)[1] for g in judges)
+        return f"Judged rules were graded by the LLM judge ({models})."
+
     def fail_on_regression(self) -> None:
         """Raise :class:`Regression` when the verdict is ``regressed`` (papermill then fails)."""
         if self.comparison.verdict == "regressed":
