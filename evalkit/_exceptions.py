@@ -34,6 +34,8 @@ Each family lives beside the code that raises it and is exported from that packa
     ├── GradingError                                evalkit.grading  e.g. judged rules, no judge
     │   └── JudgeNotConfigured
     ├── RefineError                                 evalkit.refine  builds that cannot go ahead
+    │   ├── BuildInFlightError                          a recorded build is still in flight
+    │   └── RefineTimeout                               the draft never moved; build id kept
     └── LlmBackendError                             evalkit.emulator  the emulator's LLM backend
 
 No exception's text carries a secret: messages go through the one redactor

@@ -10,6 +10,7 @@ import typer
 from ._app import app
 
 if TYPE_CHECKING:
+    from .._util import PollPolicy
     from ..refine import RefineResult
 
 
@@ -108,15 +109,22 @@ def refine_command(
     context: Annotated[list[str] | None, typer.Option(help="Loop: a caller context.")] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Loop: conversations per cell.")] = 3,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each build.")] = 900.0,
+    poll_interval: Annotated[
+        float, typer.Option("--poll-interval", min=0.001, help="First seconds between polls.")
+    ] = 5.0,
 ) -> None:
     """Refine a built assistant's prompt (E10) safely, or run a guarded refine loop."""
+    from .._util import PollPolicy
     from ..api import InvalidRequestError
     from ..refine import RefineError
 
+    poll = PollPolicy(
+        interval=poll_interval, max_interval=max(30.0, poll_interval), timeout=timeout
+    )
     text = _feedback_text(feedback, feedback_file, suggest_from, loop=rounds is not None)
     try:
         if rounds is None:
-            _single(assistant, text, suggest_from, (store, scorecard), (wait, timeout))
+            _single(assistant, text, suggest_from, (store, scorecard), (wait, poll))
         else:
             if scorecard is None:
                 raise typer.BadParameter("the loop needs --scorecard", param_hint="--scorecard")
@@ -124,9 +132,7 @@ def refine_command(
             from ..refine import RefineLoopOptions, refine_loop
 
             grid = Grid(personas, variables=variables, contexts=context or None, repeats=repeats)
-            options = RefineLoopOptions(
-                rounds=rounds, holdout=holdout, store=store, timeout=timeout
-            )
+            options = RefineLoopOptions(rounds=rounds, holdout=holdout, store=store, poll=poll)
             result = refine_loop(None, assistant, grid, scorecard, text or "", options=options)
             typer.echo(result.rounds.drop(columns=["build_id"]).to_string(index=False))
             typer.echo(f"stopped: {result.stop_reason}")
@@ -140,12 +146,12 @@ def _single(
     text: str | None,
     suggest_from: str | None,
     where: tuple[Path, Path | None],
-    how: tuple[bool, float],
+    how: tuple[bool, PollPolicy],
 ) -> None:
     from ..refine import refine_and_wait
 
     store, scorecard = where
-    wait, timeout = how
+    wait, poll = how
     if text is None and suggest_from is not None:
         text = _suggested(suggest_from, store, scorecard)
         if not text:
@@ -153,6 +159,6 @@ def _single(
             return
         typer.echo(f"suggested feedback ({len(text)} characters):\n{text}\n")
     result = refine_and_wait(
-        None, assistant, text or "", timeout=timeout, store=store, wait_for_inflight=wait
+        None, assistant, text or "", poll=poll, store=store, wait_for_inflight=wait
     )
     _echo_result(result)

@@ -40,7 +40,9 @@ def _grades(verdicts: dict[tuple[str, str], str]) -> tuple[pd.DataFrame, pd.Data
                 "evidence_turn": 2 if verdict == "fail" else pd.NA,
             }
         )
-        turns.append({"conversation_id": cid, "index": 2, "role": "agent", "text": f"said in {cell}"})
+        turns.append(
+            {"conversation_id": cid, "index": 2, "role": "agent", "text": f"said in {cell}"}
+        )
     frame = pd.DataFrame(rows)
     frame["evidence_turn"] = frame["evidence_turn"].astype("Int64")
     return frame, pd.DataFrame(turns).drop_duplicates()
@@ -55,9 +57,11 @@ def test_bad_feedback_is_refused_before_anything_is_sent(
     value: object, problem: str, tmp_path: Path
 ) -> None:
     # a closed port: anything sent would fail with a connection error instead
-    with Client("http://127.0.0.1:9/v1", "sk_api_" + "k" * 32) as client:
-        with pytest.raises(InvalidRequestError) as caught:
-            refine_and_wait(client, "a1", value, store=tmp_path)  # type: ignore[arg-type]
+    with (
+        Client("http://127.0.0.1:9/v1", "sk_api_" + "k" * 32) as client,
+        pytest.raises(InvalidRequestError) as caught,
+    ):
+        refine_and_wait(client, "a1", value, store=tmp_path)  # type: ignore[arg-type]
     assert caught.value.fields == ["ownerFeedback"]
     assert problem in str(caught.value)
     assert not (tmp_path / ".refine").exists()
@@ -111,7 +115,8 @@ def test_suggestion_respects_max_chars_and_quote_length() -> None:
     )
     text = suggest_feedback(frame, turns=long_turns)
     quotes = [q for q in text.split('"')[1::2]]
-    assert quotes and all(len(q) <= 118 for q in quotes)
+    assert quotes
+    assert all(len(q) <= 118 for q in quotes)
     assert len(text) <= MAX_FEEDBACK_CHARS
     assert suggest_feedback(frame, turns=long_turns, max_chars=60) == ""
 

@@ -80,7 +80,8 @@ def test_a_second_refine_while_one_is_in_flight_is_refused(client: Client, demo:
     message = str(caught.value)
     assert record.build_id in message
     assert record.started_at in message
-    assert "in flight" in message and "wait_for_inflight=True" in message
+    assert "in flight" in message
+    assert "wait_for_inflight=True" in message
     thread.join(20)
     result = first["result"]
     assert "Speak slowly." in result.after.instructions  # type: ignore[attr-defined]
@@ -116,7 +117,8 @@ def test_a_timeout_leaves_the_build_recorded_and_nothing_half_written(
         wait_for_inflight=True,
     )
     assert emu.build_status(build_id)["status"] == "succeeded"
-    assert result.before.version == 3 and result.after.version == 4
+    assert result.before.version == 3
+    assert result.after.version == 4
     assert NASTALIQ_FEEDBACK in result.after.instructions
     assert InFlightLedger(demo.store).read(demo.assistant_id) is None
 
@@ -131,14 +133,19 @@ def test_a_recorded_build_that_finished_is_cleared_on_the_next_call(
     while emu.build_status(caught.value.build_id)["status"] != "succeeded":
         assert time.monotonic() < deadline
         time.sleep(0.02)
-    result = refine_and_wait(client, demo.assistant_id, "Be brief.", poll=FAST_POLL, store=demo.store)
+    result = refine_and_wait(
+        client, demo.assistant_id, "Be brief.", poll=FAST_POLL, store=demo.store
+    )
     assert result.before.version == 3
 
 
 def test_hand_made_assistants_cannot_be_refined(client: Client, tmp_path: Path) -> None:
     made = client.create_assistant(
         "Hand made",
-        {"agent": {"instructions": "Hello."}, "llm": {"default": {"provider": "vendor_c", "model": "llm-5.4-mini"}}},
+        {
+            "agent": {"instructions": "Hello."},
+            "llm": {"default": {"provider": "vendor_c", "model": "llm-5.4-mini"}},
+        },
     )
     with pytest.raises(RefineError, match="only built assistants") as caught:
         refine_and_wait(client, made.id, "Be brief.", poll=FAST_POLL, store=tmp_path)
@@ -168,4 +175,5 @@ def test_async_twin_uses_the_injected_sleep(emu: EmulatorServer, demo: Demo) -> 
             assert result.after.version == 3
 
     asyncio.run(main())
-    assert slept[:3] == [0.01, 0.02, 0.04] and max(slept) == 0.04
+    assert slept[:3] == [0.01, 0.02, 0.04]
+    assert max(slept) == 0.04

@@ -38,9 +38,13 @@ def test_edits_list_every_changed_path_but_the_prompt_with_secrets_masked() -> N
 
 
 def test_a_changed_secret_is_listed_masked() -> None:
-    after = {**AFTER, "llm": {"default": {**AFTER["llm"]["default"], "apiKey": "sk-live-zzzzzzzz9999"}}}
+    after = {
+        **AFTER,
+        "llm": {"default": {**AFTER["llm"]["default"], "apiKey": "sk-live-zzzzzzzz9999"}},
+    }
     (edit,) = [e for e in config_edits(BEFORE, after) if e.path == "llm.default.apiKey"]
-    assert "abcdefgh" not in repr(edit) and "zzzzzzzz" not in repr(edit)
+    assert "abcdefgh" not in repr(edit)
+    assert "zzzzzzzz" not in repr(edit)
     assert edit.after.endswith("9999")
 
 
@@ -56,7 +60,8 @@ def test_apply_edits_puts_chosen_values_back_and_removes_added_keys() -> None:
 def test_prompt_diff_is_unified_and_empty_when_equal() -> None:
     diff = prompt_diff("a\nb\n", "a\nc\n", version_before=2, version_after=3)
     assert diff.splitlines()[:2] == ["--- agent.instructions@v2", "+++ agent.instructions@v3"]
-    assert "-b" in diff.splitlines() and "+c" in diff.splitlines()
+    assert "-b" in diff.splitlines()
+    assert "+c" in diff.splitlines()
     assert prompt_diff("same", "same", version_before=1, version_after=2) == ""
 
 
@@ -64,7 +69,8 @@ def test_prompt_diff_is_unified_and_empty_when_equal() -> None:
 def test_holdout_is_seeded_disjoint_and_order_free(share: float) -> None:
     ids = [f"{i:04x}" for i in range(20)]
     train, held = split_holdout(ids, share, seed=5)
-    assert train.isdisjoint(held) and train | held == set(ids)
+    assert train.isdisjoint(held)
+    assert train | held == set(ids)
     assert len(held) == round(share * 20)
     assert split_holdout(reversed(ids), share, seed=5) == (train, held)
     other = {split_holdout(ids, share, seed=s)[1] for s in range(6)}
