@@ -15,17 +15,18 @@ import pytest
 from evalkit import AsyncClient, Client
 from evalkit._util import PollPolicy
 from evalkit.demo import DRAFT_INSTRUCTIONS, GREETING
-from evalkit.emulator import EmulatorServer
+from evalkit.emulator import EmulatorServer, serve
 from evalkit.refine import (
     BuildInFlightError,
     InFlightLedger,
     RefineError,
+    RefineResult,
     RefineTimeout,
     arefine_and_wait,
     refine_and_wait,
 )
 from evalkit.targets import SnapshotStore
-from tests.refine.conftest import FAST_POLL, NASTALIQ_FEEDBACK, Demo
+from tests.refine.conftest import FAST_POLL, NASTALIQ_FEEDBACK, Demo, make_demo
 
 
 def _config(client: Client, assistant_id: str) -> dict[str, object]:
@@ -58,35 +59,40 @@ def test_overwritten_edits_are_listed_and_can_be_reapplied(client: Client, demo:
     assert agent["instructions"] == result.after.instructions  # type: ignore[index]
 
 
-def test_a_second_refine_while_one_is_in_flight_is_refused(client: Client, demo: Demo) -> None:
-    slow = PollPolicy(interval=0.02, backoff=1.0, max_interval=0.02, timeout=20.0)
-    first: dict[str, object] = {}
+def test_a_second_refine_while_one_is_in_flight_is_refused(tmp_path: Path) -> None:
+    # builds of 2.4 s here, so the refusal is checked while the first is surely in flight
+    with (
+        serve(port=0, time_scale=0.02, seed=7) as slow_emu,
+        Client(slow_emu.base_url, slow_emu.api_key) as client,
+    ):
+        demo = make_demo(slow_emu, client, tmp_path / "runs")
+        first: dict[str, RefineResult] = {}
 
-    def run_first() -> None:
-        first["result"] = refine_and_wait(
-            client, demo.assistant_id, "Speak slowly.", poll=slow, store=demo.store
-        )
+        def run_first() -> None:
+            first["result"] = refine_and_wait(
+                client, demo.assistant_id, "Speak slowly.", poll=FAST_POLL, store=demo.store
+            )
 
-    thread = threading.Thread(target=run_first)
-    thread.start()
-    ledger = InFlightLedger(demo.store)
-    deadline = time.monotonic() + 10
-    while (record := ledger.read(demo.assistant_id)) is None or not record.build_id:
-        assert time.monotonic() < deadline, "the first build was never recorded"
-        time.sleep(0.005)
-    sent_before = client.get_assistant_metadata(demo.assistant_id).aliases.draft.version
-    with pytest.raises(BuildInFlightError) as caught:
-        refine_and_wait(client, demo.assistant_id, "Be brief.", poll=slow, store=demo.store)
+        thread = threading.Thread(target=run_first)
+        thread.start()
+        ledger = InFlightLedger(demo.store)
+        deadline = time.monotonic() + 10
+        while (record := ledger.read(demo.assistant_id)) is None or not record.build_id:
+            assert time.monotonic() < deadline, "the first build was never recorded"
+            time.sleep(0.005)
+        with pytest.raises(BuildInFlightError) as caught:
+            refine_and_wait(client, demo.assistant_id, "Be brief.", store=demo.store)
+        thread.join(20)
+        assert slow_emu.build_status(record.build_id)["status"] == "succeeded"
     message = str(caught.value)
     assert record.build_id in message
     assert record.started_at in message
     assert "in flight" in message
     assert "wait_for_inflight=True" in message
-    thread.join(20)
     result = first["result"]
-    assert "Speak slowly." in result.after.instructions  # type: ignore[attr-defined]
-    assert "Be brief." not in result.after.instructions  # type: ignore[attr-defined]
-    assert result.after.version == sent_before + 1  # type: ignore[attr-defined]
+    assert "Speak slowly." in result.after.instructions
+    assert "Be brief." not in result.after.instructions
+    assert result.after.version == result.before.version + 1
 
 
 def test_a_timeout_leaves_the_build_recorded_and_nothing_half_written(
