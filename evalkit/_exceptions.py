@@ -34,7 +34,8 @@ Each family lives beside the code that raises it and is exported from that packa
     │   └── CorruptRunError                             unreadable manifest, journal or table
     ├── GradingError                                evalkit.grading  e.g. judged rules, no judge
     ├── RefineError                                 evalkit.refine  builds that cannot go ahead
-    │   └── RefineTimeout                               the build did not finish in time
+    │   ├── BuildInFlightError                          a recorded build is still in flight
+    │   └── RefineTimeout                               the draft never moved; build id kept
     ├── Regression                                  evalkit.flows  a comparison asked to fail did
     ├── ReportError                                 evalkit.report  a notebook report cannot be made
     └── LlmBackendError                             evalkit.emulator  the emulator's LLM backend

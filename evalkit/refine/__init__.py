@@ -2,4 +2,37 @@
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .._util import publish
+from ._diff import ConfigEdit
+from ._errors import BuildInFlightError, RefineError, RefineTimeout
+from ._feedback import MAX_FEEDBACK_CHARS, suggest_feedback, validate_feedback
+from ._holdout import split_holdout
+from ._inflight import InFlightBuild, InFlightLedger
+from ._loop import ROUND_COLUMNS, SUGGEST, RefineLoopResult, arefine_loop, refine_loop
+from ._loop_options import RefineLoopOptions
+from ._refine import arefine_and_wait, refine_and_wait
+from ._result import RefineResult
+
+__all__ = [
+    "MAX_FEEDBACK_CHARS",
+    "ROUND_COLUMNS",
+    "SUGGEST",
+    "BuildInFlightError",
+    "ConfigEdit",
+    "InFlightBuild",
+    "InFlightLedger",
+    "RefineError",
+    "RefineLoopOptions",
+    "RefineLoopResult",
+    "RefineResult",
+    "RefineTimeout",
+    "arefine_and_wait",
+    "arefine_loop",
+    "refine_and_wait",
+    "refine_loop",
+    "split_holdout",
+    "suggest_feedback",
+    "validate_feedback",
+]
+
+publish(globals())

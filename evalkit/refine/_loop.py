@@ -1,0 +1,303 @@
+"""``refine_loop``: refine, re-run the same grid, grade, compare; stop on the first guard.
+
+Each round sends feedback (given, or suggested from the previous round's *training* cells),
+waits for the build, runs the same grid (same cells, so the same conversation ids and seeds)
+on the new draft, grades it and compares it with the previous round and with prod (one prod
+run at the start). A seeded share of cells is held out: never quoted in feedback, and the only
+cells that decide whether a round is progress, so a prompt tuned to the training cells cannot
+pass for an improvement.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from .._util import now, run_sync
+from ..api import AsyncClient
+from ..compare import Comparison, compare_grades
+from ..grading import Grades, Scorecard, ScorecardLike, agrade_run
+from ..grid import Grid
+from ..runner import arun_grid
+from ..store import Run
+from ._clients import AnyClient, async_client
+from ._feedback import suggest_feedback, validate_feedback
+from ._holdout import split_holdout
+from ._loop_options import RefineLoopOptions
+from ._refine import arefine_and_wait
+from ._result import RefineResult
+
+__all__ = ["ROUND_COLUMNS", "SUGGEST", "RefineLoopResult", "arefine_loop", "refine_loop"]
+
+logger = logging.getLogger("evalkit.refine")
+
+SUGGEST: Final = "suggest"
+"""Pass as ``feedback`` to write each round's feedback from the last round's training cells."""
+ROUND_COLUMNS: Final = (
+    "round",
+    "version",
+    "build_id",
+    "feedback_chars",
+    "conversations",
+    "conversations_spent",
+    "score_train",
+    "score_train_low",
+    "score_train_high",
+    "score_holdout",
+    "score_holdout_low",
+    "score_holdout_high",
+    "vs_previous",
+    "vs_previous_train",
+    "vs_prod",
+    "vs_prod_train",
+    "progress",
+    "overfit_warning",
+    "stop_reason",
+)
+StopReason = Literal["rounds", "target", "budget", "regression", "nothing_to_fix"]
+
+
+@dataclass(frozen=True)
+class RefineLoopResult:
+    """A refine loop's record.
+
+    ``rounds``: one row per round (:data:`ROUND_COLUMNS`; round 0 is the draft before any
+    build); ``vs_*`` verdicts without suffix are on the held-out cells. ``runs``/``grades``:
+    per round; ``refinements``: per build; ``comparisons``: per round, keyed
+    ``previous``/``previous_train``/``prod``/``prod_train``.
+    """
+
+    rounds: pd.DataFrame
+    stop_reason: StopReason
+    training_cells: frozenset[str]
+    holdout_cells: frozenset[str]
+    prod_run: Run
+    prod_grades: Grades
+    runs: tuple[Run, ...]
+    grades: tuple[Grades, ...]
+    refinements: tuple[RefineResult, ...]
+    comparisons: tuple[dict[str, Comparison], ...]
+
+    def __repr__(self) -> str:
+        last = self.rounds.iloc[-1]
+        return (
+            f"<RefineLoopResult {len(self.refinements)} build(s), stopped: {self.stop_reason}; "
+            f"held-out score {last['score_holdout']:.1f} at version {last['version']}, "
+            f"{last['conversations_spent']} conversations>"
+        )
+
+
+def _subset(grades: Grades, cells: Collection[str]) -> pd.DataFrame:
+    frame = grades.frame
+    return frame[frame["cell_id"].isin(cells)]
+
+
+def _compare(base: Grades, cand: Grades, cells: Collection[str], min_effect: float) -> Comparison:
+    return compare_grades(_subset(base, cells), _subset(cand, cells), min_effect=min_effect)
+
+
+@dataclass
+class _Loop:
+    """The state of one loop while it runs."""
+
+    client: AsyncClient
+    assistant_id: str
+    grid: Grid
+    scorecard: Scorecard
+    options: RefineLoopOptions
+    prefix: str
+    training: frozenset[str]
+    holdout: frozenset[str]
+    spent: int = 0
+
+    def fits(self, n: int) -> bool:
+        cap = self.options.max_conversations
+        return cap is None or self.spent + n <= cap
+
+    async def run(self, name: str, target: Literal["draft", "prod"]) -> tuple[Run, Grades]:
+        run = await arun_grid(
+            self.grid,
+            self.assistant_id,
+            self.client,
+            target=target,
+            store=Path(self.options.store),
+            run_id=f"{self.prefix}-{name}",
+            concurrency=self.options.concurrency,
+            progress=False,
+        )
+        self.spent += len(run.conversations)
+        grades = await agrade_run(run, self.scorecard, self.options.judge)
+        return run, grades
+
+    def row(
+        self,
+        index: int,
+        run: Run,
+        grades: Grades,
+        refs: tuple[Grades, Grades | None],
+        refined: tuple[RefineResult | None, str],
+    ) -> tuple[dict[str, Any], dict[str, Comparison]]:
+        prod, previous = refs
+        result, feedback = refined
+        m = self.options.min_effect
+        comps = {
+            "prod": _compare(prod, grades, self.holdout, m),
+            "prod_train": _compare(prod, grades, self.training, m),
+        }
+        if previous is not None:
+            comps["previous"] = _compare(previous, grades, self.holdout, m)
+            comps["previous_train"] = _compare(previous, grades, self.training, m)
+        held, train = comps["prod"].summary.iloc[0], comps["prod_train"].summary.iloc[0]
+
+        def verdict(key: str) -> str | None:
+            return comps[key].verdict.value if key in comps else None
+
+        progress = verdict("previous") == "improved"
+        versions = run.conversations["assistant_version"].dropna()
+        row = {
+            "round": index,
+            "version": int(versions.iloc[0]) if len(versions) else None,
+            "build_id": result.build_id if result else None,
+            "feedback_chars": len(feedback),
+            "conversations": len(run.conversations),
+            "conversations_spent": self.spent,
+            "score_train": train["score_candidate"],
+            "score_train_low": train["score_candidate_low"],
+            "score_train_high": train["score_candidate_high"],
+            "score_holdout": held["score_candidate"],
+            "score_holdout_low": held["score_candidate_low"],
+            "score_holdout_high": held["score_candidate_high"],
+            "vs_previous": verdict("previous"),
+            "vs_previous_train": verdict("previous_train"),
+            "vs_prod": verdict("prod"),
+            "vs_prod_train": verdict("prod_train"),
+            "progress": progress if previous is not None else None,
+            "overfit_warning": verdict("previous_train") == "improved" and not progress,
+            "stop_reason": None,
+        }
+        return row, comps
+
+
+def _default_prefix(assistant_id: str) -> str:
+    safe = "".join(ch for ch in assistant_id if ch.isalnum())[:8]
+    return f"refine-{safe}-{now().strftime('%Y%m%dT%H%M%S')}"
+
+
+async def arefine_loop(
+    client: AnyClient | None,
+    assistant_id: str,
+    grid: Grid,
+    scorecard: ScorecardLike,
+    feedback: str,
+    *,
+    options: RefineLoopOptions | None = None,
+) -> RefineLoopResult:
+    """Async :func:`refine_loop`."""
+    opts = options or RefineLoopOptions()
+    if feedback != SUGGEST:
+        validate_feedback(feedback)
+    training, holdout = split_holdout((c.cell_id for c in grid.cells()), opts.holdout, opts.seed)
+    if opts.max_conversations is not None and opts.max_conversations < 3 * len(grid):
+        raise ValueError(
+            f"max_conversations={opts.max_conversations} cannot pay for the prod run, round 0 "
+            f"and one round ({3 * len(grid)} conversations for this grid)"
+        )
+    card = Scorecard.validate(scorecard)
+    async with async_client(client) as aclient:
+        loop = _Loop(
+            aclient,
+            assistant_id,
+            grid,
+            card,
+            opts,
+            opts.run_prefix or _default_prefix(assistant_id),
+            training,
+            holdout,
+        )
+        prod_run, prod_grades = await loop.run("prod", "prod")
+        run, grades = await loop.run("r0", "draft")
+        row, comps = loop.row(0, run, grades, (prod_grades, None), (None, ""))
+        rows, runs, all_grades, all_comps = [row], [run], [grades], [comps]
+        refinements: list[RefineResult] = []
+        stop: StopReason = "rounds"
+        for index in range(1, opts.rounds + 1):
+            if not loop.fits(len(grid)):
+                stop = "budget"
+                break
+            text = feedback
+            if feedback == SUGGEST:
+                text = suggest_feedback(grades, exclude_cells=holdout)
+                if not text:
+                    stop = "nothing_to_fix"
+                    break
+            result = await arefine_and_wait(
+                aclient,
+                assistant_id,
+                text,
+                timeout=opts.timeout,
+                poll=opts.poll,
+                brief=opts.brief,
+                store=opts.store,
+            )
+            refinements.append(result)
+            previous = grades
+            run, grades = await loop.run(f"r{index}", "draft")
+            row, comps = loop.row(index, run, grades, (prod_grades, previous), (result, text))
+            rows.append(row)
+            runs.append(run)
+            all_grades.append(grades)
+            all_comps.append(comps)
+            logger.info(
+                "refine round %d: held-out %s vs previous, %s vs prod",
+                index,
+                row["vs_previous"],
+                row["vs_prod"],
+            )
+            if opts.stop_on_regression and row["vs_previous"] == "regressed":
+                stop = "regression"
+                break
+            score = row["score_holdout"]
+            target = opts.target_score
+            if target is not None and not math.isnan(score) and score >= target:
+                stop = "target"
+                break
+    rows[-1]["stop_reason"] = stop
+    return RefineLoopResult(
+        rounds=pd.DataFrame(rows, columns=list(ROUND_COLUMNS)),
+        stop_reason=stop,
+        training_cells=training,
+        holdout_cells=holdout,
+        prod_run=prod_run,
+        prod_grades=prod_grades,
+        runs=tuple(runs),
+        grades=tuple(all_grades),
+        refinements=tuple(refinements),
+        comparisons=tuple(all_comps),
+    )
+
+
+def refine_loop(
+    client: AnyClient | None,
+    assistant_id: str,
+    grid: Grid,
+    scorecard: ScorecardLike,
+    feedback: str,
+    *,
+    options: RefineLoopOptions | None = None,
+) -> RefineLoopResult:
+    """Refine in rounds, each measured on the same grid against the previous round and prod.
+
+    ``feedback``: the text sent every round, or ``"suggest"`` (:data:`SUGGEST`) for
+    :func:`suggest_feedback` on the previous round's training cells. Stops at the first of:
+    ``options.rounds`` builds, the target held-out score, the conversation budget, a held-out
+    regression against the previous round, or nothing left to fix. Works inside Jupyter.
+    """
+    return run_sync(
+        lambda: arefine_loop(client, assistant_id, grid, scorecard, feedback, options=options)
+    )
