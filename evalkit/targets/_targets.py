@@ -53,11 +53,28 @@ class Variant:
     """A named config override, run on a temporary clone.
 
     ``patch`` is a JSON merge patch over the ``base`` config (``"draft"`` or ``"prod"``).
+    Its credentials (a provider ``apiKey``, a tool's ``headers.Authorization``, ...) are masked
+    in ``repr``/``str`` and in a pickle: an unpickled variant's clone omits them and is billed
+    through the service, as a clone made from a redacted snapshot is.
     """
 
     name: str
     patch: Mapping[str, Any] = field(default_factory=dict)
     base: Literal["draft", "prod"] = "draft"
+
+    def __repr__(self) -> str:
+        return f"Variant(name={self.name!r}, patch={redact_config(dict(self.patch))!r}, base={self.base!r})"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.name, redact_config(dict(self.patch)), self.base))
+
+    def __copy__(self) -> Variant:
+        return self  # frozen
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variant:
+        return type(self)(self.name, copy.deepcopy(dict(self.patch), memo), self.base)
 
     def __post_init__(self) -> None:
         if not self.name or self.name in ("draft", "prod"):
@@ -93,7 +110,7 @@ class ResolvedTarget:
     assistant_id: str
     version: int
     snapshot: ConfigSnapshot
-    clone_config: dict[str, Any] | None = None
+    clone_config: dict[str, Any] | None = field(default=None, repr=False)  # may hold keys
     variant: Variant | None = None
 
     @property
