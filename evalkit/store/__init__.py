@@ -22,6 +22,8 @@ from ._errors import (
     RunLockedError,
     RunNotFoundError,
     StoreError,
+    storage_error,
+    storage_errors,
 )
 from ._listing import list_runs, load_runs
 from ._manifest import identity_hash, read_stored_manifest
@@ -52,6 +54,8 @@ __all__ = [
     "load_run",
     "load_runs",
     "read_stored_manifest",
+    "storage_error",
+    "storage_errors",
     "transcript_hash",
 ]
 
