@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from .._util import redact_text as redact_secrets
-from ._errors import CorruptRunError, RunLockedError, StoreError, storage_errors
+from ._errors import CorruptRunError, RunLockedError, StoreError, storage_error, storage_errors
 from ._records import CONVERSATION_FIELDS, ROLES, STATUSES, ConversationRecord, TurnRecord
 from ._tables import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
 
@@ -179,14 +179,14 @@ class JournalWriter:
             except BaseException as exc:  # also Ctrl-C between two partial writes
                 self._rollback(fd)
                 if isinstance(exc, OSError):
-                    raise StoreError(f"cannot append to {self.path}: {exc}", self.path) from exc
+                    raise storage_error(exc, self.path, "append to") from exc
                 raise
             self._size += len(line)
         if self.fsync:
             try:
                 os.fsync(fd)
             except OSError as exc:
-                raise StoreError(f"cannot fsync {self.path}: {exc}", self.path) from exc
+                raise storage_error(exc, self.path, "fsync") from exc
 
     def _rollback(self, fd: int) -> None:
         """Cut a partly written line, so the next append never glues onto half a line."""
