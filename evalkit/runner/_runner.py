@@ -153,7 +153,7 @@ async def _run(
     try:
         if pending:
             async with (
-                simulation_target(client, resolved) as simulate_id,
+                simulation_target(client, resolved, writer.run_id) as simulate_id,
                 _stream_client(client, opts.concurrency) as streams,
             ):
                 runner = ConversationRunner(

@@ -17,18 +17,16 @@ import asyncio
 import contextlib
 import copy
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._exceptions import EvalkitError
-from ..api import Assistant, AsyncClient, NotFoundError
+from ..api import AsyncClient, NotFoundError
+from ._clones import CLONE_PREFIX, CloneLease, CloneOwner, find_clones, lease_renewal
 from ._snapshots import ConfigSnapshot, SnapshotStore, redact_config, strip_redacted_keys
 
 logger = logging.getLogger("evalkit.targets")
-
-CLONE_PREFIX = "evalkit-clone"
-CLONE_DESCRIPTION = "Temporary evalkit clone of"
 
 
 class TargetError(EvalkitError):
@@ -142,7 +140,7 @@ async def resolve_target(
     leftovers = find_clones(assistants)
     if leftovers:
         logger.warning(
-            "%d temporary evalkit clone(s) from an earlier run were not deleted (a killed "
+            "%d temporary evalkit clone(s) of runs that are gone were not deleted (a killed "
             "process?): %s; `evalkit clones --delete` removes them",
             len(leftovers),
             ", ".join(a.id for a in leftovers),
@@ -189,32 +187,35 @@ async def resolve_target(
     raise TargetError(f"target must be 'draft', 'prod' or a Variant, got {target!r}")
 
 
-def find_clones(assistants: Sequence[Assistant]) -> list[Assistant]:
-    """The temporary clones evalkit made (by name and description) among ``assistants``."""
-    return [
-        a
-        for a in assistants
-        if a.name.startswith(CLONE_PREFIX) and (a.description or "").startswith(CLONE_DESCRIPTION)
-    ]
-
-
 @contextlib.asynccontextmanager
-async def simulation_target(client: AsyncClient, resolved: ResolvedTarget) -> AsyncIterator[str]:
-    """Yield the assistant id to simulate against; a clone is deleted on every exit path."""
+async def simulation_target(
+    client: AsyncClient,
+    resolved: ResolvedTarget,
+    run_id: str = "",
+    lease: CloneLease | None = None,
+) -> AsyncIterator[str]:
+    """Yield the assistant id to simulate against; a clone is deleted on every exit path.
+
+    A clone's description names its owner (``run_id``, this host and process) and a lease the
+    run renews while it lasts, so other runs and ``evalkit clones`` leave it alone.
+    """
     if resolved.clone_config is None:
         yield resolved.assistant_id
         return
+    lease = lease or CloneLease()
+    owner = CloneOwner.current(run_id, lease)
     clone = await client.create_assistant(
         name=f"{CLONE_PREFIX} {resolved.label} of {resolved.snapshot.name} v{resolved.version}"[
             :200
         ],
         config=resolved.clone_config,
-        description=f"{CLONE_DESCRIPTION} {resolved.assistant_id}; deleted when the run ends.",
+        description=owner.description(resolved.assistant_id),
         public=False,
     )
     logger.info("created temporary clone %s for target %s", clone.id, resolved.label)
     try:
-        yield clone.id
+        async with lease_renewal(client, clone.id, resolved.assistant_id, run_id, lease):
+            yield clone.id
     finally:
         await asyncio.shield(_delete_clone(client, clone.id))
 
