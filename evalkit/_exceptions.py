@@ -41,10 +41,13 @@ Each family lives beside the code that raises it and is exported from that packa
     └── LlmBackendError                             evalkit.emulator  the emulator's LLM backend
 
 No exception's text carries a secret: messages go through the one redactor
-(:func:`evalkit._util.redact_text`).
+(:func:`evalkit._util.redact_text`). Every error survives a pickle round trip (errors cross
+process boundaries), whatever its own ``__init__`` takes.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from ._util._redact import redact_text
 
@@ -56,6 +59,20 @@ class EvalkitError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(redact_text(message))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt without calling __init__, whose signature differs per subclass
+        return (_rebuild_error, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuild_error(
+    cls: type[EvalkitError], args: tuple[Any, ...], state: dict[str, Any]
+) -> EvalkitError:
+    """Unpickle an :class:`EvalkitError` subclass from its args and attributes."""
+    exc = cls.__new__(cls)
+    exc.args = args
+    exc.__dict__.update(state)
+    return exc
 
 
 EvalkitError.__module__ = "evalkit"

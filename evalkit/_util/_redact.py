@@ -5,9 +5,14 @@ what a secret is:
 
 * any string shaped like a project key (``sk_api_...``) or a bearer credential
   (``Bearer <token>``) is masked wherever it appears;
+* the ``user:password@`` part of a URL is masked wherever it appears;
 * any string under a credential key (``apiKey``, ``api_key``, ``Authorization``, ``password``,
-  ``secret``, ``token``, ... compared without case, ``_`` or ``-``) keeps only its last 4
+  ``secret``, ``token``, ... compared without case, ``_`` or ``-``; also any key *ending* in
+  one of those words, such as ``X-Auth-Token`` or ``openai_api_key``) keeps only its last 4
   characters (nothing when it is short).
+
+A project key is matched with every character a key, a base64 or a percent-encoded value may
+hold (``.``, ``+``, ``/``, ``=``, ``%``, ``~``), so nothing of it but the last 4 stays visible.
 """
 
 from __future__ import annotations
@@ -45,8 +50,21 @@ SECRET_KEYS: Final = frozenset(
         "livekitapisecret",
     }
 )
-_KEY_RE: Final = re.compile(r"sk_api_[A-Za-z0-9_\-.+/=]+")
-_BEARER_RE: Final = re.compile(r"(?i)\b(bearer|basic)\s+([A-Za-z0-9_\-.+/=~]{6,})")
+#: Endings of normalised keys whose values are credentials too (``xauthtoken``, ``dbpassword``).
+_SECRET_SUFFIXES: Final = (
+    "apikey",
+    "authorization",
+    "credential",
+    "credentials",
+    "passwd",
+    "password",
+    "privatekey",
+    "secret",
+    "token",
+)
+_KEY_RE: Final = re.compile(r"sk_api_[A-Za-z0-9_\-.+/=%~]+")
+_BEARER_RE: Final = re.compile(r"(?i)\b(bearer|basic)\s+([A-Za-z0-9_\-.+/=~%]{6,})")
+_USERINFO_RE: Final = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s@?#]+@")
 
 
 def mask(value: str) -> str:
@@ -62,7 +80,9 @@ def is_masked(value: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    """``text`` with every project key and bearer credential masked."""
+    """``text`` with every project key, bearer credential and URL password masked."""
+    if "@" in text and "://" in text:
+        text = _USERINFO_RE.sub(lambda m: m.group(1) + MASK + "@", text)
     if "sk_api_" in text:
         text = _KEY_RE.sub(lambda m: "sk_api_" + mask(m.group(0)[7:]), text)
     if "earer" in text or "asic" in text:
@@ -72,7 +92,10 @@ def redact_text(text: str) -> str:
 
 def is_secret_key(key: object) -> bool:
     """True when values under ``key`` are credentials."""
-    return isinstance(key, str) and key.replace("_", "").replace("-", "").lower() in SECRET_KEYS
+    if not isinstance(key, str):
+        return False
+    norm = key.replace("_", "").replace("-", "").lower()
+    return norm in SECRET_KEYS or norm.endswith(_SECRET_SUFFIXES)
 
 
 def redact(value: Any, *, key: object = None) -> Any:

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+logger = logging.getLogger("evalkit")
 
 
 def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -25,6 +28,25 @@ def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
     else:
         in_loop = True
     return _run_in_thread(make_coro) if in_loop else asyncio.run(make_coro())
+
+
+#: Further Ctrl-Cs absorbed while a cancelled run cleans up (writes its tables, deletes
+#: clones); one more than this gives up waiting.
+_CLEANUP_PATIENCE = 2
+
+
+def _wait_for_cleanup(finished: threading.Event) -> None:
+    """Wait for a cancelled run's cleanup; a second Ctrl-C must not cut it short."""
+    extra = 0
+    while True:
+        try:
+            finished.wait()
+            return
+        except KeyboardInterrupt:
+            extra += 1
+            if extra > _CLEANUP_PATIENCE:
+                raise
+            logger.warning("Ctrl-C again: still finishing the run's clean-up (a moment)")
 
 
 def _run_in_thread(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -62,7 +84,7 @@ def _run_in_thread(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
         if task_box:
             with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing to cancel
                 loop.call_soon_threadsafe(task_box[0].cancel)
-        finished.wait()
+        _wait_for_cleanup(finished)
         raise
     ok, value = outcome[0]
     if ok:

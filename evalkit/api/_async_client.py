@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import httpx
 
 from ._base import BaseClient, PersonaLike, RequestSpec, error_from_response, transport_error
-from ._config import DEFAULT_LIMITS, Secret
+from ._config import DEFAULT_LIMITS, Secret, as_secret
 from ._exceptions import ApiError, UnexpectedResponseError
 from ._models import (
     Assistant,
@@ -44,6 +44,7 @@ class AsyncClient(BaseClient):
         limits: httpx.Limits | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        api_key = as_secret(api_key)  # never a plain local, even when construction fails
         super().__init__(
             base_url, api_key, timeout=timeout, retry=retry, stream_deadline=stream_deadline
         )

@@ -18,7 +18,7 @@ import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from . import _validation as V
-from ._config import ClientSettings, Secret, resolve_settings
+from ._config import ClientSettings, Secret, as_secret, resolve_settings
 from ._exceptions import (
     ApiConnectionError,
     ApiError,
@@ -241,6 +241,7 @@ class BaseClient:
         retry: RetryPolicy | None = None,
         stream_deadline: float | None = None,
     ) -> None:
+        api_key = as_secret(api_key)  # never a plain local, even when construction fails
         self._settings: ClientSettings = resolve_settings(
             base_url, api_key, timeout=timeout, stream_deadline_s=stream_deadline
         )
@@ -278,6 +279,8 @@ class BaseClient:
         }
 
     def __repr__(self) -> str:
+        if not hasattr(self, "_settings"):  # construction failed (a traceback shows locals)
+            return f"{type(self).__name__}(<not configured>)"
         key = "set" if self.has_api_key else "unset"
         return f"{type(self).__name__}(base_url={self.base_url!r}, api_key=<{key}>)"
 

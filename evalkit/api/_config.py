@@ -6,7 +6,8 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from typing import Any, NoReturn, SupportsIndex
+from urllib.parse import SplitResult, urlsplit
 
 import httpx
 
@@ -29,12 +30,28 @@ DEFAULT_STREAM_DEADLINE_S = SIMULATION_CEILING_S + 30.0
 
 
 class Secret:
-    """A string that never shows itself in a repr, str or format."""
+    """A string that never shows itself in a repr, str, format or pickle.
+
+    Pickling refuses (:class:`TypeError`): a pickle is a file, and the key is never written to
+    disk. Copies share the one immutable value.
+    """
 
     __slots__ = ("_value",)
 
     def __init__(self, value: str) -> None:
         self._value = value
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        raise TypeError(
+            "an API key (Secret) is never pickled; pass base_url and read the key from "
+            f"{API_KEY_ENV} in the other process"
+        )
+
+    def __copy__(self) -> Secret:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Secret:
+        return self
 
     def reveal(self) -> str:
         """The secret itself, for the Authorization header only."""
@@ -75,7 +92,14 @@ def resolve_settings(
     stream_deadline_s: float | None,
     environ: Mapping[str, str] | None = None,
 ) -> ClientSettings:
-    """Arguments first, then ``EVALKIT_BASE_URL`` / ``EVALKIT_API_KEY``."""
+    """Arguments first, then ``EVALKIT_BASE_URL`` / ``EVALKIT_API_KEY``.
+
+    The key is wrapped in a :class:`Secret` before anything else, so no frame of a failed
+    construction holds it in clear. A base URL with ``user:password@`` is refused.
+    """
+    given = api_key is not None
+    key = as_secret(api_key)
+    del api_key
     env = os.environ if environ is None else environ
     url = base_url or env.get(BASE_URL_ENV)
     if not url:
@@ -84,17 +108,15 @@ def resolve_settings(
             "`evalkit emulator` prints one for a local emulator)"
         )
     url = url.rstrip("/")
-    parts = urlsplit(url)
+    parts = _split_url(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigurationError(f"base_url must be an http(s) URL ending with /v1, got {url!r}")
     if not parts.path.endswith("/v1"):
         raise ConfigurationError(f"base_url must end with the version segment /v1, got {url!r}")
-    key: Secret | None
-    if isinstance(api_key, Secret):
-        key = api_key
-    else:
-        raw = api_key if api_key is not None else env.get(API_KEY_ENV)
-        key = Secret(raw.strip()) if raw else None
+    if not given:
+        key = as_secret(env.get(API_KEY_ENV))
+    if key is not None and not key.reveal():
+        key = None  # an empty key is no key
     if key is not None and not key.reveal().startswith(API_KEY_PREFIX):
         raise ConfigurationError(
             f"api_key must start with {API_KEY_PREFIX!r} (a project API key); the value given does not"
@@ -122,3 +144,28 @@ def resolve_settings(
         if stream_deadline_s is None
         else stream_deadline_s,
     )
+
+
+def as_secret(value: str | Secret | None) -> Secret | None:
+    """``value`` as a stripped :class:`Secret` (``None`` stays ``None``).
+
+    Constructors call it first thing, so a key never sits in clear in a frame's locals.
+    """
+    if value is None or isinstance(value, Secret):
+        return value
+    return Secret(value.strip())
+
+
+def _split_url(url: str) -> SplitResult:
+    """``url``'s parts; refuses credentials in the URL without ever showing them."""
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        raise ConfigurationError(f"base_url is not a valid URL ({exc})") from None
+    if "@" in parts.netloc:
+        shown = f"{parts.scheme}://…@{parts.netloc.rpartition('@')[2]}{parts.path}"
+        raise ConfigurationError(
+            f"base_url must not carry credentials (a name or password before @), got {shown}; the service "
+            f"authenticates with the API key: pass api_key= or set {API_KEY_ENV}"
+        )
+    return parts

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import EvalkitError
-from .._util._redact import redact_text
+from .._util._redact import redact, redact_text
 
 redact_secrets = redact_text  # the one redactor, under the name the emulator imports
 
@@ -95,7 +95,7 @@ class ApiError(EvalkitError):
         self.status_code = status_code
         self.messages = [redact_secrets(str(m)) for m in messages]
         self.error = error
-        self.body = body
+        self.body = redact(body)  # an echoed credential stays masked in reprs and pickles
         self.method = method
         self.url = url
         head = f"{status_code} {error}" if error else str(status_code)

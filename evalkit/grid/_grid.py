@@ -42,6 +42,7 @@ from ..api._exceptions import InvalidRequestError
 from ..api._limits import MAX_VARIABLE_KEY_CHARS, MAX_VARIABLES_JSON_CHARS
 from ..api._validation import Problem, check_context, check_variables
 from ._personas import Persona, PersonaError, load_personas
+from ._text import encodable, unsendable_text
 
 if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped, unused-ignore]
@@ -272,6 +273,9 @@ def _record_keys(records: Sequence[Record | None], problems: list[Problem]) -> l
             key = canonical_json(record)
         except (TypeError, ValueError):
             key = f"<invalid {i}>"  # already reported while normalising
+        if not encodable(key):  # a lone surrogate: JSON cannot go out as UTF-8
+            problems.extend(unsendable_text(record, f"variables[{i}]"))
+            key = f"<invalid {i}>"
         keys.append(key)
         # check_variables measures the same compact JSON (key order aside), so it is called,
         # for its messages, only for a record that can fail: 100k records stay fast
@@ -322,6 +326,7 @@ def _load_contexts(source: Any, problems: list[Problem]) -> list[str | None]:
         return [None]
     if isinstance(source, str):
         problems.extend(check_context(source, "contexts"))
+        problems.extend(unsendable_text(source, "contexts"))
         return [source]
     if not isinstance(source, Iterable) or isinstance(source, Mapping | bytes):
         message = f"must be None, a string or a list of strings, got {type(source).__name__}"
@@ -332,6 +337,7 @@ def _load_contexts(source: Any, problems: list[Problem]) -> list[str | None]:
         problems.append(Problem("contexts", "must not be empty (pass None for no context)"))
     for i, context in enumerate(out):
         problems.extend(check_context(context, f"contexts[{i}]"))
+        problems.extend(unsendable_text(context, f"contexts[{i}]"))
     return out
 
 
@@ -400,11 +406,19 @@ class Grid:
         problems: list[Problem] = []
         persona_list = _load_personas(personas, problems)
         persona_keys = [_persona_json(p) for p in persona_list]
+        for i, (persona, key) in enumerate(zip(persona_list, persona_keys, strict=True)):
+            if not encodable(key):
+                for name in ("label", "behavior", "path"):
+                    problems.extend(
+                        unsendable_text(getattr(persona, name), f"personas[{i}].{name}")
+                    )
         records = _load_records(variables, problems)
         record_keys = _record_keys(records, problems)
         context_list = _load_contexts(contexts, problems)
         context_keys = [
-            canonical_json(c) if c is None or isinstance(c, str) else f"<invalid {i}>"
+            canonical_json(c)
+            if c is None or (isinstance(c, str) and encodable(c))
+            else f"<invalid {i}>"
             for i, c in enumerate(context_list)
         ]
         if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:

@@ -24,12 +24,20 @@ from typing_extensions import Unpack
 from .._util import Progress, now, now_iso, run_sync
 from ..api import AsyncClient, Client
 from ..grid import ConversationSlot, Grid
-from ..store import IdentityMismatchError, Run, RunWriter, read_stored_manifest
+from ..store import (
+    IdentityMismatchError,
+    Run,
+    RunWriter,
+    StoreError,
+    read_stored_manifest,
+    storage_error,
+)
 from ..targets import ResolvedTarget, SnapshotStore, Target, resolve_target, simulation_target
 from ._conversation import ConversationRunner
 from ._definition import RunDefinition
 from ._errors import FATAL_ERRORS, RunAborted
 from ._options import RunKnobs, RunOptions
+from ._signals import defer_sigint
 
 __all__ = ["arun_grid", "default_run_id", "run_grid"]
 
@@ -87,10 +95,13 @@ async def arun_grid(
     owned = not isinstance(client, AsyncClient)
     aclient = _as_async_client(client)
     try:
+        snapshots = SnapshotStore(store)
         try:
-            resolved = await resolve_target(aclient, assistant_id, target, SnapshotStore(store))
+            resolved = await resolve_target(aclient, assistant_id, target, snapshots)
         except FATAL_ERRORS as exc:
             raise RunAborted(f"run not started: {exc}") from exc
+        except OSError as exc:  # the snapshot could not be written: a full or read-only store
+            raise storage_error(exc, snapshots.root, "record a config snapshot in") from exc
         _warn_if_clone_lacks_inputs(grid, resolved)
         run_id = run_id or default_run_id(resolved.label)
         definition = RunDefinition.of(grid, resolved)
@@ -142,7 +153,7 @@ async def _run(
     try:
         if pending:
             async with (
-                simulation_target(client, resolved) as simulate_id,
+                simulation_target(client, resolved, writer.run_id) as simulate_id,
                 _stream_client(client, opts.concurrency) as streams,
             ):
                 runner = ConversationRunner(
@@ -151,12 +162,28 @@ async def _run(
                 label = f"{resolved.label} {writer.run_id}"
                 with Progress(len(grid), len(keep), label, opts.progress) as bar:
                     outcome = await _run_all(runner, pending, writer, bar, opts)
-    except BaseException:
-        writer.finalize({"outcome": "interrupted", "finished_at": now_iso()})
+    except BaseException as exc:
+        _finalize_after(writer, exc)
         raise
     if len(writer.finished) < len(grid) and outcome == "complete":
         outcome = "partial"
     return writer.finalize({"outcome": outcome, "finished_at": now_iso()})
+
+
+def _finalize_after(writer: RunWriter, error: BaseException) -> None:
+    """Finalize a run that stopped on ``error``; a second Ctrl-C cannot cut it short.
+
+    If finalizing fails too (the disk is still full), the writer is closed all the same, so a
+    resume in this process is never refused as locked, and ``error`` carries a note saying so.
+    """
+    try:
+        with defer_sigint():
+            writer.finalize({"outcome": "interrupted", "finished_at": now_iso()})
+    except Exception as exc:
+        logger.error("run %s: could not finalize after %r: %s", writer.run_id, error, exc)
+        error.add_note(f"the run was not finalized ({exc}); its journal keeps what finished")
+    finally:
+        writer.close()
 
 
 def _as_async_client(client: Client | AsyncClient | None) -> AsyncClient:
@@ -231,6 +258,8 @@ async def _run_all(
                     f"run stopped: {first} (every conversation would fail the same way; finished "
                     "ones are kept, resume with the same run_id once fixed)"
                 ) from first
+            except* StoreError as group_error:  # a full disk: raised as itself, not in a group
+                raise group_error.exceptions[0] from None
     except TimeoutError:
         logger.warning(
             "wall-time budget of %ss reached; open conversations were cancelled",

@@ -22,6 +22,8 @@ from ._errors import (
     RunLockedError,
     RunNotFoundError,
     StoreError,
+    storage_error,
+    storage_errors,
 )
 from ._grades import grades_frame, grades_path, write_grades
 from ._listing import list_runs, load_runs
@@ -55,6 +57,8 @@ __all__ = [
     "load_run",
     "load_runs",
     "read_stored_manifest",
+    "storage_error",
+    "storage_errors",
     "transcript_hash",
     "write_grades",
 ]

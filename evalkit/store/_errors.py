@@ -8,10 +8,17 @@ Exception tree (under ``evalkit.EvalkitError``)::
     ├── IdentityMismatchError   resume with a different run identity hash
     ├── RunLockedError          another writer has the run open
     └── CorruptRunError         unreadable manifest, journal or table
+
+An ``OSError`` met while writing (a full disk, a read-only store, a store path that is a file)
+becomes a plain :class:`StoreError` through :func:`storage_error`, naming the path, the cause
+and what to do.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+from collections.abc import Iterator
 from pathlib import Path
 
 from .._exceptions import EvalkitError
@@ -23,7 +30,22 @@ __all__ = [
     "RunLockedError",
     "RunNotFoundError",
     "StoreError",
+    "storage_error",
+    "storage_errors",
 ]
+
+#: What to do about a failed write, by errno.
+_HINTS: dict[int, str] = {
+    errno.ENOSPC: "the disk is full; free some space, then run again with the same run_id "
+    "(finished conversations are kept)",
+    errno.EDQUOT: "the disk quota is exhausted; free some space, then run again with the same "
+    "run_id (finished conversations are kept)",
+    errno.EROFS: "the file system is read-only; use another store folder",
+    errno.EACCES: "no permission to write there; use another store folder",
+    errno.EPERM: "no permission to write there; use another store folder",
+    errno.ENOTDIR: "a part of the store path is a file, not a folder",
+    errno.EEXIST: "a file is in the way of a folder of the store",
+}
 
 
 class StoreError(EvalkitError):
@@ -63,3 +85,27 @@ class RunLockedError(StoreError):
 
 class CorruptRunError(StoreError):
     """A manifest, journal or table in the run folder cannot be read."""
+
+
+def storage_error(exc: OSError, path: str | Path, doing: str) -> StoreError:
+    """A :class:`StoreError` for ``exc`` met while ``doing`` (``"write"``...) ``path``."""
+    if isinstance(exc, StoreError):
+        return exc
+    code = errno.errorcode.get(exc.errno or 0)
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    cause = f"{reason} ({code})" if code and code not in reason else reason
+    hint = _HINTS.get(exc.errno or 0)
+    error = StoreError(f"cannot {doing} {path}: {cause}" + (f"; {hint}" if hint else ""), path)
+    error.__cause__ = exc
+    return error
+
+
+@contextlib.contextmanager
+def storage_errors(path: str | Path, doing: str) -> Iterator[None]:
+    """Turn an ``OSError`` raised inside the block into a :class:`StoreError` (see above)."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except OSError as exc:
+        raise storage_error(exc, path, doing) from exc

@@ -36,7 +36,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from .._util import redact_text as redact_secrets
-from ._errors import CorruptRunError, RunLockedError, StoreError
+from ._errors import CorruptRunError, RunLockedError, StoreError, storage_error, storage_errors
 from ._records import CONVERSATION_FIELDS, ROLES, STATUSES, ConversationRecord, TurnRecord
 from ._tables import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
 
@@ -116,6 +116,10 @@ class JournalWriter:
         self.fsync = fsync
         self._lock = threading.Lock()
         self._broken: str | None = None
+        with storage_errors(path, "open the journal"):
+            self._fd: int | None = self._open(path)
+
+    def _open(self, path: Path) -> int:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
         try:
             if sys.platform != "win32":
@@ -140,7 +144,7 @@ class JournalWriter:
         except BaseException:
             os.close(fd)
             raise
-        self._fd: int | None = fd
+        return fd
 
     @property
     def size(self) -> int:
@@ -175,14 +179,14 @@ class JournalWriter:
             except BaseException as exc:  # also Ctrl-C between two partial writes
                 self._rollback(fd)
                 if isinstance(exc, OSError):
-                    raise StoreError(f"cannot append to {self.path}: {exc}", self.path) from exc
+                    raise storage_error(exc, self.path, "append to") from exc
                 raise
             self._size += len(line)
         if self.fsync:
             try:
                 os.fsync(fd)
             except OSError as exc:
-                raise StoreError(f"cannot fsync {self.path}: {exc}", self.path) from exc
+                raise storage_error(exc, self.path, "fsync") from exc
 
     def _rollback(self, fd: int) -> None:
         """Cut a partly written line, so the next append never glues onto half a line."""
@@ -193,7 +197,7 @@ class JournalWriter:
 
     def sync(self) -> None:
         """fsync the journal (a no-op after close)."""
-        with self._lock:
+        with self._lock, storage_errors(self.path, "fsync"):
             if self._fd is not None:
                 os.fsync(self._fd)
 
@@ -205,6 +209,8 @@ class JournalWriter:
                 return
             try:
                 os.fsync(fd)
+            except OSError as exc:  # every append was fsync'd already; release the lock anyway
+                logger.warning("%s: fsync at close failed (%s)", self.path, exc)
             finally:
                 os.close(fd)  # closing releases the flock
 

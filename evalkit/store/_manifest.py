@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from .._util import atomic_write_bytes, content_hash, json_default, redact
-from ._errors import CorruptRunError, RunNotFoundError, StoreError
+from ._errors import CorruptRunError, RunNotFoundError, StoreError, storage_errors
 
 __all__ = [
     "MANIFEST_NAME",
@@ -45,7 +45,8 @@ def write_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
         )
     except (TypeError, ValueError) as exc:
         raise StoreError(f"cannot write {path}: the manifest is not JSON ({exc})", path) from exc
-    atomic_write_bytes(path, (text + "\n").encode("utf-8"))
+    with storage_errors(path, "write"):
+        atomic_write_bytes(path, (text + "\n").encode("utf-8"))
 
 
 def read_manifest(path: Path) -> dict[str, Any]:

@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .._util import atomic_write
-from ._errors import CorruptRunError
+from ._errors import CorruptRunError, storage_errors
 
 __all__ = [
     "CONVERSATIONS_SCHEMA",
@@ -184,7 +184,8 @@ def write_parquet_atomic(
         merged = dict(table.schema.metadata or {})
         merged.update({k.encode(): v.encode() for k, v in metadata.items()})
         table = table.replace_schema_metadata(merged)
-    atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="snappy"))
+    with storage_errors(path, "write"):  # pyarrow's errors are OSError too
+        atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="snappy"))
 
 
 def table_metadata(path: Path) -> dict[str, str]:

@@ -47,6 +47,7 @@ from ._errors import (
     IdentityMismatchError,
     RunExistsError,
     StoreError,
+    storage_errors,
 )
 from ._journal import (
     JOURNAL_NAME,
@@ -124,7 +125,8 @@ class RunWriter:
         path = Path(store) / check_run_id(run_id)
         identity = requested_identity(manifest, run_id)
         cls._refuse_existing(path, identity)
-        path.mkdir(parents=True, exist_ok=True)
+        with storage_errors(path, "create the run folder"):
+            path.mkdir(parents=True, exist_ok=True)
         journal = JournalWriter(path / JOURNAL_NAME, fsync=fsync)
         try:
             cls._refuse_existing(path, identity)  # another process may have won the race
@@ -146,7 +148,8 @@ class RunWriter:
                 "finalized_at": None,
             }
             write_manifest(path / MANIFEST_NAME, stored)
-            fsync_dir(path.parent)
+            with storage_errors(path.parent, "sync the folder"):
+                fsync_dir(path.parent)
         except BaseException:
             journal.close()
             raise
@@ -300,6 +303,17 @@ class RunWriter:
         """
         if self.closed:
             raise StoreError(f"the writer of {self.path} is closed", self.path)
+        try:
+            run = self._finalize(extra_manifest)
+        except BaseException:
+            if close:  # a failed finalize never keeps the run locked (resume it right away)
+                self.close()
+            raise
+        if close:
+            self.close()
+        return run
+
+    def _finalize(self, extra_manifest: Mapping[str, Any] | None) -> Run:
         self._journal.sync()
         contents = read_journal(self.path / JOURNAL_NAME)
         stamp = {STAMP_KEY: str(contents.journal_bytes), "evalkit.run_id": self.run_id}
@@ -326,12 +340,11 @@ class RunWriter:
             contents.conversations.num_rows,
             contents.turns.num_rows,
         )
-        if close:
-            self.close()
         return Run(self.path)
 
     def close(self) -> None:
-        """fsync and close the journal, releasing the run. Idempotent."""
+        """fsync and close the journal, releasing the run. Idempotent; never raises on a
+        failed fsync (each append was already made durable)."""
         self._closer()
 
     def __enter__(self) -> RunWriter:

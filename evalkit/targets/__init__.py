@@ -1,18 +1,24 @@
 """What a run simulates: the draft, prod (on a temporary clone from a snapshot), or a variant;
-config snapshots of every version evalkit reads; temporary clones and their clean-up."""
+config snapshots of every version evalkit reads; temporary clones, their owners and their clean-up."""
 
 from __future__ import annotations
 
 from .._util import publish
-from ._snapshots import ConfigSnapshot, SnapshotStore, redact_config, strip_redacted_keys
-from ._targets import (
+from ._clones import (
     CLONE_DESCRIPTION,
     CLONE_PREFIX,
+    CloneLease,
+    CloneOwner,
+    clone_owner,
+    find_clones,
+    owner_gone,
+)
+from ._snapshots import ConfigSnapshot, SnapshotStore, redact_config, strip_redacted_keys
+from ._targets import (
     ResolvedTarget,
     Target,
     TargetError,
     Variant,
-    find_clones,
     merge_patch,
     resolve_target,
     simulation_target,
@@ -21,14 +27,18 @@ from ._targets import (
 __all__ = [
     "CLONE_DESCRIPTION",
     "CLONE_PREFIX",
+    "CloneLease",
+    "CloneOwner",
     "ConfigSnapshot",
     "ResolvedTarget",
     "SnapshotStore",
     "Target",
     "TargetError",
     "Variant",
+    "clone_owner",
     "find_clones",
     "merge_patch",
+    "owner_gone",
     "redact_config",
     "resolve_target",
     "simulation_target",

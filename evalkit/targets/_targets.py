@@ -17,18 +17,16 @@ import asyncio
 import contextlib
 import copy
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from .._exceptions import EvalkitError
-from ..api import Assistant, AsyncClient, NotFoundError
+from ..api import AsyncClient, NotFoundError
+from ._clones import CLONE_PREFIX, CloneLease, CloneOwner, find_clones, lease_renewal
 from ._snapshots import ConfigSnapshot, SnapshotStore, redact_config, strip_redacted_keys
 
 logger = logging.getLogger("evalkit.targets")
-
-CLONE_PREFIX = "evalkit-clone"
-CLONE_DESCRIPTION = "Temporary evalkit clone of"
 
 
 class TargetError(EvalkitError):
@@ -53,11 +51,28 @@ class Variant:
     """A named config override, run on a temporary clone.
 
     ``patch`` is a JSON merge patch over the ``base`` config (``"draft"`` or ``"prod"``).
+    Its credentials (a provider ``apiKey``, a tool's ``headers.Authorization``, ...) are masked
+    in ``repr``/``str`` and in a pickle: an unpickled variant's clone omits them and is billed
+    through the service, as a clone made from a redacted snapshot is.
     """
 
     name: str
     patch: Mapping[str, Any] = field(default_factory=dict)
     base: Literal["draft", "prod"] = "draft"
+
+    def __repr__(self) -> str:
+        return f"Variant(name={self.name!r}, patch={redact_config(dict(self.patch))!r}, base={self.base!r})"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.name, redact_config(dict(self.patch)), self.base))
+
+    def __copy__(self) -> Variant:
+        return self  # frozen
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Variant:
+        return type(self)(self.name, copy.deepcopy(dict(self.patch), memo), self.base)
 
     def __post_init__(self) -> None:
         if not self.name or self.name in ("draft", "prod"):
@@ -93,7 +108,7 @@ class ResolvedTarget:
     assistant_id: str
     version: int
     snapshot: ConfigSnapshot
-    clone_config: dict[str, Any] | None = None
+    clone_config: dict[str, Any] | None = field(default=None, repr=False)  # may hold keys
     variant: Variant | None = None
 
     @property
@@ -125,7 +140,7 @@ async def resolve_target(
     leftovers = find_clones(assistants)
     if leftovers:
         logger.warning(
-            "%d temporary evalkit clone(s) from an earlier run were not deleted (a killed "
+            "%d temporary evalkit clone(s) of runs that are gone were not deleted (a killed "
             "process?): %s; `evalkit clones --delete` removes them",
             len(leftovers),
             ", ".join(a.id for a in leftovers),
@@ -172,32 +187,35 @@ async def resolve_target(
     raise TargetError(f"target must be 'draft', 'prod' or a Variant, got {target!r}")
 
 
-def find_clones(assistants: Sequence[Assistant]) -> list[Assistant]:
-    """The temporary clones evalkit made (by name and description) among ``assistants``."""
-    return [
-        a
-        for a in assistants
-        if a.name.startswith(CLONE_PREFIX) and (a.description or "").startswith(CLONE_DESCRIPTION)
-    ]
-
-
 @contextlib.asynccontextmanager
-async def simulation_target(client: AsyncClient, resolved: ResolvedTarget) -> AsyncIterator[str]:
-    """Yield the assistant id to simulate against; a clone is deleted on every exit path."""
+async def simulation_target(
+    client: AsyncClient,
+    resolved: ResolvedTarget,
+    run_id: str = "",
+    lease: CloneLease | None = None,
+) -> AsyncIterator[str]:
+    """Yield the assistant id to simulate against; a clone is deleted on every exit path.
+
+    A clone's description names its owner (``run_id``, this host and process) and a lease the
+    run renews while it lasts, so other runs and ``evalkit clones`` leave it alone.
+    """
     if resolved.clone_config is None:
         yield resolved.assistant_id
         return
+    lease = lease or CloneLease()
+    owner = CloneOwner.current(run_id, lease)
     clone = await client.create_assistant(
         name=f"{CLONE_PREFIX} {resolved.label} of {resolved.snapshot.name} v{resolved.version}"[
             :200
         ],
         config=resolved.clone_config,
-        description=f"{CLONE_DESCRIPTION} {resolved.assistant_id}; deleted when the run ends.",
+        description=owner.description(resolved.assistant_id),
         public=False,
     )
     logger.info("created temporary clone %s for target %s", clone.id, resolved.label)
     try:
-        yield clone.id
+        async with lease_renewal(client, clone.id, resolved.assistant_id, run_id, lease):
+            yield clone.id
     finally:
         await asyncio.shield(_delete_clone(client, clone.id))
 
