@@ -1,14 +1,27 @@
-"""The demo: draft vs prod end to end on the embedded emulator, ending in an HTML report."""
+"""The demo end to end: draft vs prod on the embedded emulator, graded, compared, reported.
+
+One demo run (module fixture) is checked as data (runs, grades, verdict, summary.json), as a
+page (the HTML), and as a person sees it (headless Chromium, a screenshot kept under
+``test-artifacts/``).
+"""
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
 from pathlib import Path
 
-from evalkit.demo import run_demo
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cli import app
+from evalkit.demo import DemoResult, run_demo
 
 ARABIC = re.compile(r"[\u0600-\u06FF]")
 LATIN = re.compile(r"[A-Za-z]")
+ARTIFACTS = Path(os.environ.get("EVALKIT_TEST_ARTIFACTS", "test-artifacts"))
 
 
 def _arabic_share(texts: list[str]) -> float:
@@ -17,22 +30,111 @@ def _arabic_share(texts: list[str]) -> float:
     return arabic / max(arabic + latin, 1)
 
 
-def test_demo_runs_prod_on_a_clone_and_shows_the_regression(tmp_path: Path) -> None:
-    result = run_demo(tmp_path / "demo", repeats=1, seed=3)
-    prod, draft = result.prod, result.draft
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> DemoResult:
+    return run_demo(tmp_path_factory.mktemp("demo") / "out", repeats=3, seed=7, progress=False)
+
+
+@pytest.mark.slow
+def test_prod_runs_on_a_clone_and_the_draft_lost_its_script(demo: DemoResult) -> None:
+    prod, draft = demo.result.baseline, demo.result.candidate
     assert prod.manifest["target"] == "prod"
     assert prod.manifest["on_clone"] is True
     assert prod.manifest["assistant_version"] == 1
     assert draft.manifest["assistant_version"] == 2
-    assert len(prod.conversations) == len(draft.conversations) == 18
+    assert len(prod.conversations) == len(draft.conversations) == 54
     assert set(prod.conversations["conversation_id"]) == set(draft.conversations["conversation_id"])
-    assert (prod.conversations["status"] == "done").all()
-    # prod's prompt asks for Nastaliq; the draft lost that line and answers in Roman Urdu
     prod_agent = prod.turns[prod.turns["role"] == "agent"]["text"].tolist()
     draft_agent = draft.turns[draft.turns["role"] == "agent"]["text"].tolist()
     assert _arabic_share(prod_agent) > 0.6
     assert _arabic_share(draft_agent) < 0.2
-    page = result.report.read_text(encoding="utf-8")
-    assert "Draft vs prod" in page
-    assert "<table" in page
+
+
+@pytest.mark.slow
+def test_the_draft_regresses_with_the_urdu_script_rule_named(demo: DemoResult) -> None:
+    comparison = demo.comparison
+    assert comparison.verdict == "regressed"
+    summary = comparison.summary.iloc[0]
+    assert summary["difference_high"] < 0  # the whole interval is below zero
+    rules = comparison.by_rule.set_index("rule_id")["direction"]
+    assert rules["urdu-script"] == "regressed"
+    assert rules["asks-confirmation"] == "regressed"
+    assert rules["polite-close"] == "improved"  # the draft gained a polite close
+    assert "urdu-script" in str(comparison)
+    # judged rules went through the emulated judge, labelled as such
+    grades = demo.result.candidate_grades.frame
+    judged = grades[grades["grader"].str.startswith("emulated-judge:")]
+    assert set(judged["rule_id"]) >= {"asks-confirmation", "states-date-time"}
+    assert (judged["prompt_version"].notna()).all()
+
+
+@pytest.mark.slow
+def test_summary_json_and_tables_are_written(demo: DemoResult) -> None:
+    out = demo.report.parent / "output"
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["verdict"] == "regressed"
+    assert summary["summary"]["difference_low"] < summary["summary"]["difference_high"] < 0
+    assert {"by_rule.parquet", "by_cell.parquet", "grades.parquet"} <= {
+        p.name for p in out.iterdir()
+    }
+    assert demo.notebook.ok, demo.notebook.error
+
+
+@pytest.mark.slow
+def test_report_states_the_verdict_and_loads_nothing_from_elsewhere(demo: DemoResult) -> None:
+    page = demo.report.read_text(encoding="utf-8")
+    assert "Verdict:" in page
+    assert "regressed" in page
+    assert re.search(r"95% interval -\d+\.\d to -\d+\.\d", page)
+    assert "urdu-script" in page
+    assert page.count("<img") >= 4  # plots as PNG
+    assert re.search(r'lang="ur"[^>]*dir="rtl"|dir="rtl"[^>]*lang="ur"', page)
     assert "sk_api_" not in page
+    assert not re.search(r'(?:src|href)="https?://', page), "a resource from the network"
+    assert "emulated" in page  # the judge's grades are labelled as emulated
+
+
+@pytest.mark.slow
+def test_report_in_chromium_shows_plots_verdict_and_right_to_left_urdu(
+    demo: DemoResult, tmp_path: Path
+) -> None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    args += ["--disable-component-update", "--disable-sync", "--no-first-run"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=args)
+        page = browser.new_page(viewport={"width": 1100, "height": 1400})
+        page.goto(demo.report.resolve().as_uri())
+        verdict = page.locator(".evalkit-verdict")
+        assert verdict.is_visible()
+        assert "regressed" in verdict.inner_text()
+        images = page.locator("img")
+        assert images.count() >= 4
+        widths = [images.nth(i).evaluate("e => e.naturalWidth") for i in range(images.count())]
+        assert all(w > 300 for w in widths), widths  # the PNGs decoded
+        urdu = page.locator('[lang="ur"]').first
+        assert urdu.evaluate("e => getComputedStyle(e).direction") == "rtl"
+        box = urdu.bounding_box()
+        assert box is not None
+        assert box["width"] > 50
+        font = urdu.evaluate("e => getComputedStyle(e).fontFamily")
+        assert "Nastaliq" in font
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        shot = ARTIFACTS / "demo-report.png"
+        page.screenshot(path=str(shot), full_page=False)
+        browser.close()
+    assert shot.stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_demo_command_twice_in_the_same_folder(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for _ in range(2):
+        result = runner.invoke(app, ["demo", "-o", str(tmp_path / "demo"), "--repeats", "2"])
+        assert result.exit_code == 0, result.output
+        assert "regressed" in result.output
+        assert "report:" in result.output

@@ -53,6 +53,14 @@ class Comparison:
     def _row(self) -> dict[str, Any]:
         return {str(k): _plain(v) for k, v in self.summary.iloc[0].items()}
 
+    @property
+    def _shown(self) -> dict[str, Any]:
+        """The summary row for display: missing numbers (NaN) as NaN floats, never None."""
+        return {
+            k: (math.nan if v is None and k not in ("verdict", "method") else v)
+            for k, v in self._row.items()
+        }
+
     def to_dict(self) -> dict[str, Any]:
         """Everything, JSON-serialisable (what a CI job writes as ``summary.json``)."""
         return {
@@ -66,7 +74,7 @@ class Comparison:
         }
 
     def __str__(self) -> str:
-        r = self._row
+        r = self._shown
         level = round(100 * r["confidence"])
         lines = [
             f"{self.verdict.value}: difference {r['difference']:+.1f} points "
@@ -82,7 +90,7 @@ class Comparison:
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"<Comparison {self.verdict.value}: {self._row['difference']:+.1f} points>"
+        return f"<Comparison {self.verdict.value}: {self._shown['difference']:+.1f} points>"
 
     def _repr_html_(self) -> str:
         return verdict_card(self)
@@ -113,10 +121,10 @@ def _side_row(r: dict[str, Any], side: str, level: int, left_out: dict[str, int]
 
 def verdict_card(comparison: Comparison) -> str:
     """The verdict as a person reads it: the answer, how sure, what was left out, what moved."""
-    r = comparison._row
+    r = comparison._shown
     level = round(100 * r["confidence"])
     colour, meaning = _VERDICT_WORDS[comparison.verdict]
-    direction = "higher" if r["difference"] >= 0 else "lower"
+    direction = "higher" if not r["difference"] < 0 else "lower"
     moved = comparison.by_rule[comparison.by_rule["direction"].isin(["improved", "regressed"])]
     moved_items = "".join(
         f"<li><b>{html.escape(str(m.direction))}</b>: {html.escape(str(m.rule_id))} "

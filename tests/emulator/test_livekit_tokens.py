@@ -4,6 +4,7 @@ tokens signed with a key pair set through serve(), the environment or the comman
 from __future__ import annotations
 
 import os
+import shlex
 import re
 import subprocess
 import sys
@@ -105,8 +106,8 @@ def command() -> Iterator[tuple[subprocess.Popen[str], dict[str, str]]]:
             line = proc.stdout.readline()
             if not line:
                 break
-            name, _, value = line.strip().partition("=")
-            printed[name] = value
+            name, _, value = line.strip().removeprefix("export ").partition("=")
+            printed[name] = shlex.split(value)[0] if value else value
         yield proc, printed
     finally:
         proc.terminate()

@@ -76,7 +76,16 @@ def test_demo_twice_with_the_same_seed_shares_its_transcripts(
     monkeypatch.setattr(demo, "DEMO_PERSONAS", ("cooperative", "hostile", "busy-hangs-up"))
     first = demo.run_demo(tmp_path / "a", repeats=2, seed=5)
     second = demo.run_demo(tmp_path / "b", repeats=2, seed=5)
-    for a, b in ((first.prod, second.prod), (first.draft, second.draft)):
+    pairs = (
+        (first.result.baseline, second.result.baseline),
+        (first.result.candidate, second.result.candidate),
+    )
+    for a, b in pairs:
         transcripts = _by_cell(a.turns)
         assert sum(map(len, transcripts.values())) == 6
         assert transcripts == _by_cell(b.turns)
+    # the same seed, the same report: verdict, figures and per-rule table
+    assert first.comparison.to_dict() == second.comparison.to_dict()
+    report_a = (tmp_path / "a" / "output" / "summary.json").read_text(encoding="utf-8")
+    report_b = (tmp_path / "b" / "output" / "summary.json").read_text(encoding="utf-8")
+    assert report_a.replace(str(tmp_path / "a"), "") == report_b.replace(str(tmp_path / "b"), "")
