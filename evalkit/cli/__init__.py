@@ -8,14 +8,38 @@ load neither pandas, pyarrow nor the emulator. Every command's errors go through
 
 from __future__ import annotations
 
-from . import _assistants, _demo, _emulator, _personas, _refine, _run, _runs, _targets
+from . import (
+    _assistants,
+    _compare,
+    _demo,
+    _emulator,
+    _grade,
+    _personas,
+    _refine,
+    _report,
+    _run,
+    _runs,
+    _targets,
+)
 from ._app import app
 from ._errors import ExitCode
 
 __all__ = ["ExitCode", "app", "main"]
 
 # imported for their @app.command registrations
-_COMMAND_MODULES = (_run, _runs, _targets, _demo, _emulator, _assistants, _refine, _personas)
+_COMMAND_MODULES = (
+    _run,
+    _runs,
+    _targets,
+    _grade,
+    _compare,
+    _report,
+    _demo,
+    _emulator,
+    _assistants,
+    _refine,
+    _personas,
+)
 
 
 def main() -> None:

@@ -35,15 +35,27 @@ def clones_command(
     delete: Annotated[
         bool, typer.Option("--delete", help="Delete them (only evalkit's own clones).")
     ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force", help="Include clones of runs that still look alive (their lease holds)."
+        ),
+    ] = False,
 ) -> None:
-    """List (or delete) temporary clones left behind by runs that were killed."""
-    from ..api import Client
-    from ..targets import find_clones
+    """List (or delete) temporary clones whose run is gone (killed, or its lease expired).
 
-    with Client() as client:
-        clones = find_clones(client.list_assistants())
+    A clone's description names its run, host, process and a lease the run renews; clones of
+    live runs (in this or another process or machine) are left alone unless --force.
+    """
+    from ..targets import clone_owner, find_clones
+    from ._client import cli_client
+
+    with cli_client() as client:
+        clones = find_clones(client.list_assistants(), include_live=force)
         for clone in clones:
-            typer.echo(f"{clone.id}  {clone.name}")
+            owner = clone_owner(clone)
+            whose = f"run {owner.run_id} on {owner.host} (pid {owner.pid})" if owner else "no owner"
+            typer.echo(f"{clone.id}  {clone.name}  [{whose}]")
             if delete:
                 client.delete_assistant(clone.id)
     typer.echo(f"{len(clones)} clone(s){' deleted' if delete and clones else ''}")

@@ -63,6 +63,7 @@ def compare_grades(
         missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
         if missing:
             raise ValueError(f"{name} grades lack columns {missing}")
+    _warn_if_graded_differently(baseline, candidate)
     cells = unique_values(baseline["cell_id"], candidate["cell_id"])
     base = Side.build(baseline, cells, "baseline")
     cand = Side.build(candidate, cells, "candidate")
@@ -112,6 +113,23 @@ def compare_grades(
         unpaired=bd.unpaired(cells_table),
         left_out=left_out,
     )
+
+
+def _warn_if_graded_differently(baseline: pd.DataFrame, candidate: pd.DataFrame) -> None:
+    """A rule graded by different graders on the two sides (say a judge on one, none on the
+    other) compares apples with pears: say so."""
+    if "grader" not in baseline.columns or "grader" not in candidate.columns:
+        return
+    sides = [frame.groupby("rule_id")["grader"].agg(frozenset) for frame in (baseline, candidate)]
+    both = sides[0].index.intersection(sides[1].index)
+    differ = [rule for rule in both if sides[0][rule] != sides[1][rule]]
+    if differ:
+        logger.warning(
+            "rules graded differently on the two sides (compare with care): %s",
+            "; ".join(
+                f"{rule}: {sorted(sides[0][rule])} vs {sorted(sides[1][rule])}" for rule in differ
+            ),
+        )
 
 
 def compare_runs(

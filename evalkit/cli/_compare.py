@@ -1,0 +1,105 @@
+"""`evalkit compare`: is the candidate better or worse than the baseline, and how sure are we?"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ._app import app
+from ._errors import ExitCode
+from ._grade import judge_from_options
+
+#: ``--fail-on-regression`` with a regressed verdict exits with this code.
+REGRESSION_EXIT = int(ExitCode.ERROR)
+
+
+def _num(value: Any, spec: str) -> str:
+    return "-" if value is None or not math.isfinite(float(value)) else format(value, spec)
+
+
+def _pct(value: Any) -> str:
+    text = _num(None if value is None else 100 * value, ".0f")
+    return text if text == "-" else text + "%"
+
+
+def comparison_text(comparison: Any) -> str:
+    """The verdict first, then the per-rule table (pass rates, difference with interval)."""
+    lines = [str(comparison).splitlines()[0], ""]
+    head = f"{'rule':<26} {'baseline':>9} {'candidate':>9} {'difference [interval]':>24}  direction"
+    lines.append(head)
+    for r in comparison.by_rule.to_dict("records"):
+        interval = (
+            f"{_num(r['difference'], '+.1f')} [{_num(r['difference_low'], '+.1f')}, "
+            f"{_num(r['difference_high'], '+.1f')}]"
+        )
+        base = _pct(r["pass_rate_baseline"])
+        cand = _pct(r["pass_rate_candidate"])
+        lines.append(
+            f"{str(r['rule_id'])[:26]:<26} {base:>9} {cand:>9} {interval:>24}  "
+            f"{str(r['direction']).replace('_', ' ')}"
+        )
+    if len(comparison.by_rule):
+        adjustment = comparison.by_rule["adjustment"].iloc[0]
+        lines.append(f"(per-rule intervals are {adjustment}-adjusted for the number of rules)")
+    return "\n".join(lines)
+
+
+@app.command("compare")
+def compare_command(
+    baseline: Annotated[
+        str, typer.Argument(help="Baseline run id (e.g. prod).", metavar="BASELINE")
+    ],
+    candidate: Annotated[
+        str, typer.Argument(help="Candidate run id (e.g. draft).", metavar="CANDIDATE")
+    ],
+    scorecard: Annotated[
+        Path, typer.Option("--scorecard", "-s", help="Scorecard file.", metavar="FILE")
+    ],
+    store: Annotated[Path, typer.Option(help="Folder holding runs.", metavar="DIR")] = Path("runs"),
+    min_effect: Annotated[
+        float, typer.Option(help="Points below which a difference counts as none.", metavar="X")
+    ] = 5.0,
+    confidence: Annotated[float, typer.Option(help="Interval level.", metavar="LEVEL")] = 0.95,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Where comparison.json goes.", metavar="FILE")
+    ] = Path("comparison.json"),
+    as_json: Annotated[bool, typer.Option("--json", help="Print the JSON instead.")] = False,
+    fail_on_regression: Annotated[
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when the verdict is regressed.")
+    ] = False,
+    judge_model: Annotated[
+        str | None,
+        typer.Option("--judge-model", help="Judge model for runs not graded yet.", metavar="MODEL"),
+    ] = None,
+    no_judge: Annotated[
+        bool, typer.Option("--no-judge", help="Leave judged rules n/a when grading.")
+    ] = False,
+) -> None:
+    """Compare two stored runs under a scorecard (grades from cache); write comparison.json.
+
+    Exit codes: 0 compared; 1 regressed with --fail-on-regression (or an error); 2 usage.
+    """
+    from .._util import atomic_write_bytes, json_default
+    from ..compare import compare_runs
+    from ..store import load_run
+
+    comparison = compare_runs(
+        load_run(baseline, store=store),
+        load_run(candidate, store=store),
+        scorecard,
+        judge_from_options(judge_model, no_judge),
+        confidence=confidence,
+        min_effect=min_effect,
+    )
+    payload = {**comparison.to_dict(), "baseline_run": baseline, "candidate_run": candidate}
+    text = json.dumps(payload, indent=2, ensure_ascii=False, default=json_default)
+    atomic_write_bytes(output, (text + "\n").encode("utf-8"), durable=False)
+    typer.echo(text if as_json else comparison_text(comparison))
+    if not as_json:
+        typer.echo(f"comparison written to {output}")
+    if fail_on_regression and comparison.verdict == "regressed":
+        raise typer.Exit(REGRESSION_EXIT)
