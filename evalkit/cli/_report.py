@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 
 from ._app import app
-from ._errors import fail
 
 
 def _value(text: str) -> Any:
@@ -26,40 +25,28 @@ def _value(text: str) -> Any:
         return text
 
 
-def _pairs(values: list[str] | None, raw: bool, option: str) -> dict[str, Any]:
+_FLAGS = {"-p": False, "--parameter": False, "-r": True, "--raw": True}
+
+
+def _parameters(args: list[str]) -> dict[str, Any]:
+    """``-p NAME VALUE`` (JSON when it parses) and ``-r NAME VALUE`` (text), as papermill."""
     out: dict[str, Any] = {}
-    items = values or []
-    if len(items) % 2:
-        raise fail(f"{option} takes NAME VALUE pairs; got {len(items)} word(s)", code=_usage())
-    for name, value in zip(items[::2], items[1::2], strict=True):
-        out[name] = value if raw else _value(value)
+    rest = list(args)
+    while rest:
+        flag = rest.pop(0)
+        if flag not in _FLAGS:
+            raise typer.BadParameter(f"unexpected {flag!r}; parameters are -p NAME VALUE")
+        if len(rest) < 2:
+            raise typer.BadParameter(f"{flag} takes NAME VALUE")
+        name, value = rest.pop(0), rest.pop(0)
+        out[name] = value if _FLAGS[flag] else _value(value)
     return out
 
 
-def _usage() -> Any:
-    from ._errors import ExitCode
-
-    return ExitCode.USAGE
-
-
-@app.command("report")
+@app.command("report", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def report_command(
+    ctx: typer.Context,
     notebook: Annotated[Path, typer.Argument(help="The notebook (.ipynb).", metavar="NOTEBOOK")],
-    parameter: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--parameter",
-            "-p",
-            help="NAME VALUE (repeatable); the value is read as JSON when it parses.",
-            metavar="NAME VALUE",
-        ),
-    ] = None,
-    raw_parameter: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--raw", "-r", help="NAME VALUE, the value kept as text.", metavar="NAME VALUE"
-        ),
-    ] = None,
     output: Annotated[
         Path, typer.Option("--output", "-o", help="The HTML report.", metavar="FILE")
     ] = Path("report.html"),
@@ -69,12 +56,15 @@ def report_command(
 ) -> None:
     """Execute NOTEBOOK with papermill and render it as static HTML (also when it fails).
 
+    Parameters: -p NAME VALUE (repeatable; VALUE is read as JSON when it parses, so 3 is a
+    number and "x" a string; ids with leading zeros stay text) and -r NAME VALUE (always text).
+
     Unknown parameters are refused with the notebook's list. Exits with the notebook's status:
     0 when every cell ran, 1 when a cell raised, 124 when the timeout struck.
     """
     from ..report import execute_notebook
 
-    params = _pairs(parameter, False, "-p") | _pairs(raw_parameter, True, "-r")
+    params = _parameters(list(ctx.args))
     result = execute_notebook(
         notebook, params, html=output, output=output.with_suffix(".ipynb"), timeout=timeout
     )

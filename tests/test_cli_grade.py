@@ -1,0 +1,133 @@
+"""`evalkit scorecard validate`, `grade`, `compare` and `report` on a small offline demo store."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cli import app
+from evalkit.data import bundled_path
+from evalkit.demo import demo_scorecard, offline_runs
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return offline_runs(tmp_path_factory.mktemp("demo"), repeats=2, progress=False)
+
+
+def test_scorecard_validate_lists_every_problem_and_exits_1(tmp_path: Path) -> None:
+    good = runner.invoke(app, ["scorecard", "validate", str(demo_scorecard())])
+    assert good.exit_code == 0, good.output
+    assert "valid" in good.output
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "rubricVersionId: x\nrules:\n"
+        "  - {ruleId: a, title: A, points: 50, check: {type: regex, pattern: '('}}\n"
+        "  - {ruleId: a, title: B, points: 20, check: {type: bogus}}\n",
+        encoding="utf-8",
+    )
+    result = runner.invoke(app, ["scorecard", "validate", str(bad)])
+    assert result.exit_code == 1
+    assert "4 problem(s)" in result.output
+    for words in ("duplicate rule id", "total 70", "invalid regex", "bogus"):
+        assert words in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.slow
+def test_grade_prints_pass_rates_and_where_the_grades_went(store: Path) -> None:
+    result = runner.invoke(
+        app, ["grade", "draft", "--store", str(store), "-s", str(demo_scorecard()), "--no-judge"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "urdu-script" in result.output
+    assert "0%" in result.output  # the draft never answers in Nastaliq
+    assert "grades in" in result.output
+
+
+@pytest.mark.slow
+def test_compare_writes_json_and_fails_on_regression_when_asked(
+    store: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "comparison.json"
+    args = ["compare", "prod", "draft", "--store", str(store), "-s", str(demo_scorecard())]
+    result = runner.invoke(app, [*args, "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith(("regressed", "insufficient_evidence"))  # the verdict comes first
+    assert "urdu-script" in result.output
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["verdict"] == first.split(":")[0]
+    gated = runner.invoke(app, [*args, "-o", str(out), "--fail-on-regression", "--json"])
+    assert json.loads(gated.output)["verdict"] == data["verdict"]
+    assert gated.exit_code == (1 if data["verdict"] == "regressed" else 0)
+    same = runner.invoke(
+        app,
+        [
+            "compare",
+            "draft",
+            "draft",
+            "--store",
+            str(store),
+            "-s",
+            str(demo_scorecard()),
+            "-o",
+            str(out),
+            "--fail-on-regression",
+        ],
+    )
+    assert same.exit_code == 0, same.output
+    assert not same.output.startswith(("regressed", "improved"))
+
+
+def test_report_refuses_an_unknown_parameter_listing_the_known_ones(tmp_path: Path) -> None:
+    notebook = bundled_path("notebooks") / "compare_draft_prod.ipynb"
+    result = runner.invoke(
+        app, ["report", str(notebook), "-p", "no_such", "1", "-o", str(tmp_path / "r.html")]
+    )
+    assert result.exit_code == 1
+    assert "no parameter 'no_such'" in result.output
+    assert "baseline_run" in result.output
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_report_refuses_a_secret_as_a_parameter(tmp_path: Path) -> None:
+    notebook = bundled_path("notebooks") / "compare_draft_prod.ipynb"
+    result = runner.invoke(
+        app, ["report", str(notebook), "-p", "api_key", "sk_api_x", "-o", str(tmp_path / "r.html")]
+    )
+    assert result.exit_code == 1
+    assert "sk_api_x" not in result.output
+
+
+@pytest.mark.slow
+def test_report_renders_html_even_when_the_notebook_fails(store: Path, tmp_path: Path) -> None:
+    notebook = bundled_path("notebooks") / "compare_draft_prod.ipynb"
+    html = tmp_path / "report.html"
+    result = runner.invoke(
+        app,
+        [
+            "report",
+            str(notebook),
+            "-p",
+            "store",
+            json.dumps(str(store)),
+            "-r",
+            "candidate_run",
+            "no-such-run",
+            "-p",
+            "output_dir",
+            json.dumps(str(tmp_path / "out")),
+            "-o",
+            str(html),
+        ],
+    )
+    assert result.exit_code == 1
+    assert "no-such-run" in result.output
+    page = html.read_text(encoding="utf-8")
+    assert "did not run to the end" in page
