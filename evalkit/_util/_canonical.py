@@ -28,17 +28,18 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON-serialisable")
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: Any, *, allow_nan: bool = False) -> str:
     """Sorted keys, compact separators, real Unicode: the same value always gives the same text.
 
-    Types matter (``1`` and ``1.0`` differ); key order does not; NaN is refused.
+    Types matter (``1`` and ``1.0`` differ); key order does not; NaN is refused unless
+    ``allow_nan`` (the emulator digests request bodies as sent, NaN included).
     """
     return json.dumps(
         value,
         sort_keys=True,
         separators=(",", ":"),
         ensure_ascii=False,
-        allow_nan=False,
+        allow_nan=allow_nan,
         default=json_default,
     )
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from .._util import canonical_json as _canonical_json
+from .._util import mask
 from ..api._limits import API_KEY_PREFIX
 
 
@@ -34,12 +35,12 @@ def key_hash(api_key: str) -> str:
 
 def mask_key(api_key: str) -> str:
     """The identity shown in `createdBy`/`updatedBy`: the prefix and the last 4 characters."""
-    return API_KEY_PREFIX + "…" + api_key[-4:]
+    return API_KEY_PREFIX + mask(api_key.removeprefix(API_KEY_PREFIX).rjust(9, "x"))
 
 
 def canonical_json(value: Any) -> str:
-    """Compact JSON with sorted keys: the same value always gives the same text."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON with sorted keys (evalkit's one canonical form, NaN allowed)."""
+    return _canonical_json(value, allow_nan=True)
 
 
 def derive_seed(*parts: object) -> int:

@@ -25,8 +25,8 @@ from typing import Any, Final
 
 import httpx
 
-from evalkit.api._exceptions import redact_secrets
-
+from .._exceptions import EvalkitError
+from .._util import redact_text as redact_secrets
 from .dialogue import ConversationSetup, Role, Utterance, substitute_variables
 
 __all__ = ["END_TOKEN", "LlmBackend", "LlmBackendError", "agent_prompt", "caller_prompt"]
@@ -42,7 +42,7 @@ _STYLE: Final = (
 )
 
 
-class LlmBackendError(RuntimeError):
+class LlmBackendError(EvalkitError, RuntimeError):
     """The chat-completions endpoint failed or answered something unusable."""
 
 

@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from ..api._exceptions import redact_secrets
+from .._util import redact_text as redact_secrets
 from ..api._limits import LLM_MODELS
 from ..api._validation import Problem, check_assistant_config, check_simulate_body
 from ._auth import authenticate, owned_assistant
