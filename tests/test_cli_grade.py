@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -40,9 +41,11 @@ def test_scorecard_validate_lists_every_problem_and_exits_1(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
-def test_grade_prints_pass_rates_and_where_the_grades_went(store: Path) -> None:
+def test_grade_prints_pass_rates_and_where_the_grades_went(store: Path, tmp_path: Path) -> None:
+    own = tmp_path / "runs"
+    shutil.copytree(store, own)  # --no-judge replaces the stored grades: not the shared store's
     result = runner.invoke(
-        app, ["grade", "draft", "--store", str(store), "-s", str(demo_scorecard()), "--no-judge"]
+        app, ["grade", "draft", "--store", str(own), "-s", str(demo_scorecard()), "--no-judge"]
     )
     assert result.exit_code == 0, result.output
     assert "urdu-script" in result.output

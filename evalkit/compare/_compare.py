@@ -150,10 +150,10 @@ def compare_runs(
     the run is graded (and judge calls come from the judge's on-disk cache when the transcripts
     were judged before). Conversations left out (not ``done``) are counted per side.
     """
-    from ..grading import Scorecard, stored_or_graded
+    from ..grading import Scorecard, grade_run
 
     card = Scorecard.validate(scorecard)
-    graded = [stored_or_graded(run, card, judge).frame for run in (baseline_run, candidate_run)]
+    graded = [grade_run(run, card, judge).frame for run in (baseline_run, candidate_run)]
     return compare_grades(
         graded[0],
         graded[1],

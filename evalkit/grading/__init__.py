@@ -14,7 +14,6 @@ from ._grade import (
     agrade_transcripts,
     grade_run,
     grade_transcripts,
-    stored_or_graded,
 )
 from ._grades import Grades
 from ._judge import Judge
@@ -55,7 +54,6 @@ __all__ = [
     "grade_run",
     "grade_transcripts",
     "judge_agreement",
-    "stored_or_graded",
 ]
 
 publish(globals())

@@ -214,11 +214,19 @@ async def agrade_run(
     *,
     judge_samples: int = 1,
     store: bool = True,
+    reuse: bool = True,
 ) -> Grades:
     """Async :func:`grade_run`."""
     card = _scorecard(scorecard)
     conversations = run.conversations
     done = conversations[conversations["status"] == "done"]
+    if reuse:
+        current = _current_grades(run, card, done, judge, judge_samples)
+        if current is not None:
+            logger.info(
+                "run %s: grades for %s are current; reused", run.run_id, card.rubric_version_id
+            )
+            return current
     if len(done) < len(conversations):
         logger.info(
             "run %s: grading %d done conversation(s) of %d",
@@ -246,6 +254,43 @@ async def agrade_run(
     return Grades(frame, card.rubric_version_id, path)
 
 
+def _current_grades(
+    run: Run, card: Scorecard, done: pd.DataFrame, judge: JudgeArg, judge_samples: int
+) -> Grades | None:
+    """The run's stored grades when grading again would give them back: the same scorecard
+    (rubric version and rules), the same done transcripts, judged rules graded by the judge asked
+    for (any judge when ``judge`` is None) with the same samples and no ``error`` (errors are
+    retried, never cached)."""
+    stored = run.grades(card.rubric_version_id)
+    if stored.empty or not bool((stored["scorecard_hash"] == card.content_hash).all()):
+        return None
+    want = done.set_index("conversation_id")["transcript_hash"]
+    have = stored.drop_duplicates("conversation_id").set_index("conversation_id")["transcript_hash"]
+    if len(want) != len(have) or not want.sort_index().equals(
+        have.reindex(want.index).sort_index()
+    ):
+        return None
+    judged = stored[stored["rule_id"].isin([r.rule_id for r in card.judged_rules])]
+    if len(judged):
+        if (judged["verdict"] == "error").any():
+            return None
+        graders = set(judged["grader"])
+        if judge is False:
+            expected: set[str] | None = {"not-judged"}
+        elif judge is None:
+            expected = None
+        else:
+            expected = {grader_name(judge.model)}
+        if expected is None and "not-judged" in graders:
+            return None
+        if expected is not None and not graders <= expected:
+            return None
+        samples = judged["judge_samples"].fillna(1).astype("int64")
+        if judge is not False and not bool((samples == judge_samples).all()):
+            return None
+    return Grades(stored, card.rubric_version_id, grades_path(run.path, card.rubric_version_id))
+
+
 def grade_run(
     run: Run,
     scorecard: ScorecardLike,
@@ -253,6 +298,7 @@ def grade_run(
     *,
     judge_samples: int = 1,
     store: bool = True,
+    reuse: bool = True,
 ) -> Grades:
     """Grade the ``done`` conversations of a stored run; never re-simulates.
 
@@ -260,28 +306,14 @@ def grade_run(
     ``<run>/grades/<rubricVersionId>.parquet`` (replacing an older grading of that rubric),
     where ``run.grades(rubric_version_id)`` reads them. Works inside a running event loop
     (Jupyter). ``judge`` as in :func:`grade_transcripts`; ``judge_samples=k`` asks the judge k
-    times per rule and keeps the majority, recording the agreement.
+    times per rule and keeps the majority, recording the agreement. With ``reuse`` (default)
+    stored grades that grading again would give back (same scorecard, same done transcripts,
+    the same judge with no errors) are returned as they are: a re-grade costs a parquet read.
     """
     if not isinstance(run, Run):
         raise GradingError(f"grade_run needs an evalkit.store.Run, got {type(run).__name__}")
     return run_sync(
-        lambda: agrade_run(run, scorecard, judge, judge_samples=judge_samples, store=store)
+        lambda: agrade_run(
+            run, scorecard, judge, judge_samples=judge_samples, store=store, reuse=reuse
+        )
     )
-
-
-def stored_or_graded(run: Run, scorecard: ScorecardLike, judge: JudgeArg = None) -> Grades:
-    """The run's stored grades for ``scorecard`` when they are current (this very rubric version
-    and rules, every ``done`` conversation graded); otherwise :func:`grade_run` (whose judge
-    calls come from the judge's cache for transcripts judged before)."""
-    card = _scorecard(scorecard)
-    stored = run.grades(card.rubric_version_id)
-    conversations = run.conversations
-    done = set(conversations.loc[conversations["status"] == "done", "conversation_id"])
-    current = (
-        len(stored) > 0
-        and set(stored["conversation_id"]) == done
-        and bool((stored["scorecard_hash"] == card.content_hash).all())
-    )
-    if current:
-        return Grades(stored, card.rubric_version_id, grades_path(run.path, card.rubric_version_id))
-    return grade_run(run, card, judge)
