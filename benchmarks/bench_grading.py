@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,7 +31,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from evalkit.grading import Scorecard, grade_run
+from evalkit.grading import (
+    JUDGE_PROMPT_VERSION,
+    JudgeTask,
+    JudgeVerdict,
+    Scorecard,
+    grade_run,
+)
 from evalkit.store import (
     CONVERSATIONS_SCHEMA,
     TURNS_SCHEMA,
@@ -177,7 +184,7 @@ def main() -> None:
             loads.append(time.perf_counter() - t0)
             run.conversations  # noqa: B018  (grading reads both; loaded here, not timed)
             t0 = time.perf_counter()
-            result = grade_run(run, card, judge=False)
+            result = grade_run(run, card, judge=False, reuse=False)
             grades.append(time.perf_counter() - t0)
         load, grade = statistics.median(loads), statistics.median(grades)
         rules = len(card.deterministic_rules)
@@ -186,6 +193,45 @@ def main() -> None:
         print(f"grade ({rules} checks, judge=False, stored): {grade:6.2f} s")
         print(f"ratio grade / load:      {grade / load:6.2f}x  (target <= 3x, < 20 s)")
         print(result.summary()[["rule_id", "pass", "fail", "na"]].to_string(index=False))
+        # the whole scorecard, judged rules included, graded once; then graded again (cached)
+        judge = InstantJudge()
+        t0 = time.perf_counter()
+        grade_run(load_run(path), card, judge=judge)
+        first = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        again = grade_run(load_run(path), card, judge=judge)
+        cached = time.perf_counter() - t0
+        print(f"grade all {len(card.rules)} rules (judged by an in-process judge): {first:6.2f} s")
+        print(
+            f"cached re-grade (judged rules included, fresh load_run): {cached:6.2f} s "
+            f"(target < 2 s); {len(again.frame)} grades, {judge.calls} judge tasks in all"
+        )
+
+
+class InstantJudge:
+    """A JudgeBackend that answers at once (the benchmark measures evalkit, not a model)."""
+
+    model = "instant-judge"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def ajudge(self, tasks: Sequence[JudgeTask]) -> list[JudgeVerdict]:
+        self.calls += len(tasks)
+        return [
+            JudgeVerdict(
+                t.conversation_id,
+                r.rule_id,
+                t.sample,
+                "pass",
+                "ok",
+                1,
+                self.model,
+                JUDGE_PROMPT_VERSION,
+            )
+            for t in tasks
+            for r in t.rules
+        ]
 
 
 if __name__ == "__main__":

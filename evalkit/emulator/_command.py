@@ -57,7 +57,7 @@ def make_emulator_command(style: CommandStyle = CommandStyle()) -> Callable[...,
         run_forever(server, style=CommandStyle(style.export, hook))
 
     command.__signature__ = _merged_signature(command, _server)  # type: ignore[attr-defined]
-    command.__doc__ = emulator.__doc__
+    command.__doc__ = "Serve a local emulator of the service until stopped (Ctrl-C)."
     return command
 
 
@@ -70,67 +70,6 @@ def _merged_signature(first: Callable[..., object], rest: Callable[..., object])
         if p.kind is not p.VAR_KEYWORD
     ]
     return inspect.Signature([*inspect.signature(rest, eval_str=True).parameters.values(), *head])
-
-
-def emulator(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port to listen on (0 picks a free one).")] = 8787,
-    api_key: Annotated[
-        str | None,
-        typer.Option(help="Project key to accept (sk_api_...); generated when omitted."),
-    ] = None,
-    db: Annotated[
-        Path | None, typer.Option(help="SQLite file that keeps state across restarts.")
-    ] = None,
-    time_scale: Annotated[
-        float, typer.Option(help="Multiplies every emulated duration (pings, ceiling, builds).")
-    ] = 1.0,
-    seed: Annotated[int | None, typer.Option(help="Seed of the dialogue engine.")] = None,
-    turn_delay: Annotated[
-        float, typer.Option(help="Emulated seconds of latency per turn (scaled).")
-    ] = 0.0,
-    llm_base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint that plays both sides.")
-    ] = None,
-    llm_model: Annotated[str | None, typer.Option(help="Model name for --llm-base-url.")] = None,
-    llm_api_key: Annotated[
-        str | None,
-        typer.Option(
-            envvar="EVALKIT_LLM_API_KEY", show_envvar=False, help="Key for --llm-base-url."
-        ),
-    ] = None,
-    livekit_api_key: Annotated[
-        str | None,
-        typer.Option(
-            envvar="EVALKIT_LIVEKIT_API_KEY", help="LiveKit API key session tokens carry."
-        ),
-    ] = None,
-    livekit_api_secret: Annotated[
-        str | None,
-        typer.Option(
-            envvar="EVALKIT_LIVEKIT_API_SECRET",
-            show_envvar=True,
-            help="LiveKit API secret that signs session tokens (at least 32 characters).",
-        ),
-    ] = None,
-) -> None:
-    """Serve a local emulator of the service until stopped (Ctrl-C)."""
-    run_forever(
-        _server(
-            host=host,
-            port=port,
-            api_key=api_key,
-            db=db,
-            time_scale=time_scale,
-            seed=seed,
-            turn_delay=turn_delay,
-            llm_base_url=llm_base_url,
-            llm_model=llm_model,
-            llm_api_key=llm_api_key,
-            livekit_api_key=livekit_api_key,
-            livekit_api_secret=livekit_api_secret,
-        )
-    )
 
 
 def _server(
@@ -264,3 +203,8 @@ def run_forever(
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+#: The plain command (``KEY=value`` lines, no ``--demo-assistant``): what tools and tests run.
+emulator = make_emulator_command(CommandStyle())
+emulator.__name__ = "emulator"
