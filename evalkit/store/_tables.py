@@ -71,6 +71,7 @@ CONVERSATIONS_SCHEMA: Final = pa.schema(
         _f("assistant_version", pa.int64(), True),
         _f("target", _STR),
         _f("persona_id", _STR, True),
+        _f("persona_tags", _STR, True),
     ]
 )
 
