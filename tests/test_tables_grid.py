@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evalkit import InvalidRequestError
+from evalkit.api import InvalidRequestError
 from evalkit.grid import Grid, Persona, load_variables
 
 BUSY = Persona("busy", "You are busy and want the call to be short.")

@@ -232,7 +232,7 @@ def test_load_runs_takes_store_and_table_by_keyword_only(tmp_path: Path) -> None
     assert params["table"].kind is inspect.Parameter.KEYWORD_ONLY
     tagged_run(tmp_path, "r1")
     with pytest.raises(TypeError):
-        load_runs(["r1"], "turns")  # type: ignore[misc]
+        load_runs(["r1"], "turns")  # type: ignore[call-arg]
     assert len(load_runs(["r1"], store=tmp_path)) == 4
     assert len(load_runs(["r1"], store=tmp_path, table="turns")) == 12
 

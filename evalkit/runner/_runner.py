@@ -226,7 +226,7 @@ def _warn_if_clone_lacks_inputs(grid: Grid, resolved: ResolvedTarget) -> None:
         return
     cells = list(grid.cells())
     gaps = [
-        f"{n} of {len(cells)} cell(s) have no {what}"
+        f"{n} {'has' if n == 1 else 'have'} no {what}"
         for what, n in (
             ("context", sum(c.context is None for c in cells)),
             ("variables", sum(c.variables is None for c in cells)),
@@ -235,13 +235,14 @@ def _warn_if_clone_lacks_inputs(grid: Grid, resolved: ResolvedTarget) -> None:
     ]
     if gaps:
         logger.warning(
-            "target %s runs on a temporary copy of assistant %s, and %s. If that assistant was "
-            "built from a brief, it uses the brief's context and sample variables where a call "
-            "gives none; the copy has no brief, so these calls differ from the assistant's own. "
-            "Give the grid contexts= and variables= (CLI: --context, --variables) to compare "
-            "like with like.",
+            "target %s runs on a temporary copy of assistant %s, and of the grid's %d cell(s), "
+            "%s. If that assistant was built from a brief, it uses the brief's context and "
+            "sample variables where a call gives none; the copy has no brief, so these calls "
+            "differ from the assistant's own. Give the grid contexts= and variables= (CLI: "
+            "--context, --variables) to compare like with like.",
             resolved.label,
             resolved.assistant_id,
+            len(cells),
             " and ".join(gaps),
         )
 
