@@ -8,6 +8,7 @@ import pytest
 
 from evalkit.api import InvalidRequestError
 from evalkit.grid import Grid, Persona, load_variables
+from evalkit.grid._variables import Places
 
 BUSY = Persona("busy", "You are busy and want the call to be short.")
 LONG = "x" * 3100  # a record with this value is over the 3000-character JSON limit
@@ -113,3 +114,10 @@ def test_a_valid_csv_with_blank_lines_keeps_its_records(tmp_path: Path) -> None:
         {"name": "Ali", "slot": "10:00"},
         {"name": "Bilal"},
     ]
+
+
+def test_when_line_numbers_cannot_be_matched_records_are_counted(tmp_path: Path) -> None:
+    csv = write(tmp_path / "contacts.csv", "name\nAli\nBilal\n")
+    assert Places(csv, csv_rows=2).field(1) == "contacts.csv line 3: variables"
+    assert Places(csv, csv_rows=5).field(1) == "contacts.csv record 2: variables"
+    assert Places().field(1) == "variables[1]"

@@ -17,7 +17,8 @@ Rules worth knowing:
   ``null``. A non-finite number nested deeper is an error.
 * **CSV files** are read with every column as text (``dtype=str``), so ids and phone numbers
   keep leading zeros (``"0012"``); only empty cells are missing. Use :func:`load_variables`
-  with ``csv_dtype=None`` (or pass your own DataFrame) to get numbers.
+  with ``csv_dtype=None`` (or pass your own DataFrame) to get numbers. A header that repeats a
+  column name is an error; a record's problems name its line (``contacts.csv line 3: ...``).
 * **Duplicates are rejected**, not merged: two identical personas, records or contexts would
   make two cells with one id. Drop them, or use ``repeats``. Persona labels must be unique too,
   since results are grouped by label.

@@ -44,12 +44,14 @@ class Places:
     nothing extra. Quoted cells spanning lines and blank lines are counted as in the file.
     """
 
-    __slots__ = ("_csv", "_file", "_lines", "_unit")
+    __slots__ = ("_csv_rows", "_file", "_lines", "_unit")
 
-    def __init__(self, file: Path | None = None, *, unit: str = "line", is_csv: bool = False):
+    def __init__(
+        self, file: Path | None = None, *, unit: str = "line", csv_rows: int | None = None
+    ) -> None:
         self._file = file
         self._unit = unit
-        self._csv = is_csv
+        self._csv_rows = csv_rows  # a CSV: how many records pandas read from it
         self._lines: list[int] | None = None
 
     def field(self, i: int) -> str:
@@ -62,16 +64,16 @@ class Places:
         """Record ``i`` in short, for "duplicates ..." messages: ``variables[i]`` or ``line N``."""
         if self._file is None:
             return f"variables[{i}]"
-        if self._csv:
+        if self._csv_rows is not None:
             lines = self._csv_lines()
-            if i < len(lines):
-                return f"line {lines[i]}"
-            return f"record {i + 1}"
+            return f"line {lines[i]}" if i < len(lines) else f"record {i + 1}"
         return f"{self._unit} {i + 1 if self._lines is None else self._lines[i]}"
 
     def _csv_lines(self) -> list[int]:
         if self._lines is None:
-            self._lines = _csv_record_lines(self._file) if self._file else []
+            lines = _csv_record_lines(self._file) if self._file else []
+            # if the csv module and pandas disagree on the rows, count records instead
+            self._lines = lines if len(lines) == self._csv_rows else []
         return self._lines
 
     @classmethod
@@ -245,7 +247,7 @@ def _read_file(
         path, dtype=csv_dtype, keep_default_na=False, na_values=[""], encoding="utf-8-sig"
     )
     problems.extend(_duplicate_columns(path, _csv_header(path)))
-    return _frame_records(frame, problems), True, Places(path, is_csv=True)
+    return _frame_records(frame, problems), True, Places(path, csv_rows=len(frame))
 
 
 def load_records(
