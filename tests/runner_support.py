@@ -49,7 +49,7 @@ DESIGN_CONVERSATION_DTYPES = {
     "target": "str",
 }
 # every column of a stored conversations table: the design's, then the store's own
-CONVERSATION_DTYPES = {**DESIGN_CONVERSATION_DTYPES, "persona_id": "str"}
+CONVERSATION_DTYPES = {**DESIGN_CONVERSATION_DTYPES, "persona_id": "str", "persona_tags": "str"}
 TURN_DTYPES = {
     "run_id": "str",
     "conversation_id": "str",

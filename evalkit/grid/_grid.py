@@ -17,7 +17,8 @@ Rules worth knowing:
   ``null``. A non-finite number nested deeper is an error.
 * **CSV files** are read with every column as text (``dtype=str``), so ids and phone numbers
   keep leading zeros (``"0012"``); only empty cells are missing. Use :func:`load_variables`
-  with ``csv_dtype=None`` (or pass your own DataFrame) to get numbers.
+  with ``csv_dtype=None`` (or pass your own DataFrame) to get numbers. A header that repeats a
+  column name is an error; a record's problems name its line (``contacts.csv line 3: ...``).
 * **Duplicates are rejected**, not merged: two identical personas, records or contexts would
   make two cells with one id. Drop them, or use ``repeats``. Persona labels must be unique too,
   since results are grouped by label.
@@ -27,22 +28,19 @@ Rules worth knowing:
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
-import math
 import os
 import random
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._util import canonical_json, content_hash
 from ..api._exceptions import InvalidRequestError
-from ..api._limits import MAX_VARIABLE_KEY_CHARS, MAX_VARIABLES_JSON_CHARS
-from ..api._validation import Problem, check_context, check_variables
+from ..api._validation import Problem, check_context
 from ._personas import Persona, PersonaError, load_personas
 from ._text import encodable, unsendable_text
+from ._variables import Record, VariablesInput, load_records, load_variables, record_keys
 
 if TYPE_CHECKING:
     import pandas as pd  # type: ignore[import-untyped, unused-ignore]
@@ -50,11 +48,7 @@ if TYPE_CHECKING:
 __all__ = ["Cell", "ConversationSlot", "Grid", "load_variables"]
 
 PathLike: TypeAlias = str | os.PathLike[str]
-Record: TypeAlias = dict[str, Any]
 PersonasInput: TypeAlias = "Sequence[Persona | Mapping[str, Any] | PathLike] | PathLike"
-VariablesInput: TypeAlias = (
-    "Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | pd.DataFrame | PathLike | None"
-)
 ContextsInput: TypeAlias = "str | Sequence[str | None] | None"
 
 CELL_ID_HEX_CHARS = 16
@@ -118,173 +112,7 @@ def _persona_json(persona: Persona) -> str:
     return canonical_json([persona.label, persona.behavior, persona.path])
 
 
-# --------------------------------------------------------------------------- input coercion
-
-
-def _is_missing(value: Any) -> bool:
-    """A tabular missing value: NaN, pd.NA, NaT (``None`` is handled by the caller)."""
-    if isinstance(value, float):
-        return math.isnan(value)
-    kind = type(value).__name__
-    return kind in ("NAType", "NaTType") or (kind.startswith("float") and value != value)
-
-
-def _json_value(value: Any, field: str, problems: list[Problem]) -> Any:
-    """A plain JSON value (numpy scalars unboxed, dates as ISO text), or a problem."""
-    kind = type(value)
-    if kind is str or kind is bool or kind is int or value is None:
-        return value
-    if kind is float:
-        if math.isfinite(value):
-            return value
-        problems.append(Problem(field, f"must be a finite number, got {value}"))
-        return None
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str):
-                problems.append(Problem(field, f"keys must be strings, got {key!r}"))
-                continue
-            out[key] = _json_value(item, f"{field}.{key}", problems)
-        return out
-    if isinstance(value, list | tuple):
-        return [_json_value(v, f"{field}[{i}]", problems) for i, v in enumerate(value)]
-    if isinstance(value, bool):  # subclasses, e.g. numpy.float64 is a float
-        return bool(value)
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return _json_value(float(value), field, problems)
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, _dt.datetime | _dt.date | _dt.time):
-        return value.isoformat()
-    item = getattr(value, "item", None)  # numpy scalars
-    if callable(item) and type(value).__module__.startswith("numpy"):
-        return _json_value(item(), field, problems)
-    problems.append(Problem(field, f"is not JSON-serialisable ({type(value).__name__})"))
-    return None
-
-
-def _record(raw: Any, field: str, problems: list[Problem], *, tabular: bool) -> Record | None:
-    """One variables record, normalised; ``None`` stays ``None`` (no variables for the cell)."""
-    if raw is None:
-        return None
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(field, f"must be an object (a dict), got {type(raw).__name__}"))
-        return None
-    out: Record = {}
-    for key, value in raw.items():
-        kind = type(value)
-        if kind is str or kind is int or kind is bool:  # the common case, kept fast
-            name = key if type(key) is str else None
-        elif (value is None and tabular) or _is_missing(value):
-            continue
-        else:
-            name = key if isinstance(key, str) else None
-            value = _json_value(value, f"{field}.{key}", problems)
-        if name is None:
-            if not tabular:
-                problems.append(Problem(field, f"keys must be strings, got {key!r}"))
-                continue
-            name = str(key)
-        out[name] = value
-    return out
-
-
-def _frame_records(frame: pd.DataFrame, problems: list[Problem]) -> list[dict[Any, Any]]:
-    """One dict per row, built column-wise (much faster than ``to_dict`` on text columns)."""
-    keys = [str(k) for k in frame.columns]
-    if len(set(keys)) != len(keys):
-        dupes = sorted({k for k in keys if keys.count(k) > 1})
-        problems.append(Problem("variables", f"duplicate column names: {', '.join(dupes)}"))
-    columns = [frame.iloc[:, j].tolist() for j in range(len(keys))]
-    return [dict(zip(keys, row, strict=True)) for row in zip(*columns, strict=True)]
-
-
-def load_variables(source: VariablesInput, *, csv_dtype: Any = str) -> list[Record | None]:
-    """Variables records from any grid input, normalised (see the module's rules).
-
-    ``source`` is ``None``, one dict, a list of dicts (``None`` entries allowed), a pandas
-    DataFrame (one record per row), or a path to a ``.csv``, ``.json`` (a list of objects) or
-    ``.jsonl`` file. CSVs are read with ``dtype=csv_dtype`` (text by default, so ``"0012"``
-    stays ``"0012"``). Raises :class:`~evalkit.InvalidRequestError` listing every problem.
-    """
-    problems: list[Problem] = []
-    records = _load_records(source, problems, csv_dtype=csv_dtype)
-    if problems:
-        raise InvalidRequestError(problems, what="variables")
-    return records
-
-
-def _read_table(path: Path, csv_dtype: Any, problems: list[Problem]) -> tuple[list[Any], bool]:
-    """Raw records of a variables file, and whether they came from a table."""
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        lines = path.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()], False
-    if suffix == ".json":
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return (data if isinstance(data, list) else [data]), False
-    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
-
-    frame = pd.read_csv(
-        path, dtype=csv_dtype, keep_default_na=False, na_values=[""], encoding="utf-8-sig"
-    )
-    return _frame_records(frame, problems), True
-
-
-def _load_records(
-    source: Any, problems: list[Problem], *, csv_dtype: Any = str
-) -> list[Record | None]:
-    if source is None:
-        return [None]
-    if isinstance(source, Mapping):
-        return [_record(source, "variables", problems, tabular=False)]
-    raw: list[Any]
-    tabular = False
-    if isinstance(source, str | os.PathLike):
-        path = Path(source)
-        try:
-            raw, tabular = _read_table(path, csv_dtype, problems)
-        except (OSError, ValueError, UnicodeDecodeError) as exc:
-            problems.append(Problem("variables", f"cannot read {path}: {exc}"))
-            return []
-    elif hasattr(source, "to_dict") and hasattr(source, "columns"):  # a pandas DataFrame
-        raw, tabular = _frame_records(source, problems), True
-    elif isinstance(source, Iterable) and not isinstance(source, bytes):
-        raw = list(source)
-    else:
-        kinds = "None, a dict, a list of dicts, a DataFrame or a file path"
-        problems.append(Problem("variables", f"must be {kinds}; got {type(source).__name__}"))
-        return []
-    if not raw:
-        problems.append(
-            Problem("variables", "holds no records (pass None for cells without variables)")
-        )
-    return [_record(r, f"variables[{i}]", problems, tabular=tabular) for i, r in enumerate(raw)]
-
-
-def _record_keys(records: Sequence[Record | None], problems: list[Problem]) -> list[str]:
-    """Each record's canonical JSON (its part of the cell id), checking the E9 limits."""
-    keys: list[str] = []
-    for i, record in enumerate(records):
-        try:
-            key = canonical_json(record)
-        except (TypeError, ValueError):
-            key = f"<invalid {i}>"  # already reported while normalising
-        if not encodable(key):  # a lone surrogate: JSON cannot go out as UTF-8
-            problems.extend(unsendable_text(record, f"variables[{i}]"))
-            key = f"<invalid {i}>"
-        keys.append(key)
-        # check_variables measures the same compact JSON (key order aside), so it is called,
-        # for its messages, only for a record that can fail: 100k records stay fast
-        if record is not None and (
-            len(key) >= MAX_VARIABLES_JSON_CHARS
-            or any(len(k) > MAX_VARIABLE_KEY_CHARS for k in record)
-        ):
-            problems.extend(check_variables(record, f"variables[{i}]"))
-    return keys
+# --------------------------------------------------------------------------- inputs
 
 
 def _load_personas(source: Any, problems: list[Problem]) -> list[Persona]:
@@ -341,13 +169,24 @@ def _load_contexts(source: Any, problems: list[Problem]) -> list[str | None]:
     return out
 
 
-def _duplicates(keys: Sequence[str], field: str, what: str) -> list[Problem]:
+def _indexed(field: str) -> Callable[[int], str]:
+    return lambda i: f"{field}[{i}]"
+
+
+def _duplicates(
+    keys: Sequence[str],
+    what: str,
+    field: Callable[[int], str],
+    ref: Callable[[int], str] | None = None,
+) -> list[Problem]:
+    """A problem per key equal to an earlier one; ``field``/``ref`` name an item in full/short."""
     first: dict[str, int] = {}
     out: list[Problem] = []
+    ref = ref or field
     for i, key in enumerate(keys):
         if key in first:
-            message = f"duplicates {field}[{first[key]}] ({what}); drop it or use repeats"
-            out.append(Problem(f"{field}[{i}]", message))
+            message = f"duplicates {ref(first[key])} ({what}); drop it or use repeats"
+            out.append(Problem(field(i), message))
         else:
             first[key] = i
     return out
@@ -412,8 +251,8 @@ class Grid:
                     problems.extend(
                         unsendable_text(getattr(persona, name), f"personas[{i}].{name}")
                     )
-        records = _load_records(variables, problems)
-        record_keys = _record_keys(records, problems)
+        records, places = load_records(variables, problems)
+        records_keys = record_keys(records, places, problems)
         context_list = _load_contexts(contexts, problems)
         context_keys = [
             canonical_json(c)
@@ -425,7 +264,8 @@ class Grid:
             problems.append(Problem("repeats", f"must be an integer >= 1, got {repeats!r}"))
         problems.extend(_check_shard(shard))
 
-        problems.extend(_duplicates(persona_keys, "personas", "same label, behavior and path"))
+        same_persona = "same label, behavior and path"
+        problems.extend(_duplicates(persona_keys, same_persona, _indexed("personas")))
         labels_seen: dict[str, int] = {}
         for i, (persona, key) in enumerate(zip(persona_list, persona_keys, strict=True)):
             j = labels_seen.setdefault(persona.label, i)
@@ -434,15 +274,16 @@ class Grid:
                     f"duplicate label {persona.label!r} (personas[{j}]); labels must be unique"
                 )
                 problems.append(Problem(f"personas[{i}].label", message))
-        problems.extend(_duplicates(record_keys, "variables", "an identical record"))
-        problems.extend(_duplicates(context_keys, "contexts", "an identical context"))
+        same_record = "an identical record"
+        problems.extend(_duplicates(records_keys, same_record, places.field, places.ref))
+        problems.extend(_duplicates(context_keys, "an identical context", _indexed("contexts")))
         if problems:
             raise InvalidRequestError(problems, what="grid")
 
         cells: list[Cell] = []
         index = 0
         for persona, p_key in zip(persona_list, persona_keys, strict=True):
-            for record, r_key in zip(records, record_keys, strict=True):
+            for record, r_key in zip(records, records_keys, strict=True):
                 for context, c_key in zip(context_list, context_keys, strict=True):
                     cell_id = _cell_id(p_key, r_key, c_key)
                     cells.append(Cell(cell_id, persona, record, context, index))

@@ -12,6 +12,7 @@ Persona files are YAML (``personas/*.yaml``): one mapping per file, or a list of
 from __future__ import annotations
 
 import difflib
+import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -112,6 +113,11 @@ class Persona:
         )
         if problems:
             raise PersonaError([PersonaProblem(None, f, m) for f, m in problems])
+
+    @property
+    def tags_json(self) -> str:
+        """The tags as compact JSON list text (``"[]"`` for none): a run's ``persona_tags``."""
+        return json.dumps(list(self.tags), ensure_ascii=False, separators=(",", ":"))
 
     def to_api(self) -> dict[str, str]:
         """The ``persona`` object E9 receives: label, behavior and path."""

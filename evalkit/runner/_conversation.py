@@ -104,6 +104,7 @@ class ConversationRunner:
             assistant_version=self.resolved.version,
             target=self.resolved.label,
             persona_id=persona_id,
+            persona_tags=cell.persona.tags_json,
         )
         return record, turns
 

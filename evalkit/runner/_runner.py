@@ -217,16 +217,33 @@ async def _stream_client(client: AsyncClient, concurrency: int) -> AsyncIterator
 
 
 def _warn_if_clone_lacks_inputs(grid: Grid, resolved: ResolvedTarget) -> None:
+    """Warn when cells leave out what the original could fill in from its brief; a copy cannot.
+
+    The service fills a missing ``context``, and missing ``variables``, from the brief stored
+    when an assistant is built; a temporary copy has no brief. Only those cells can differ.
+    """
     if not resolved.needs_clone:
         return
-    missing = sum(1 for c in grid.cells() if c.context is None or c.variables is None)
-    if missing:
+    cells = list(grid.cells())
+    gaps = [
+        f"{n} {'has' if n == 1 else 'have'} no {what}"
+        for what, n in (
+            ("context", sum(c.context is None for c in cells)),
+            ("variables", sum(c.variables is None for c in cells)),
+        )
+        if n
+    ]
+    if gaps:
         logger.warning(
-            "target %s runs on a temporary clone, which has no stored build brief: %d cell(s) "
-            "pass no context or no variables, so they will not fall back to the brief as the "
-            "original assistant's would; give the grid contexts and variables for a fair comparison",
+            "target %s runs on a temporary copy of assistant %s, and of the grid's %d cell(s), "
+            "%s. If that assistant was built from a brief, it uses the brief's context and "
+            "sample variables where a call gives none; the copy has no brief, so these calls "
+            "differ from the assistant's own. Give the grid contexts= and variables= (CLI: "
+            "--context, --variables) to compare like with like.",
             resolved.label,
-            missing,
+            resolved.assistant_id,
+            len(cells),
+            " and ".join(gaps),
         )
 
 

@@ -8,8 +8,9 @@ A run lives in ``<store>/<run_id>/``::
     turns.parquet          one row per turn          } atomically (temp file + rename)
     grades/*.parquet       one row per conversation x rule (written by evalkit.grading)
 
-Readers: ``load_run(run_id).conversations``, ``.turns``, ``.grades()``, ``list_runs()``,
-``load_runs(store="runs")`` (every run stacked, e.g. for nightly history).
+Readers: ``load_run(run_id).conversations``, ``.conversations_wide()`` (a column per variable
+and per persona tag), ``.turns``, ``.grades()``, ``list_runs()``, ``load_runs(store="runs")``
+(every run stacked, e.g. for nightly history; :func:`expand_variables` widens it too).
 """
 
 from __future__ import annotations
@@ -29,8 +30,16 @@ from ._grades import grades_frame, grades_path, write_grades
 from ._listing import list_runs, load_runs
 from ._manifest import identity_hash, read_stored_manifest
 from ._reader import Run, load_run
-from ._records import STATUSES, ConversationRecord, TurnRecord, dump_variables, transcript_hash
+from ._records import (
+    STATUSES,
+    ConversationRecord,
+    TurnRecord,
+    dump_tags,
+    dump_variables,
+    transcript_hash,
+)
 from ._tables import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
+from ._wide import expand_variables
 from ._writer import RunWriter, finalize_run
 
 __all__ = [
@@ -48,7 +57,9 @@ __all__ = [
     "RunWriter",
     "StoreError",
     "TurnRecord",
+    "dump_tags",
     "dump_variables",
+    "expand_variables",
     "finalize_run",
     "grades_frame",
     "grades_path",

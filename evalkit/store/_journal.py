@@ -120,7 +120,8 @@ class JournalWriter:
             self._fd: int | None = self._open(path)
 
     def _open(self, path: Path) -> int:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(path, flags, 0o666)  # like the run's other files: 0644 under umask 022
         try:
             if sys.platform != "win32":
                 try:

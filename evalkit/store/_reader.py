@@ -37,6 +37,7 @@ from ._tables import (
     read_parquet_table,
     to_frame,
 )
+from ._wide import DEFAULT_TAG_PREFIX, DEFAULT_VARIABLE_PREFIX, expand_variables
 
 logger = logging.getLogger("evalkit.store")
 
@@ -64,8 +65,23 @@ class Run:
 
     @property
     def conversations(self) -> pd.DataFrame:
-        """One row per conversation (columns and dtypes: ``CONVERSATIONS_SCHEMA``)."""
+        """One row per conversation (columns and dtypes: ``CONVERSATIONS_SCHEMA``).
+
+        ``variables`` and ``persona_tags`` are JSON text; :meth:`conversations_wide` spreads
+        them into columns.
+        """
         return self._frame("conversations")
+
+    def conversations_wide(
+        self, *, prefix: str = DEFAULT_VARIABLE_PREFIX, tag_prefix: str | None = DEFAULT_TAG_PREFIX
+    ) -> pd.DataFrame:
+        """:attr:`conversations` plus a column per variable and a boolean column per persona tag.
+
+        ``df["variables.customer_name"]``, ``df[df["tag.angry"]]``: see :func:`expand_variables`
+        (``prefix`` and ``tag_prefix`` name the new columns; ``tag_prefix=None``: no tag columns).
+        A new frame each call.
+        """
+        return expand_variables(self.conversations, prefix=prefix, tag_prefix=tag_prefix)
 
     @property
     def turns(self) -> pd.DataFrame:

@@ -24,6 +24,7 @@ __all__ = [
     "Status",
     "TurnLike",
     "TurnRecord",
+    "dump_tags",
     "dump_variables",
     "transcript_hash",
 ]
@@ -43,6 +44,8 @@ class ConversationRecord:
 
     ``variables`` is JSON text (see :func:`dump_variables`); ``started_at`` and ``finished_at``
     are timezone-aware datetimes (stored in UTC); ``n_turns`` equals the number of turns stored.
+    ``persona_tags`` is the persona's tags as a JSON list (``'["angry","urdu"]'``, ``"[]"`` for
+    none; see :func:`dump_tags`), or ``None`` when unknown (runs recorded before the column).
     """
 
     run_id: str
@@ -65,6 +68,7 @@ class ConversationRecord:
     assistant_version: int | None = None
     target: str
     persona_id: str | None = None
+    persona_tags: str | None = None
 
     def variables_dict(self) -> dict[str, Any]:
         """The variables as a dict (parsed from the JSON text)."""
@@ -100,6 +104,8 @@ class ConversationRecord:
             value = getattr(self, name)
             if not isinstance(value, datetime) or value.utcoffset() is None:
                 raise ValueError(f"{where}: {name} must be a timezone-aware datetime")
+        if self.persona_tags is not None and not _is_json_list_of_str(self.persona_tags):
+            raise ValueError(f"{where}: persona_tags must be a JSON list of strings, or None")
         version = self.assistant_version
         if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
             raise ValueError(f"{where}: assistant_version must be an int or None")
@@ -199,6 +205,19 @@ def transcript_hash(turns: Iterable[Any]) -> str:
     """
     pairs = [_role_text(turn) for turn in turns]
     return content_hash(pairs)
+
+
+def dump_tags(tags: Iterable[str]) -> str:
+    """Tags as the JSON list text stored in the ``persona_tags`` column, in the given order."""
+    return json.dumps(list(tags), ensure_ascii=False, separators=(",", ":"))
+
+
+def _is_json_list_of_str(text: Any) -> bool:
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return False
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def dump_variables(variables: Mapping[str, Any] | None) -> str:

@@ -71,6 +71,7 @@ CONVERSATIONS_SCHEMA: Final = pa.schema(
         _f("assistant_version", pa.int64(), True),
         _f("target", _STR),
         _f("persona_id", _STR, True),
+        _f("persona_tags", _STR, True),
     ]
 )
 
@@ -132,7 +133,8 @@ def _types_mapper(type_: pa.DataType) -> Any:
 def conform(table: pa.Table, schema: pa.Schema, source: Path | str) -> pa.Table:
     """``table`` with ``schema``'s columns first, in order and type; extra columns kept after.
 
-    A missing nullable column becomes all-null; a missing required one is an error.
+    A missing nullable column (a run stored by an older evalkit) becomes all-null; a missing
+    required one is an error. The table's metadata is kept.
     """
     if table.schema.equals(schema, check_metadata=False):
         return table
@@ -159,7 +161,8 @@ def conform(table: pa.Table, schema: pa.Schema, source: Path | str) -> pa.Table:
         if name not in schema.names:
             columns.append(table.column(name))
             fields.append(table.schema.field(name))
-    return pa.Table.from_arrays(columns, schema=pa.schema(fields))
+    # keep the footer's metadata: the journal stamp tells a fresh table from a stale one
+    return pa.Table.from_arrays(columns, schema=pa.schema(fields, metadata=table.schema.metadata))
 
 
 def to_frame(table: pa.Table, schema: pa.Schema) -> pd.DataFrame:
