@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Mapping
@@ -12,8 +13,15 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from .._util import run_sync
-from ..store import Run, grades_frame, grades_path, write_grades
+from .._util import content_hash, run_sync
+from ..store import (
+    Run,
+    StoreError,
+    grades_frame,
+    grades_metadata,
+    grades_path,
+    write_grades,
+)
 from ._checks import persona_filter, run_check
 from ._errors import GradingError
 from ._grades import Grades
@@ -248,10 +256,34 @@ async def agrade_run(
         metadata = {
             "evalkit.rubric_version_id": card.rubric_version_id,
             "evalkit.scorecard_hash": card.content_hash,
+            **_provenance(frame, card, done),
         }
         write_grades(frame, path, metadata)
         logger.info("run %s: %d grade(s) written to %s", run.run_id, len(frame), path)
     return Grades(frame, card.rubric_version_id, path)
+
+
+def _transcripts_digest(done: pd.DataFrame) -> str:
+    """A digest of which transcripts were graded: (conversation id, transcript hash) pairs."""
+    ids = done["conversation_id"].astype("object").fillna("").astype(str).tolist()
+    hashes = done["transcript_hash"].astype("object").fillna("").astype(str).tolist()
+    return content_hash("\n".join(sorted(f"{i}:{h}" for i, h in zip(ids, hashes, strict=True))))
+
+
+def _provenance(frame: pd.DataFrame, card: Scorecard, done: pd.DataFrame) -> dict[str, str]:
+    """What a stored grading was made from, kept in the parquet footer so reuse is decided
+    without reading the grades: the transcripts, the judged rules' graders, errors, samples."""
+    judged = frame[frame["rule_id"].isin([r.rule_id for r in card.judged_rules])]
+    samples = judged["judge_samples"].dropna()
+    judge = {
+        "graders": sorted(set(judged["grader"])),
+        "errors": int((judged["verdict"] == "error").sum()),
+        "samples": int(samples.max()) if len(samples) else 1,
+    }
+    return {
+        "evalkit.transcripts_digest": _transcripts_digest(done),
+        "evalkit.judge": json.dumps(judge, sort_keys=True),
+    }
 
 
 def _current_grades(
@@ -260,35 +292,36 @@ def _current_grades(
     """The run's stored grades when grading again would give them back: the same scorecard
     (rubric version and rules), the same done transcripts, judged rules graded by the judge asked
     for (any judge when ``judge`` is None) with the same samples and no ``error`` (errors are
-    retried, never cached)."""
+    retried, never cached). Decided from the grades file's footer; only then is it read."""
+    path = grades_path(run.path, card.rubric_version_id)
+    if not path.is_file():
+        return None
+    try:
+        meta = grades_metadata(path)
+        recorded = json.loads(meta.get("evalkit.judge", ""))
+    except (StoreError, ValueError):
+        return None
+    if meta.get("evalkit.scorecard_hash") != card.content_hash:
+        return None
+    if meta.get("evalkit.transcripts_digest") != _transcripts_digest(done):
+        return None
+    if card.judged_rules and not _same_judge(recorded, judge, judge_samples):
+        return None
     stored = run.grades(card.rubric_version_id)
-    if stored.empty or not bool((stored["scorecard_hash"] == card.content_hash).all()):
-        return None
-    want = done.set_index("conversation_id")["transcript_hash"]
-    have = stored.drop_duplicates("conversation_id").set_index("conversation_id")["transcript_hash"]
-    if len(want) != len(have) or not want.sort_index().equals(
-        have.reindex(want.index).sort_index()
-    ):
-        return None
-    judged = stored[stored["rule_id"].isin([r.rule_id for r in card.judged_rules])]
-    if len(judged):
-        if (judged["verdict"] == "error").any():
-            return None
-        graders = set(judged["grader"])
-        if judge is False:
-            expected: set[str] | None = {"not-judged"}
-        elif judge is None:
-            expected = None
-        else:
-            expected = {grader_name(judge.model)}
-        if expected is None and "not-judged" in graders:
-            return None
-        if expected is not None and not graders <= expected:
-            return None
-        samples = judged["judge_samples"].fillna(1).astype("int64")
-        if judge is not False and not bool((samples == judge_samples).all()):
-            return None
-    return Grades(stored, card.rubric_version_id, grades_path(run.path, card.rubric_version_id))
+    return Grades(stored, card.rubric_version_id, path)
+
+
+def _same_judge(recorded: dict[str, Any], judge: JudgeArg, judge_samples: int) -> bool:
+    graders = set(recorded.get("graders", []))
+    if recorded.get("errors", 1):
+        return False  # errors are retried, never kept
+    if judge is False:
+        return graders <= {"not-judged"}
+    if "not-judged" in graders:
+        return False
+    if recorded.get("samples", 1) != judge_samples:
+        return False
+    return judge is None or graders <= {grader_name(judge.model)}
 
 
 def grade_run(

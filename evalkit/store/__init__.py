@@ -26,7 +26,7 @@ from ._errors import (
     storage_error,
     storage_errors,
 )
-from ._grades import grades_frame, grades_path, write_grades
+from ._grades import grades_frame, grades_metadata, grades_path, write_grades
 from ._listing import list_runs, load_runs
 from ._manifest import identity_hash, read_stored_manifest
 from ._reader import Run, load_run
@@ -62,6 +62,7 @@ __all__ = [
     "expand_variables",
     "finalize_run",
     "grades_frame",
+    "grades_metadata",
     "grades_path",
     "identity_hash",
     "list_runs",

@@ -9,10 +9,11 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 import pyarrow as pa
 
+from ._errors import CorruptRunError
 from ._layout import GRADES_DIR
-from ._tables import GRADES_SCHEMA, to_frame, write_parquet_atomic
+from ._tables import GRADES_SCHEMA, table_metadata, to_frame, write_parquet_atomic
 
-__all__ = ["grades_frame", "grades_path", "write_grades"]
+__all__ = ["grades_frame", "grades_metadata", "grades_path", "write_grades"]
 
 
 def grades_frame(columns: dict[str, Any], n_rows: int) -> pd.DataFrame:
@@ -41,3 +42,11 @@ def write_grades(frame: pd.DataFrame, path: Path, metadata: dict[str, str]) -> N
     path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pandas(frame, schema=GRADES_SCHEMA, preserve_index=False)
     write_parquet_atomic(table, path, metadata)
+
+
+def grades_metadata(path: Path) -> dict[str, str]:
+    """The ``evalkit.*`` metadata of a grades file (its footer only: cheap)."""
+    try:
+        return table_metadata(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise CorruptRunError(f"cannot read {path}: {exc}", path) from exc
