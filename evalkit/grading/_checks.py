@@ -58,10 +58,11 @@ def _frame(t: Transcripts, verdict: Any, rationale: Any, evidence: Any = pd.NA) 
 def _set(out: pd.DataFrame, rows: pd.DataFrame, verdict: str, rationale: pd.Series) -> None:
     """Give the conversations in ``rows`` (indexed by id, with ``index``) this verdict."""
     ids = rows.index
-    out.loc[ids, "verdict"] = verdict
-    out.loc[ids, "rationale"] = rationale.reindex(ids).astype("object")
+    at = rows["_pos"].to_numpy() if "_pos" in rows.columns else out.index.get_indexer(ids)
+    out.iloc[at, 0] = verdict
+    out.iloc[at, 1] = rationale.reindex(ids).to_numpy(object)
     if "index" in rows.columns:
-        out.loc[ids, "evidence_turn"] = rows["index"].astype("Int64")
+        out.iloc[at, 2] = rows["index"].astype("Int64").to_numpy()
 
 
 def _mark(out: pd.DataFrame, rows: Any, verdict: str, rationale: str) -> None:
@@ -88,7 +89,7 @@ def _first_rows(pos: np.ndarray, mask: Any) -> np.ndarray:
 def _first(sub: pd.DataFrame, mask: Any, match: Any = None) -> pd.DataFrame:
     """The first turn per conversation where ``mask`` holds (with ``match`` text if given)."""
     rows = _first_rows(sub["_pos"].to_numpy(), mask)
-    hits = sub.iloc[rows][[CID, "index", "role"]]
+    hits = sub.iloc[rows][[CID, "index", "role", "_pos"]]
     if match is not None:
         hits = hits.assign(match=np.asarray(match)[rows].astype(object))
     return hits.set_index(CID)
@@ -274,7 +275,7 @@ def check_no_repetition(t: Transcripts, c: m.NoRepetitionCheck) -> pd.DataFrame:
     nth, times = _occurrences(pos * (int(key_id.max(initial=0)) + 1) + turn_key)
     rows = _first_rows(pos, nth == c.max_occurrences)
     key_text = keys.dictionary.to_numpy(zero_copy_only=False)
-    over = sub.iloc[kept[rows]][[CID, "index", "role"]].set_index(CID)
+    over = sub.iloc[kept[rows]][[CID, "index", "role", "_pos"]].set_index(CID)
     over = over.assign(key=key_text[turn_key[rows]].astype(object), times=times[rows])
     short = over["key"].str.slice(0, 60)
     rationale = (
@@ -331,11 +332,25 @@ def _letter_counts(t: Transcripts, speaker: str) -> pd.DataFrame:
     return frame
 
 
+def _letter_totals(t: Transcripts, speaker: str) -> pd.DataFrame:
+    """Arabic-script and Latin letters per conversation (over ``ids``; 0 with no turns)."""
+    key = ("letter-totals", speaker)
+    if key not in t._cache:
+        letters = _letter_counts(t, speaker)
+        pos, n = letters["_pos"].to_numpy(), len(t.ids)
+        t._cache[key] = pd.DataFrame(
+            {name: np.bincount(pos, letters[name].to_numpy(), n) for name in ("arabic", "latin")},
+            index=t.ids,
+        )
+    frame: pd.DataFrame = t._cache[key]
+    return frame
+
+
 def check_script(t: Transcripts, c: m.ScriptCheck) -> pd.DataFrame:
     """Pass when letters of ``script`` make at least ``min_share`` of the Arabic-script + Latin
     letters in ``speaker``'s turns; digits, punctuation and brand names do not count."""
     letters = _letter_counts(t, c.speaker)
-    totals = letters.groupby(CID, sort=False)[["arabic", "latin"]].sum().reindex(t.ids).fillna(0)
+    totals = _letter_totals(t, c.speaker)
     all_letters = totals["arabic"] + totals["latin"]
     share = totals[c.script] / all_letters.where(all_letters > 0)
     ok = share >= c.min_share
@@ -416,7 +431,7 @@ def _needles(value: str, partial: bool, case_sensitive: bool) -> list[str]:
 def _by_sound(t: Transcripts, c: m.UsesVariableCheck, out: pd.DataFrame, has: pd.Series) -> None:
     """Roman values not found as written, in conversations the speaker holds in Urdu script:
     one RE2 "sounds like" pattern per distinct value, run over those conversations' turns."""
-    letters = _letter_counts(t, c.speaker).groupby(CID, sort=False)[["arabic", "latin"]].sum()
+    letters = _letter_totals(t, c.speaker)
     urdu = letters.index[letters["arabic"] > letters["latin"]]
     latin_value = has.str.contains(r"[A-Za-z]", regex=True)
     todo = has.index[(out.loc[has.index, "verdict"] == "fail").to_numpy() & latin_value.to_numpy()]
