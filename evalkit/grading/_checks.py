@@ -30,6 +30,7 @@ from ._transcripts import TextKind, Transcripts
 __all__ = ["CHECK_TYPES", "CheckType", "run_check"]
 
 CID = "conversation_id"
+_Found = tuple[np.ndarray, np.ndarray]
 _BOUNDARY: Final = r"[^\pL\pN]"
 
 
@@ -57,10 +58,11 @@ def _frame(t: Transcripts, verdict: Any, rationale: Any, evidence: Any = pd.NA) 
 def _set(out: pd.DataFrame, rows: pd.DataFrame, verdict: str, rationale: pd.Series) -> None:
     """Give the conversations in ``rows`` (indexed by id, with ``index``) this verdict."""
     ids = rows.index
-    out.loc[ids, "verdict"] = verdict
-    out.loc[ids, "rationale"] = rationale.reindex(ids).astype("object")
+    at = rows["_pos"].to_numpy() if "_pos" in rows.columns else out.index.get_indexer(ids)
+    out.iloc[at, 0] = verdict
+    out.iloc[at, 1] = rationale.reindex(ids).to_numpy(object)
     if "index" in rows.columns:
-        out.loc[ids, "evidence_turn"] = rows["index"].astype("Int64")
+        out.iloc[at, 2] = rows["index"].astype("Int64").to_numpy()
 
 
 def _mark(out: pd.DataFrame, rows: Any, verdict: str, rationale: str) -> None:
@@ -74,12 +76,23 @@ def _where(rows: pd.DataFrame) -> pd.Series:
     return rows["role"].astype("object") + " turn " + rows["index"].astype(str)
 
 
+def _first_rows(pos: np.ndarray, mask: Any) -> np.ndarray:
+    """Positions of the first row per conversation where ``mask`` holds (``pos``: each row's
+    conversation; a conversation's rows are contiguous)."""
+    rows = np.flatnonzero(np.asarray(mask, dtype=bool))
+    if len(rows) < 2:
+        return rows
+    at = pos[rows]
+    return rows[np.concatenate(([True], at[1:] != at[:-1]))]
+
+
 def _first(sub: pd.DataFrame, mask: Any, match: Any = None) -> pd.DataFrame:
     """The first turn per conversation where ``mask`` holds (with ``match`` text if given)."""
-    hits = sub.loc[np.asarray(mask, dtype=bool), [CID, "index", "role"]]
+    rows = _first_rows(sub["_pos"].to_numpy(), mask)
+    hits = sub.iloc[rows][[CID, "index", "role", "_pos"]]
     if match is not None:
-        hits = hits.assign(match=np.asarray(match, dtype=object)[np.asarray(mask, dtype=bool)])
-    return hits.groupby(CID, sort=False).first()
+        hits = hits.assign(match=np.asarray(match)[rows].astype(object))
+    return hits.set_index(CID)
 
 
 def _extract(array: pa.Array, pattern: str) -> tuple[np.ndarray, np.ndarray]:
@@ -88,6 +101,20 @@ def _extract(array: pa.Array, pattern: str) -> tuple[np.ndarray, np.ndarray]:
     valid = found.is_valid().to_numpy(zero_copy_only=False)
     text = found.field("m").to_numpy(zero_copy_only=False)
     return valid.astype(bool), text
+
+
+def _search(t: Transcripts, speaker: str, pattern: str, kind: TextKind = "raw") -> _Found:
+    """:func:`_extract` over ``speaker``'s turns, run once per distinct text."""
+    hit, text = _extract(t.uniques(kind), pattern)
+    codes = t.codes(speaker)
+    return hit[codes], text[codes]
+
+
+def _search_some(text: pa.Array, codes: np.ndarray, pattern: str) -> _Found:
+    """:func:`_extract` over the turns whose texts are ``text.take(codes)``, once per code."""
+    distinct, inverse = np.unique(codes, return_inverse=True)
+    hit, said = _extract(text.take(pa.array(distinct)), pattern)
+    return hit[inverse], said[inverse]
 
 
 def _quote(values: Sequence[str]) -> str:
@@ -108,7 +135,7 @@ def _text_hits(t: Transcripts, c: m.ContainsCheck | m.NotContainsCheck) -> pd.Da
     pattern = f"(?P<m>{alternation})"
     if c.whole_word:
         pattern = f"(?:^|{_BOUNDARY}){pattern}(?:{_BOUNDARY}|$)"
-    hit, text = _extract(t.text(c.speaker, kind), pattern)
+    hit, text = _search(t, c.speaker, pattern, kind)
     return _first(t.of(c.speaker), hit, text)
 
 
@@ -132,12 +159,14 @@ def _regex_matches(t: Transcripts, c: m.RegexCheck) -> tuple[np.ndarray, np.ndar
     flags = "(?i)" if c.ignore_case else ""
     pattern = f"{flags}(?P<m>{c.pattern})"
     if "(?P<m>" not in c.pattern and re2_compiles(pattern):
-        return _extract(t.text(c.speaker), pattern)
-    # RE2 cannot run it (lookarounds, backreferences): Python's re, turn by turn
+        return _search(t, c.speaker, pattern)
+    # RE2 cannot run it (lookarounds, backreferences): Python's re, text by distinct text
     compiled = re.compile(c.pattern, re.IGNORECASE if c.ignore_case else 0)
-    found = [compiled.search(s) for s in t.text(c.speaker).to_pylist()]
+    found = [compiled.search(s) for s in t.uniques().to_pylist()]
     hit = np.array([f is not None for f in found], dtype=bool)
-    return hit, np.array([f.group(0) if f else None for f in found], dtype=object)
+    said = np.array([f.group(0) if f else None for f in found], dtype=object)
+    codes = t.codes(c.speaker)
+    return hit[codes], said[codes]
 
 
 def check_regex(t: Transcripts, c: m.RegexCheck) -> pd.DataFrame:
@@ -167,7 +196,7 @@ def check_regex(t: Transcripts, c: m.RegexCheck) -> pd.DataFrame:
 def check_no_placeholders(t: Transcripts, c: m.NoPlaceholdersCheck) -> pd.DataFrame:
     """Pass when no ``{{token}}`` or ``{identifier}`` is left in the speaker's turns."""
     out = _frame(t, "pass", f"no unresolved template token in {_who(c.speaker)} turns")
-    hit, text = _extract(t.text(c.speaker), PLACEHOLDER_RE2)
+    hit, text = _search(t, c.speaker, PLACEHOLDER_RE2)
     hits = _first(t.of(c.speaker), hit, text)
     _set(out, hits, "fail", _where(hits) + " says '" + hits["match"] + "' (unresolved token)")
     return out
@@ -221,8 +250,9 @@ def check_agent_speaks_first(t: Transcripts, c: m.AgentSpeaksFirstCheck) -> pd.D
 def check_max_turn_chars(t: Transcripts, c: m.MaxTurnCharsCheck) -> pd.DataFrame:
     """Pass when no turn of ``speaker`` is longer than ``max_chars`` characters."""
     out = _frame(t, "pass", f"every {_who(c.speaker)} turn has at most {c.max_chars} characters")
-    lengths = pc.utf8_length(t.text(c.speaker)).to_numpy(zero_copy_only=False)
-    long = _first(t.of(c.speaker), lengths > c.max_chars, lengths.astype(str))
+    lengths = pc.utf8_length(t.uniques()).to_numpy(zero_copy_only=False)
+    codes = t.codes(c.speaker)
+    long = _first(t.of(c.speaker), (lengths > c.max_chars)[codes], lengths.astype(str)[codes])
     rationale = _where(long) + " has " + long["match"] + f" characters (max {c.max_chars})"
     _set(out, long, "fail", rationale)
     return out
@@ -232,13 +262,21 @@ def check_no_repetition(t: Transcripts, c: m.NoRepetitionCheck) -> pd.DataFrame:
     """Pass when no utterance of at least ``min_chars`` characters (normalised, punctuation
     removed) occurs more than ``max_occurrences`` times."""
     out = _frame(t, "pass", f"no {_who(c.speaker)} utterance said more than {c.max_occurrences}x")
-    key = pc.replace_substring_regex(t.text(c.speaker, "norm"), r"[^\pL\pN ]+", "")
+    key = pc.replace_substring_regex(t.uniques("norm"), r"[^\pL\pN ]+", "")
     key = pc.utf8_trim_whitespace(pc.replace_substring_regex(key, " +", " "))
-    sub = t.of(c.speaker).assign(key=key.to_numpy(zero_copy_only=False))
-    sub = sub[pc.utf8_length(key).to_numpy(zero_copy_only=False) >= c.min_chars]
-    groups = sub.groupby([CID, "key"], sort=False)["index"]
-    sub = sub.assign(nth=groups.cumcount(), times=groups.transform("size"))
-    over = sub[sub["nth"] == c.max_occurrences].groupby(CID, sort=False).first()
+    long = pc.utf8_length(key).to_numpy(zero_copy_only=False) >= c.min_chars
+    keys = pc.dictionary_encode(key)  # texts differing only in punctuation share a key
+    key_id = keys.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    codes = t.codes(c.speaker)
+    sub = t.of(c.speaker)
+    kept = np.flatnonzero(long[codes])
+    turn_key = key_id[codes[kept]]
+    pos = sub["_pos"].to_numpy()[kept]
+    nth, times = _occurrences(pos * (int(key_id.max(initial=0)) + 1) + turn_key)
+    rows = _first_rows(pos, nth == c.max_occurrences)
+    key_text = keys.dictionary.to_numpy(zero_copy_only=False)
+    over = sub.iloc[kept[rows]][[CID, "index", "role", "_pos"]].set_index(CID)
+    over = over.assign(key=key_text[turn_key[rows]].astype(object), times=times[rows])
     short = over["key"].str.slice(0, 60)
     rationale = (
         _where(over)
@@ -250,6 +288,18 @@ def check_no_repetition(t: Transcripts, c: m.NoRepetitionCheck) -> pd.DataFrame:
     )
     _set(out, over, "fail", rationale)
     return out
+
+
+def _occurrences(group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: how many earlier rows share its ``group`` (cumcount), and the group's size."""
+    order = np.argsort(group, kind="stable")
+    ordered = group[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    sizes = np.diff(np.append(starts, len(group)))
+    nth, times = np.empty(len(group), np.int64), np.empty(len(group), np.int64)
+    nth[order] = np.arange(len(group)) - np.repeat(starts, sizes)
+    times[order] = np.repeat(sizes, sizes)
+    return nth, times
 
 
 # ----------------------------------------------------------------------------- script
@@ -267,17 +317,31 @@ def _letter_counts(t: Transcripts, speaker: str) -> pd.DataFrame:
     a turn that is mostly Arabic script are not counted."""
     key = ("letters", speaker)
     if key not in t._cache:
-        text = t.text(speaker)
+        text = t.uniques()
         arabic = _count(text, ARABIC_LETTER)
         latin = _count(text, LATIN_LETTER)
         unbranded = pc.replace_substring_regex(text, r"\b[A-Z][A-Za-z0-9&'.\-]*", "")
         plain = _count(unbranded, LATIN_LETTER)
         latin = np.where(arabic > plain, plain, latin)
-        sub = t.of(speaker)
+        sub, codes = t.of(speaker), t.codes(speaker)
         t._cache[key] = pd.DataFrame(
-            {CID: sub[CID], "index": sub["index"], "role": sub["role"],
-             "arabic": arabic, "latin": latin}
+            {CID: sub[CID], "index": sub["index"], "role": sub["role"], "_pos": sub["_pos"],
+             "arabic": arabic[codes], "latin": latin[codes]}
         )  # fmt: skip
+    frame: pd.DataFrame = t._cache[key]
+    return frame
+
+
+def _letter_totals(t: Transcripts, speaker: str) -> pd.DataFrame:
+    """Arabic-script and Latin letters per conversation (over ``ids``; 0 with no turns)."""
+    key = ("letter-totals", speaker)
+    if key not in t._cache:
+        letters = _letter_counts(t, speaker)
+        pos, n = letters["_pos"].to_numpy(), len(t.ids)
+        t._cache[key] = pd.DataFrame(
+            {name: np.bincount(pos, letters[name].to_numpy(), n) for name in ("arabic", "latin")},
+            index=t.ids,
+        )
     frame: pd.DataFrame = t._cache[key]
     return frame
 
@@ -286,7 +350,7 @@ def check_script(t: Transcripts, c: m.ScriptCheck) -> pd.DataFrame:
     """Pass when letters of ``script`` make at least ``min_share`` of the Arabic-script + Latin
     letters in ``speaker``'s turns; digits, punctuation and brand names do not count."""
     letters = _letter_counts(t, c.speaker)
-    totals = letters.groupby(CID, sort=False)[["arabic", "latin"]].sum().reindex(t.ids).fillna(0)
+    totals = _letter_totals(t, c.speaker)
     all_letters = totals["arabic"] + totals["latin"]
     share = totals[c.script] / all_letters.where(all_letters > 0)
     ok = share >= c.min_share
@@ -338,16 +402,17 @@ def check_uses_variable(t: Transcripts, c: m.UsesVariableCheck) -> pd.DataFrame:
         f"no {_who(c.speaker)} turn says {c.variable} ('" + has.astype(str) + "')"
     )
     kind: TextKind = "norm_cs" if c.case_sensitive else "norm"
-    sub = t.of(c.speaker)
-    text = t.text(c.speaker, kind)
+    sub, codes = t.of(c.speaker), t.codes(c.speaker)
+    text = t.uniques(kind)
     if has.str.fullmatch(r"[\d,.\s]+").any():
         text = pc.replace_substring_regex(text, _GROUPED_DIGITS, r"\1\2")
-    turn_value = values.to_numpy(object)[sub["_pos"].to_numpy()]
-    for value in has.unique():
+    value_ids, distinct = pd.factorize(values.to_numpy(object))
+    turn_value = value_ids[sub["_pos"].to_numpy()]
+    for number, value in enumerate(distinct):
         needles = _needles(str(value), c.partial, c.case_sensitive)
         alternation = "|".join(re.escape(n) for n in needles)
-        mask = turn_value == value
-        hit, said = _extract(text.filter(pa.array(mask)), f"(?P<m>{alternation})")
+        mask = turn_value == number
+        hit, said = _search_some(text, codes[mask], f"(?P<m>{alternation})")
         hits = _first(sub[mask], hit, said)
         _set(out, hits, "pass", _where(hits) + " says '" + hits["match"] + "'")
     _by_sound(t, c, out, has)
@@ -366,26 +431,27 @@ def _needles(value: str, partial: bool, case_sensitive: bool) -> list[str]:
 def _by_sound(t: Transcripts, c: m.UsesVariableCheck, out: pd.DataFrame, has: pd.Series) -> None:
     """Roman values not found as written, in conversations the speaker holds in Urdu script:
     one RE2 "sounds like" pattern per distinct value, run over those conversations' turns."""
-    letters = _letter_counts(t, c.speaker).groupby(CID, sort=False)[["arabic", "latin"]].sum()
+    letters = _letter_totals(t, c.speaker)
     urdu = letters.index[letters["arabic"] > letters["latin"]]
     latin_value = has.str.contains(r"[A-Za-z]", regex=True)
     todo = has.index[(out.loc[has.index, "verdict"] == "fail").to_numpy() & latin_value.to_numpy()]
     todo = todo.intersection(urdu)
     if todo.empty:
         return
-    sub = t.of(c.speaker)
-    text = t.text(c.speaker, "norm")
+    sub, codes = t.of(c.speaker), t.codes(c.speaker)
+    text = t.uniques("norm")
     wanted = np.zeros(len(t.ids), dtype=bool)
     wanted[t.ids.get_indexer(todo)] = True
     values = has.reindex(t.ids).to_numpy(object, copy=True)
     values[~wanted] = None
-    turn_value = values[sub["_pos"].to_numpy()]
-    for value in has[todo].unique():
+    value_ids, distinct = pd.factorize(values)
+    turn_value = value_ids[sub["_pos"].to_numpy()]
+    for number, value in enumerate(distinct):
         pattern = sound_pattern(str(value), c.partial)
         if pattern is None:
             continue
-        mask = turn_value == value
-        hit, said = _extract(text.filter(pa.array(mask)), pattern)
+        mask = turn_value == number
+        hit, said = _search_some(text, codes[mask], pattern)
         hits = _first(sub[mask], hit, said)
         rationale = (
             _where(hits) + " says '" + hits["match"] + f"' ({c.variable} '{value}' in Urdu script)"

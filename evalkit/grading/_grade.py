@@ -12,9 +12,12 @@ from typing import Any
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._util import content_hash, run_sync
 from ..store import (
+    GRADES_SCHEMA,
     Run,
     StoreError,
     grades_frame,
@@ -106,22 +109,71 @@ async def _judged(
     return frames
 
 
-def _stack(frames: list[pd.DataFrame], column: str, numeric: bool) -> np.ndarray:
-    """One column of the per-rule frames as a conversation-major flat array."""
-    n = len(frames[0]) if frames else 0
+def _per_rule(frames: list[pd.DataFrame], column: str, n_conv: int) -> list[pa.Array]:
+    """One column of each per-rule frame as an Arrow array of its ``GRADES_SCHEMA`` type."""
+    kind = GRADES_SCHEMA.field(column).type
     parts = []
     for f in frames:
         if column not in f.columns:
-            parts.append(
-                np.full(n, np.nan if numeric else None, dtype=float if numeric else object)
-            )
-        elif numeric:
-            parts.append(pd.to_numeric(f[column], errors="coerce").to_numpy(float, na_value=np.nan))
+            parts.append(pa.nulls(n_conv, kind))
+            continue
+        if pa.types.is_large_string(kind):
+            values = f[column].to_numpy(object)
         else:
-            parts.append(f[column].to_numpy(object))
-    return (
-        np.column_stack(parts).ravel() if parts and n else np.empty(0, float if numeric else object)
-    )
+            values = pd.to_numeric(f[column], errors="coerce").to_numpy(float, na_value=np.nan)
+        array = pa.array(values, from_pandas=True)
+        parts.append(array if array.type == kind else array.cast(kind))
+    return parts
+
+
+def _interleave(parts: list[pa.Array], order: pa.Array, kind: pa.DataType) -> pa.Array:
+    """Rule-major parts (one per rule) as one conversation-major array."""
+    return pa.concat_arrays(parts).take(order) if parts else pa.array([], kind)
+
+
+def _grade_columns(
+    t: Transcripts, scorecard: Scorecard, frames: list[pd.DataFrame], run_id: Any
+) -> dict[str, Any]:
+    """The grades columns, built in Arrow: per-conversation and per-rule values are taken
+    (repeated or tiled) from short arrays, the per-rule frames interleaved with one ``take``."""
+    rules = scorecard.rules
+    n_conv, n_rules = len(t.ids), len(rules)
+    conv = pa.array(np.repeat(np.arange(n_conv, dtype=np.int64), n_rules))
+    rule = np.tile(np.arange(n_rules, dtype=np.int64), n_conv)
+    order = pa.array((np.arange(n_conv)[:, None] + np.arange(n_rules) * n_conv).ravel())
+
+    def stacked(name: str) -> pa.Array:
+        kind = GRADES_SCHEMA.field(name).type
+        return _interleave(_per_rule(frames, name, n_conv), order, kind)
+
+    def per_conversation(values: Any) -> pa.Array:
+        return pa.array(values, from_pandas=True).take(conv)
+
+    def per_rule(values: list[Any]) -> pa.Array:
+        return pa.array(values, pa.large_string()).take(pa.array(rule))
+
+    verdict = stacked("verdict")
+    passed = pc.equal(verdict, "pass").to_numpy(zero_copy_only=False)
+    failed = pc.equal(verdict, "fail").to_numpy(zero_copy_only=False)
+    points = np.array([float(r.points) for r in rules])[rule]
+    columns: dict[str, Any] = {
+        "run_id": per_conversation(_aligned(run_id, t.ids)),
+        "conversation_id": per_conversation(t.ids.to_numpy(object)),
+        "rubric_version_id": per_rule([scorecard.rubric_version_id] * n_rules),
+        "rule_id": per_rule([r.rule_id for r in rules]),
+        "title": per_rule([r.title for r in rules]),
+        "points": points,
+        "verdict": verdict,
+        "points_awarded": np.where(passed, 1.0, np.where(failed, 0.0, np.nan)) * points,
+        "scorecard_hash": per_rule([scorecard.content_hash] * n_rules),
+    }
+    for name in ("cell_id", "persona_label", "repeat", "transcript_hash"):
+        known = t.column(name)
+        if known is not None:
+            columns[name] = per_conversation(known.to_numpy(object))
+    for name in ("rationale", "evidence_turn", "grader", *_JUDGE_TEXT, *_JUDGE_NUMBERS):
+        columns[name] = stacked(name)
+    return columns
 
 
 async def _grade(
@@ -132,35 +184,9 @@ async def _grade(
     per_rule = {r.rule_id: _checked(t, r) for r in scorecard.deterministic_rules}
     if scorecard.judged_rules:
         per_rule.update(await _judged(t, scorecard.judged_rules, judge, options))
-    rules = scorecard.rules
-    frames = [per_rule[r.rule_id].reindex(t.ids) for r in rules]
-    n_conv, n_rules = len(t.ids), len(rules)
-    verdict = _stack(frames, "verdict", False)
-    points = np.tile(np.array([float(r.points) for r in rules]), n_conv)
-    share = np.where(verdict == "pass", 1.0, np.where(verdict == "fail", 0.0, np.nan))
-    columns: dict[str, Any] = {
-        "run_id": np.repeat(_aligned(run_id, t.ids), n_rules),
-        "conversation_id": np.repeat(t.ids.to_numpy(object), n_rules),
-        "rubric_version_id": np.full(n_conv * n_rules, scorecard.rubric_version_id, object),
-        "rule_id": np.tile(np.array([r.rule_id for r in rules], object), n_conv),
-        "title": np.tile(np.array([r.title for r in rules], object), n_conv),
-        "points": points,
-        "verdict": verdict,
-        "points_awarded": share * points,
-        "rationale": _stack(frames, "rationale", False),
-        "evidence_turn": _stack(frames, "evidence_turn", True),
-        "grader": _stack(frames, "grader", False),
-        "scorecard_hash": np.full(n_conv * n_rules, scorecard.content_hash, object),
-    }
-    for name in ("cell_id", "persona_label", "repeat", "transcript_hash"):
-        known = t.column(name)
-        if known is not None:
-            columns[name] = np.repeat(known.to_numpy(object), n_rules)
-    for name in _JUDGE_TEXT:
-        columns[name] = _stack(frames, name, False)
-    for name in _JUDGE_NUMBERS:
-        columns[name] = _stack(frames, name, True)
-    return grades_frame(columns, n_conv * n_rules)
+    frames = [per_rule[r.rule_id].reindex(t.ids) for r in scorecard.rules]
+    columns = _grade_columns(t, scorecard, frames, run_id)
+    return grades_frame(columns, len(t.ids) * len(scorecard.rules))
 
 
 def _aligned(run_id: Any, ids: pd.Index) -> np.ndarray:

@@ -1,6 +1,7 @@
 """``Transcripts``: the turns being graded, with per-speaker views and normalised text cached.
 
-Built once per grading and shared by every check, so each costly Arrow pass runs once.
+Built once per grading and shared by every check, so each costly Arrow pass runs once, and on
+each distinct text once (turn texts are dictionary-encoded: :meth:`Transcripts.codes`).
 """
 
 from __future__ import annotations
@@ -57,31 +58,64 @@ class Transcripts:
         frame["_pos"] = ids.get_indexer(frame["conversation_id"])
         return cls(frame, ids, info)
 
+    def mask(self, speaker: str) -> np.ndarray:
+        """Which turns are ``speaker``'s (``agent``, ``caller`` or ``all``), as booleans."""
+        key = ("mask", speaker)
+        if key not in self._cache:
+            role = self.turns["role"]
+            is_all = speaker == "all"
+            self._cache[key] = np.ones(len(role), bool) if is_all else (role == speaker).to_numpy()
+        mask: np.ndarray = self._cache[key]
+        return mask
+
     def of(self, speaker: str) -> pd.DataFrame:
         """The turns of ``speaker`` (``agent``, ``caller`` or ``all``)."""
         key = ("turns", speaker)
         if key not in self._cache:
-            sub = self.turns if speaker == "all" else self.turns[self.turns["role"] == speaker]
+            sub = self.turns if speaker == "all" else self.turns[self.mask(speaker)]
             self._cache[key] = sub.reset_index(drop=True)
         frame: pd.DataFrame = self._cache[key]
         return frame
+
+    def codes(self, speaker: str) -> np.ndarray:
+        """For each of ``speaker``'s turns, the position of its text in :meth:`uniques`."""
+        key = ("codes", speaker)
+        if key not in self._cache:
+            if speaker == "all":
+                self._encode()
+            else:
+                self._cache[key] = self.codes("all")[self.mask(speaker)]
+        codes: np.ndarray = self._cache[key]
+        return codes
+
+    def uniques(self, kind: TextKind = "raw") -> pa.Array:
+        """Each distinct turn text once (NFC), raw or normalised: the checks work on these
+        and spread the results to turns with :meth:`codes`."""
+        key = ("uniques", kind)
+        if key not in self._cache:
+            if kind == "raw":
+                self._encode()
+            else:
+                self._cache[key] = normalise(self.uniques(), kind == "norm_cs")
+        array: pa.Array = self._cache[key]
+        return array
 
     def text(self, speaker: str, kind: TextKind = "raw") -> pa.Array:
         """The text of ``speaker``'s turns as an Arrow array, raw or normalised."""
         key = ("text", speaker, kind)
         if key not in self._cache:
-            if kind == "raw":
-                raw = pa.array(self.of(speaker)["text"], pa.large_string(), from_pandas=True)
-                if isinstance(raw, pa.ChunkedArray):
-                    raw = raw.combine_chunks()
-                self._cache[key] = pc.utf8_normalize(raw, "NFC")
-            elif speaker != "all":  # normalise once, for all turns, and slice by speaker
-                mask = pa.array((self.turns["role"] == speaker).to_numpy())
-                self._cache[key] = self.text("all", kind).filter(mask)
-            else:
-                self._cache[key] = normalise(self.text("all"), kind == "norm_cs")
+            self._cache[key] = self.uniques(kind).take(pa.array(self.codes(speaker)))
         array: pa.Array = self._cache[key]
         return array
+
+    def _encode(self) -> None:
+        raw = pa.array(self.turns["text"], pa.large_string(), from_pandas=True)
+        if isinstance(raw, pa.ChunkedArray):
+            raw = raw.combine_chunks()
+        encoded = pc.dictionary_encode(raw, null_encoding="encode")
+        indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp, copy=False)
+        self._cache[("codes", "all")] = indices
+        self._cache[("uniques", "raw")] = pc.utf8_normalize(encoded.dictionary, "NFC")
 
     def variable_values(self, name: str, as_text: Callable[[Any], str | None]) -> pd.Series | None:
         """Each conversation's variable ``name`` through ``as_text`` (None when absent), over

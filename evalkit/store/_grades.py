@@ -25,7 +25,7 @@ def grades_frame(columns: dict[str, Any], n_rows: int) -> pd.DataFrame:
         if value is None:
             arrays.append(pa.nulls(n_rows, field.type))
             continue
-        array = pa.array(value, from_pandas=True)
+        array = value if isinstance(value, pa.Array) else pa.array(value, from_pandas=True)
         arrays.append(array if array.type == field.type else array.cast(field.type))
     table = pa.Table.from_arrays(arrays, schema=GRADES_SCHEMA)
     return to_frame(table, GRADES_SCHEMA)
