@@ -14,6 +14,7 @@ import pyarrow.compute as pc
 from ._errors import (
     RunNotFoundError,
 )
+from ._grades import grades_path
 from ._journal import (
     JOURNAL_NAME,
     complete_size,
@@ -35,6 +36,7 @@ from ._tables import (
     GRADES_SCHEMA,
     empty_frame,
     read_parquet_table,
+    table_metadata,
     to_frame,
 )
 from ._wide import DEFAULT_TAG_PREFIX, DEFAULT_VARIABLE_PREFIX, expand_variables
@@ -146,13 +148,18 @@ class Run:
         that scorecard's rows. With no grades yet: an empty frame with the grade columns.
         """
         folder = self.path / GRADES_DIR
+        wanted = (
+            None if scorecard is None else str(getattr(scorecard, "rubric_version_id", scorecard))
+        )
+        own = grades_path(self.path, wanted) if wanted is not None else None
+        if own is not None and own.is_file() and _holds_only(own, wanted):
+            return to_frame(read_parquet_table(own, GRADES_SCHEMA), GRADES_SCHEMA)
         files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
         if not files:
             return empty_frame(GRADES_SCHEMA)
         tables = [read_parquet_table(file, GRADES_SCHEMA) for file in files]
         table = pa.concat_tables(tables, promote_options="default")
-        if scorecard is not None:
-            wanted = str(getattr(scorecard, "rubric_version_id", scorecard))
+        if wanted is not None:
             table = table.filter(pc.equal(table.column("rubric_version_id"), wanted))
         return to_frame(table, GRADES_SCHEMA)
 
@@ -181,3 +188,11 @@ def load_run(path_or_id: PathLike, store: PathLike = "runs") -> Run:
     raise RunNotFoundError(
         f"no run {os.fspath(path_or_id)!r}: neither {tried} holds a {MANIFEST_NAME}", in_store
     )
+
+
+def _holds_only(path: Path, rubric_version_id: str | None) -> bool:
+    """True when a grades file says (in its footer) it holds that rubric version only."""
+    try:
+        return table_metadata(path).get("evalkit.rubric_version_id") == rubric_version_id
+    except (OSError, pa.ArrowException):
+        return False
