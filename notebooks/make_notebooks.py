@@ -56,7 +56,9 @@ from IPython.display import HTML, Markdown, display
 
 logging.basicConfig(level=logging.WARNING)
 if store is None and assistant_id is None:
-    store = demo.offline_runs(output_dir, seed=seed, repeats=repeats, progress=False)
+    store = demo.offline_runs(output_dir, seed=seed, repeats=repeats)
+elif store is None:
+    store = f"{output_dir}/runs"
 outcome = flows.compare_request(flows.ComparisonRequest(
     store=store, scorecard=scorecard or demo.demo_scorecard(), baseline_run=baseline_run,
     candidate_run=candidate_run, assistant_id=assistant_id, personas=personas, contacts=contacts,
@@ -108,22 +110,28 @@ run_id = "draft"
 scorecard = None         # scorecard file (None: the demo scorecard); grades are read from the run when current
 judge = False            # False: judged rules not judged (na) when the run has no grades for the scorecard
 page_size = 10
+repeats = 1              # repeats per cell of the offline demo's grid (only when store is None)
 seed = 7
 output_dir = "explore-output"'''),
         new_code_cell("""%matplotlib inline
+from pathlib import Path
+
 import evalkit
 from evalkit import demo, grading
 from evalkit.report import RunBrowser, plots
 from IPython.display import HTML, display
 
 if store is None:
-    store = demo.offline_runs(output_dir, seed=seed, progress=False)
+    store = demo.offline_runs(output_dir, seed=seed, repeats=repeats)
 run = evalkit.load_run(run_id, store=store)
 card = grading.Scorecard.load(scorecard or demo.demo_scorecard())
 grades = grading.stored_or_graded(run, card, judge=judge)
 display(run)
 display(plots.outcomes_by_status([run]))"""),
-        new_code_cell("""display(HTML(grades.summary().to_html(index=False)))"""),
+        new_code_cell("""summary = grades.summary()
+Path(output_dir).mkdir(parents=True, exist_ok=True)
+summary.to_parquet(Path(output_dir) / "rules.parquet", index=False)
+display(HTML(summary.to_html(index=False)))"""),
         new_code_cell("""browser = RunBrowser(run, grades.frame, page_size=page_size)
 browser"""),
     ]
