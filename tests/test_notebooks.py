@@ -320,3 +320,150 @@ def test_refine_loop_runs_with_defaults_and_writes_its_rounds(tmp_path: Path) ->
     assert summary["holdout_cells"], "no held-out cells"
     assert summary["stop_reason"]
     assert _errors(run.notebook) == []
+
+
+# --------------------------------------------------------------------------- nightly CI example
+NIGHTLY = ROOT / "examples" / "nightly.yml"
+SECRETS = ("EVALKIT_API_KEY", "EVALKIT_JUDGE_API_KEY")
+
+
+def _workflow() -> dict[Any, Any]:
+    import yaml
+
+    loaded: dict[Any, Any] = yaml.safe_load(NIGHTLY.read_text(encoding="utf-8"))
+    return loaded
+
+
+def _steps() -> list[dict[str, Any]]:
+    (job,) = _workflow()["jobs"].values()
+    steps: list[dict[str, Any]] = job["steps"]
+    return steps
+
+
+def _report_step() -> dict[str, Any]:
+    (step,) = [s for s in _steps() if "compare_draft_prod.ipynb" in s.get("run", "")]
+    return step
+
+
+def _notebook_args(command: str) -> dict[str, str]:
+    """``-p/-r NAME VALUE`` pairs of the step's command (shell line continuations joined)."""
+    import shlex
+
+    words = shlex.split(command.replace("\\\n", " "))
+    words = words[words.index("report") :]  # not mkdir's -p
+    return {words[i + 1]: words[i + 2] for i, w in enumerate(words[:-2]) if w in ("-p", "-r")}
+
+
+def test_nightly_is_a_scheduled_workflow() -> None:
+    workflow = _workflow()
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert triggers["schedule"][0]["cron"]
+    assert "workflow_dispatch" in triggers
+    assert workflow["permissions"] == {"contents": "read"}
+
+
+def test_nightly_runs_the_compare_notebook_failing_on_a_regression() -> None:
+    step = _report_step()
+    command = step["run"]
+    assert "evalkit report notebooks/compare_draft_prod.ipynb" in command
+    args = _notebook_args(command)
+    assert args["fail_on_regression"] in ("true", "True")
+    assert args["assistant_id"] == "$ASSISTANT_ID"
+    check_parameters(NOTEBOOKS / "compare_draft_prod.ipynb", args)  # every name is known
+    assert "-o" in command
+    assert "report.html" in command
+    assert "if" not in step  # a failure here fails the job
+
+
+def test_nightly_keeps_notebook_and_report_also_when_it_failed() -> None:
+    steps = _steps()
+    report_at = steps.index(_report_step())
+    (upload,) = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact")]
+    assert steps.index(upload) > report_at
+    assert "always()" in upload["if"]
+    paths = upload["with"]["path"]
+    assert "report.html" in paths
+    assert "report.ipynb" in paths
+    assert "summary.json" in paths or "output/*.json" in paths
+
+
+def test_nightly_takes_keys_from_secrets_and_settings_from_vars() -> None:
+    step = _report_step()
+    env = step["env"]
+    for name in SECRETS:
+        assert env[name] == f"${{{{ secrets.{name} }}}}"
+    for name in ("EVALKIT_BASE_URL", "EVALKIT_JUDGE_BASE_URL", "EVALKIT_JUDGE_MODEL"):
+        assert env[name] == f"${{{{ vars.{name} }}}}"
+    assert "vars.EVALKIT_ASSISTANT_ID" in env["ASSISTANT_ID"]
+
+
+def test_nightly_writes_no_secret_inline() -> None:
+    text = NIGHTLY.read_text(encoding="utf-8")
+    assert not re.search(r"sk_[A-Za-z0-9_]{6,}|\b[0-9a-f]{32,}\b|Bearer ", text)
+    for step in _steps():
+        assert "secrets." not in step.get("run", ""), f"{step.get('name')}: a secret in a script"
+        for key, value in step.get("with", {}).items():
+            assert "secrets." not in str(value), f"{step.get('name')}: secret in with.{key}"
+        for key, value in step.get("env", {}).items():
+            if "KEY" in key or "TOKEN" in key or "SECRET" in key:
+                assert re.fullmatch(r"\$\{\{ secrets\.[A-Z_]+ \}\}", value), key
+            else:
+                assert "secrets." not in value, f"{key} is not a secret's name but holds one"
+    (job,) = _workflow()["jobs"].values()
+    assert "secrets." not in json.dumps(job.get("env", {})), "secrets in every step's env"
+    args = _notebook_args(_report_step()["run"])
+    assert not any("key" in name.lower() for name in args)
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+@pytest.mark.timeout(900)
+def test_nightly_step_against_the_emulator(tmp_path: Path) -> None:
+    """The workflow's report step, run by bash as Actions runs it, against the embedded emulator
+    as "the real service": a regression fails it, and the report, notebook and summary stay."""
+    from evalkit.cli import app
+    from evalkit.demo import DemoService
+
+    if not any(c.name == "report" for c in app.registered_commands):
+        pytest.skip("`evalkit report` is not on this branch yet")
+    work = tmp_path / "checkout"
+    _copy("compare_draft_prod.ipynb", work / "notebooks")
+    shim = tmp_path / "bin" / "evalkit"
+    shim.parent.mkdir()
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m evalkit "$@"\n', encoding="utf-8")
+    shim.chmod(0o755)
+    out = work / "nightly"
+    step = _report_step()
+    with DemoService(tmp_path / "demo-store", seed=7) as service:
+        # what the workflow's cache restores: the snapshot of prod's config
+        shutil.copytree(tmp_path / "demo-store" / ".snapshots", out / "runs" / ".snapshots")
+        env = {
+            **os.environ,
+            "PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}",
+            "OUT": str(out),
+            "EVALKIT_BASE_URL": service.emulator.base_url,
+            "EVALKIT_API_KEY": service.emulator.api_key,
+            "EVALKIT_JUDGE_BASE_URL": service.emulator.judge_base_url,
+            "EVALKIT_JUDGE_API_KEY": "judge-key-never-written",
+            "EVALKIT_JUDGE_MODEL": "emulator-judge",
+            "ASSISTANT_ID": service.assistant_id,
+            "NIGHT": "1-1",
+        }
+        done = subprocess.run(
+            ["bash", "-e", "-c", step["run"]],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=EXECUTION_TIMEOUT,
+            check=False,
+        )
+    assert done.returncode == 1, done.stdout + done.stderr  # the demo's draft regressed
+    assert "Regression" in done.stderr
+    summary = json.loads((out / "output" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["verdict"] == "regressed"
+    assert summary["candidate_run"] == "draft-1-1"
+    for kept in (out / "report.html", out / "report.ipynb"):
+        text = kept.read_text(encoding="utf-8")
+        assert "judge-key-never-written" not in text
+        assert service.emulator.api_key not in text
