@@ -152,6 +152,7 @@ def chromium() -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.notebook
 @pytest.mark.timeout(600)
 def test_run_browser_in_jupyterlab_follows_the_persona_filter(
     tmp_path: Path, chromium: str

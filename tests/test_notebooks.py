@@ -133,6 +133,7 @@ def test_parameters_include_output_dir_and_run_offline_by_default(name: str) -> 
             assert params[target]["default"] == "None", f"{name}: {target} defaults to a service"
 
 
+@pytest.mark.slow
 def test_generated_notebooks_equal_what_the_script_writes(tmp_path: Path) -> None:
     (tmp_path / "notebooks").mkdir()
     done = subprocess.run(
