@@ -1,9 +1,12 @@
 """Writes the notebooks (kept as a script so their cells are reviewed as code)."""
+
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-KERNEL = {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-          "language_info": {"name": "python"}}
+KERNEL = {
+    "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    "language_info": {"name": "python"},
+}
 
 
 def nb(cells):
@@ -19,13 +22,16 @@ def params(src):
     return c
 
 
-compare = nb([
-    new_markdown_cell("# Draft vs prod\n\nIs the draft better or worse than prod, and how sure are we? "
-                      "This notebook compares two stored runs of the same grid under one scorecard. "
-                      "Run it as it is to see the offline demo (the embedded emulator), or give it `store` "
-                      "and run ids, or an `assistant_id` to run the grid on prod and draft first "
-                      "(the service from `EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from `EVALKIT_JUDGE_*`)."),
-    params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
+compare = nb(
+    [
+        new_markdown_cell(
+            "# Draft vs prod\n\nIs the draft better or worse than prod, and how sure are we? "
+            "This notebook compares two stored runs of the same grid under one scorecard. "
+            "Run it as it is to see the offline demo (the embedded emulator), or give it `store` "
+            "and run ids, or an `assistant_id` to run the grid on prod and draft first "
+            "(the service from `EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from `EVALKIT_JUDGE_*`)."
+        ),
+        params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
 store = None               # folder of runs holding baseline_run and candidate_run; None: the offline demo
 baseline_run = "prod"
 candidate_run = "draft"
@@ -41,7 +47,7 @@ seed = 7
 output_dir = "compare-output"
 fail_on_regression = False
 title = "Draft vs prod"'''),
-    new_code_cell('''%matplotlib inline
+        new_code_cell("""%matplotlib inline
 import logging
 import evalkit
 from evalkit import demo, flows
@@ -50,7 +56,9 @@ from IPython.display import HTML, Markdown, display
 
 logging.basicConfig(level=logging.WARNING)
 if store is None and assistant_id is None:
-    store = demo.offline_runs(output_dir, seed=seed, repeats=repeats, progress=False)
+    store = demo.offline_runs(output_dir, seed=seed, repeats=repeats)
+elif store is None:
+    store = f"{output_dir}/runs"
 outcome = flows.compare_request(flows.ComparisonRequest(
     store=store, scorecard=scorecard or demo.demo_scorecard(), baseline_run=baseline_run,
     candidate_run=candidate_run, assistant_id=assistant_id, personas=personas, contacts=contacts,
@@ -58,57 +66,76 @@ outcome = flows.compare_request(flows.ComparisonRequest(
 comparison = outcome.comparison
 display(Markdown(f"# {title}"))
 display(comparison)
-display(Markdown(outcome.judge_note))'''),
-    new_markdown_cell("## Which rules moved\n\nPer-rule differences in pass rate (candidate minus baseline) with "
-                      "intervals adjusted for the number of rules compared at once."),
-    new_code_cell('''display(plots.rule_forest(comparison))
-display(HTML(table_html(rule_table(comparison))))'''),
-    new_markdown_cell("## Scores\n\nCell mean scores per side, then the candidate's mean score by persona and contact record."),
-    new_code_cell('''display(plots.score_distributions(comparison))
-display(plots.persona_record_heatmap(outcome.candidate_grades, outcome.candidate))'''),
-    new_markdown_cell("## Outcomes and timing\n\nConversations that did not end `done` are left out of every score; "
-                      "here is how many, and why."),
-    new_code_cell('''display(plots.outcomes_by_status([outcome.baseline, outcome.candidate]))
-display(plots.turns_and_latency([outcome.baseline, outcome.candidate]))'''),
-    new_markdown_cell("## Conversations side by side\n\nThe same cells on both sides, with each rule's verdict, "
-                      "its reason and the evidence turn."),
-    new_code_cell('''browser = RunBrowser(outcome.baseline, outcome.baseline_grades, comparison_run=outcome.candidate,
+display(Markdown(outcome.judge_note))"""),
+        new_markdown_cell(
+            "## Which rules moved\n\nPer-rule differences in pass rate (candidate minus baseline) with "
+            "intervals adjusted for the number of rules compared at once."
+        ),
+        new_code_cell("""display(plots.rule_forest(comparison))
+display(HTML(table_html(rule_table(comparison))))"""),
+        new_markdown_cell(
+            "## Scores\n\nCell mean scores per side, then the candidate's mean score by persona and contact record."
+        ),
+        new_code_cell("""display(plots.score_distributions(comparison))
+display(plots.persona_record_heatmap(outcome.candidate_grades, outcome.candidate))"""),
+        new_markdown_cell(
+            "## Outcomes and timing\n\nConversations that did not end `done` are left out of every score; "
+            "here is how many, and why."
+        ),
+        new_code_cell("""display(plots.outcomes_by_status([outcome.baseline, outcome.candidate]))
+display(plots.turns_and_latency([outcome.baseline, outcome.candidate]))"""),
+        new_markdown_cell(
+            "## Conversations side by side\n\nThe same cells on both sides, with each rule's verdict, "
+            "its reason and the evidence turn."
+        ),
+        new_code_cell("""browser = RunBrowser(outcome.baseline, outcome.baseline_grades, comparison_run=outcome.candidate,
                      comparison_grades=outcome.candidate_grades)
-display(HTML(browser.to_html(limit=1)))'''),
-    new_code_cell('''summary = flows.write_outputs(outcome, output_dir)
+display(HTML(browser.to_html(limit=1)))"""),
+        new_code_cell("""summary = flows.write_outputs(outcome, output_dir)
 print(f"verdict: {comparison.verdict}; summary and tables in {summary.parent}")
 if fail_on_regression:
-    outcome.fail_on_regression()'''),
-])
+    outcome.fail_on_regression()"""),
+    ]
+)
 
-explore = nb([
-    new_markdown_cell("# Explore a run\n\nBrowse one run's conversations with their grades: filter by persona, "
-                      "rule, verdict, status or text. Run it as it is to explore the offline demo's draft run."),
-    params('''# Parameters
+explore = nb(
+    [
+        new_markdown_cell(
+            "# Explore a run\n\nBrowse one run's conversations with their grades: filter by persona, "
+            "rule, verdict, status or text. Run it as it is to explore the offline demo's draft run."
+        ),
+        params('''# Parameters
 store = None             # folder of runs; None: the offline demo
 run_id = "draft"
 scorecard = None         # scorecard file (None: the demo scorecard); grades are read from the run when current
 judge = False            # False: judged rules not judged (na) when the run has no grades for the scorecard
 page_size = 10
+repeats = 1              # repeats per cell of the offline demo's grid (only when store is None)
 seed = 7
 output_dir = "explore-output"'''),
-    new_code_cell('''%matplotlib inline
+        new_code_cell("""%matplotlib inline
+from pathlib import Path
+
 import evalkit
 from evalkit import demo, grading
 from evalkit.report import RunBrowser, plots
 from IPython.display import HTML, display
 
 if store is None:
-    store = demo.offline_runs(output_dir, seed=seed, progress=False)
+    store = demo.offline_runs(output_dir, seed=seed, repeats=repeats)
 run = evalkit.load_run(run_id, store=store)
 card = grading.Scorecard.load(scorecard or demo.demo_scorecard())
 grades = grading.grade_run(run, card, judge=judge)  # stored grades are reused when current
 display(run)
-display(plots.outcomes_by_status([run]))'''),
-    new_code_cell('''display(HTML(grades.summary().to_html(index=False)))'''),
-    new_code_cell('''browser = RunBrowser(run, grades.frame, page_size=page_size)
-browser'''),
-])
+display(plots.outcomes_by_status([run]))"""),
+        new_code_cell("""summary = grades.summary()
+Path(output_dir).mkdir(parents=True, exist_ok=True)
+summary.to_parquet(Path(output_dir) / "rules.parquet", index=False)
+display(HTML(summary.to_html(index=False)))"""),
+        new_code_cell("""browser = RunBrowser(run, grades.frame, page_size=page_size)
+browser"""),
+    ]
+)
 
 nbformat.write(compare, "notebooks/compare_draft_prod.ipynb")
 nbformat.write(explore, "notebooks/explore_run.ipynb")

@@ -99,7 +99,7 @@ class Progress:
             self._advance_mark()
 
     def _advance_mark(self) -> None:
-        step = max(1, self.total // 10)
+        step = max(1, -(-self.total // 10))  # ceil: start, about 10 lines, end
         self._next_line = (self.done // step + 1) * step
 
     def _summary(self) -> str:

@@ -122,6 +122,8 @@ def execute_notebook(
     executed.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     ok, error = _run_papermill(source, executed, params, timeout, kernel)
+    if not ok and error and not error.startswith("timed out"):
+        error = _cell_error(executed, error)
     duration = time.monotonic() - started
     if out_html is not None and executed.is_file():
         export_html(executed, out_html, title=_title(source, params))
@@ -187,6 +189,20 @@ def _failure(log: str, code: int) -> str:
     errors = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception)\b", line)]
     tail = errors[-1] if errors else (lines[-1] if lines else "")
     return f"exit code {code}: {tail[:500]}"
+
+
+def _cell_error(executed: Path, fallback: str) -> str:
+    """``exit code 1: Regression: ...`` from the executed notebook's first error output."""
+    try:
+        book = json.loads(executed.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return fallback
+    for cell in book.get("cells", []):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                head = fallback.split(":", 1)[0]
+                return f"{head}: {out.get('ename', '')}: {str(out.get('evalue', ''))[:500]}"
+    return fallback
 
 
 def _title(source: Path, params: Mapping[str, Any]) -> str:
