@@ -88,7 +88,9 @@ async def run_runner(
 ) -> int:
     limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
     async with AsyncClient(base, key, limits=limits) as client:
-        run = await arun_grid(grid, assistant, client, "draft", store, run_id, conc, progress=False)
+        run = await arun_grid(
+            grid, assistant, client, "draft", store, run_id, concurrency=conc, progress=False
+        )
     return len(run.turns) + len(run.conversations)
 
 

@@ -92,7 +92,9 @@ async def run_runner(base: str, key: str, assistant: str, grid: Grid, store: Pat
     async with AsyncClient(base, key, limits=limits) as client:
         start = time.perf_counter()
         run, peak = await with_watcher(
-            base, key, arun_grid(grid, assistant, client, "draft", store, None, n, progress=False)
+            base, key, arun_grid(
+                grid, assistant, client, "draft", store, None, concurrency=n, progress=False
+            ),
         )
         wall = time.perf_counter() - start
     conv = run.conversations
