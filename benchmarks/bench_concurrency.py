@@ -75,9 +75,13 @@ def process_cpu(pid: int) -> float:
 async def watch_active(base: str, key: str, stop: asyncio.Event) -> int:
     peak = 0
     admin = base.rsplit("/v1", 1)[0] + "/_emulator"
-    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {key}"}) as http:
+    headers = {"Authorization": f"Bearer {key}"}
+    async with httpx.AsyncClient(headers=headers, timeout=60.0) as http:
         while not stop.is_set():
-            peak = max(peak, (await http.get(f"{admin}/stats")).json()["active"])
+            try:  # a swamped emulator may answer late: skip that sample
+                peak = max(peak, (await http.get(f"{admin}/stats")).json()["active"])
+            except httpx.HTTPError:
+                pass
             await asyncio.sleep(0.1)
     return peak
 
