@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import tempfile
@@ -78,10 +79,8 @@ async def watch_active(base: str, key: str, stop: asyncio.Event) -> int:
     headers = {"Authorization": f"Bearer {key}"}
     async with httpx.AsyncClient(headers=headers, timeout=60.0) as http:
         while not stop.is_set():
-            try:  # a swamped emulator may answer late: skip that sample
+            with contextlib.suppress(httpx.HTTPError):  # a swamped emulator: skip the sample
                 peak = max(peak, (await http.get(f"{admin}/stats")).json()["active"])
-            except httpx.HTTPError:
-                pass
             await asyncio.sleep(0.1)
     return peak
 
