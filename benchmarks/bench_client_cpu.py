@@ -12,7 +12,7 @@ threads) around each batch:
 * ``runner``: ``arun_grid`` over a grid of the same size (journal with fsync, parquet tables,
   manifest, snapshot), CPU per conversation including the store.
 
-CPU is user + system time (``os.times()``); system time is printed apart, since that is where
+CPU is user + system time (``getrusage(RUSAGE_SELF)``, all threads); system time is printed apart, since that is where
 the journal's fsyncs show. Targets: evalkit <= 1.25x bare (DESIGN.md), runner <= 1.25x bare. Usage::
 
     python benchmarks/bench_client_cpu.py                   # 5 rounds x 200 conversations
@@ -25,7 +25,7 @@ import argparse
 import asyncio
 import gc
 import json
-import os
+import resource
 import statistics
 import tempfile
 import time
@@ -103,10 +103,10 @@ def measure(action: Callable[[], Coroutine[Any, Any, int]]) -> tuple[float, floa
     Each batch gets a fresh loop. System time is where the journal's fsyncs show.
     """
     gc.collect()
-    times0, wall0 = os.times(), time.perf_counter()
+    usage0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     events = asyncio.run(action())
-    times1 = os.times()
-    user, system = times1.user - times0.user, times1.system - times0.system
+    usage1 = resource.getrusage(resource.RUSAGE_SELF)
+    user, system = usage1.ru_utime - usage0.ru_utime, usage1.ru_stime - usage0.ru_stime
     return user + system, system, time.perf_counter() - wall0, events
 
 
@@ -133,8 +133,8 @@ def main() -> None:
                 lambda: run_runner(base, key, assistant, grid, c, store, f"round-{r}")
             ),
         }
-        measure(methods["bare"](-1))  # warm up both sides (imports, emulator caches)
-        measure(methods["evalkit"](-1))
+        for name in methods:  # warm up both sides (lazy imports, emulator caches)
+            measure(methods[name](-1))
         cpu: dict[str, list[float]] = {m: [] for m in methods}
         sys_cpu: dict[str, list[float]] = {m: [] for m in methods}
         per_event: dict[str, list[float]] = {m: [] for m in methods}
