@@ -213,7 +213,7 @@ class JournalWriter:
                 raise StoreError(f"{self.path}: the journal is closed", self.path)
             self._queue.append(item)
             self._unsettled += 1
-            if self._committer is None:
+            if self._committer is None or not self._committer.is_alive():
                 self._committer = threading.Thread(
                     target=self._commit_loop, name=f"evalkit-journal-{self.path.parent.name}"
                 )
