@@ -54,9 +54,15 @@ class AsyncClient(BaseClient):
         )
 
     @classmethod
-    def from_client(cls, client: BaseClient, *, limits: httpx.Limits | None = None) -> AsyncClient:
+    def from_client(
+        cls,
+        client: BaseClient,
+        *,
+        limits: httpx.Limits | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> AsyncClient:
         """An async client with the same base URL, key, timeouts and retry policy as ``client``."""
-        return cls(**client._twin_kwargs(), limits=limits)
+        return cls(**client._twin_kwargs(), limits=limits, transport=transport)
 
     async def __aenter__(self) -> AsyncClient:
         return self

@@ -52,8 +52,15 @@ class ConversationRunner:
         self._retry = client.retry
         self._rng = client.retry.rng()
 
-    async def run(self, slot: ConversationSlot) -> tuple[ConversationRecord, list[TurnRecord]]:
-        """Simulate ``slot`` (re-running dropped streams) and return its record and turns."""
+    async def run(
+        self, slot: ConversationSlot, client: AsyncClient | None = None
+    ) -> tuple[ConversationRecord, list[TurnRecord]]:
+        """Simulate ``slot`` (re-running dropped streams) and return its record and turns.
+
+        ``client`` (default: the runner's) carries the streams: the runner gives each worker
+        its own connection slot.
+        """
+        client = client or self.client
         cell = slot.cell
         kwargs = cell.simulate_kwargs()
         started_at = now()
@@ -62,7 +69,7 @@ class ConversationRunner:
         while True:
             attempts += 1
             try:
-                transcript = await self.client.simulate(self.simulate_id, **kwargs).collect()
+                transcript = await client.simulate(self.simulate_id, **kwargs).collect()
             except StreamDropped as exc:
                 if attempts < self.max_attempts:
                     wait = self._retry.wait_for(attempts, exc, self._rng)

@@ -7,7 +7,10 @@ Durability rules:
 * a line counts only once its ``\\n`` is on disk; a torn last line (a crash mid-write) is ignored
   by readers and cut off by the next writer before it appends;
 * each append is one ``write`` of the whole line, then ``fsync`` (unless turned off), so a
-  conversation ``append`` returned for survives a crash;
+  conversation ``append`` returned for survives a crash; :meth:`JournalWriter.aappend` (the
+  runner's path) hands lines to one committer thread, which writes every line waiting, fsyncs
+  once for all of them (group commit) and only then wakes their awaiting coroutines: a line is
+  reported durable only after an fsync that began after its write, exactly as with ``append``;
 * a failed write is rolled back (truncated) so the journal never holds a half line in the middle;
 * the same ``conversation_id`` may appear more than once (a conversation the runner re-ran):
   **the last line wins**;
@@ -19,6 +22,8 @@ Readers parse the whole file with Arrow's multithreaded JSON reader (about 10x f
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -108,6 +113,28 @@ def complete_size(path: Path) -> int:
         return 0
 
 
+@dataclass(slots=True)
+class _Pending:
+    """A line waiting for the committer, and how to tell its coroutine it is durable."""
+
+    line: bytes
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[None]
+    on_durable: Callable[[], None] | None
+    error: BaseException | None = None
+
+
+def _settle(batch: list[_Pending]) -> None:
+    """Resolve a committed batch's futures (runs in their event loop)."""
+    for item in batch:
+        if item.future.done():  # the awaiting task was cancelled; the line is written anyway
+            continue
+        if item.error is not None:
+            item.future.set_exception(item.error)
+        else:
+            item.future.set_result(None)
+
+
 class JournalWriter:
     """Appends lines to a journal; thread-safe; one per journal (exclusive lock)."""
 
@@ -116,6 +143,12 @@ class JournalWriter:
         self.fsync = fsync
         self._lock = threading.Lock()
         self._broken: str | None = None
+        # the group committer: lines queued by aappend, a thread started on first use
+        self._queue_lock = threading.Condition()
+        self._queue: list[_Pending] = []
+        self._unsettled = 0  # queued or being committed
+        self._committer: threading.Thread | None = None
+        self._stopping = False
         with storage_errors(path, "open the journal"):
             self._fd: int | None = self._open(path)
 
@@ -162,6 +195,94 @@ class JournalWriter:
         The write happens under the lock; the fsync after it does not, so appends from several
         threads share their fsyncs (group commit) instead of queueing behind each other.
         """
+        fd = self._write(line)
+        if self.fsync:
+            self._fsync(fd)
+
+    async def aappend(self, line: bytes, on_durable: Callable[[], None] | None = None) -> None:
+        """:meth:`append` without blocking the event loop; returns once the line is durable.
+
+        The line goes to the committer thread, which writes every waiting line and fsyncs once
+        for the batch, then calls ``on_durable`` (in its thread) and wakes the awaiting
+        coroutines, one hop back to each loop per batch. If the awaiting task is cancelled the
+        line is still written.
+        """
+        loop = asyncio.get_running_loop()
+        item = _Pending(line, loop, loop.create_future(), on_durable)
+        with self._queue_lock:
+            if self._fd is None or self._stopping:
+                raise StoreError(f"{self.path}: the journal is closed", self.path)
+            self._queue.append(item)
+            self._unsettled += 1
+            if self._committer is None or not self._committer.is_alive():
+                self._committer = threading.Thread(
+                    target=self._commit_loop, name=f"evalkit-journal-{self.path.parent.name}"
+                )
+                self._committer.daemon = True  # a forgotten writer never blocks exit
+                self._committer.start()
+            self._queue_lock.notify_all()
+        await item.future
+
+    def _commit_loop(self) -> None:
+        while True:
+            with self._queue_lock:
+                while not self._queue and not self._stopping:
+                    self._queue_lock.wait()
+                if not self._queue:
+                    return
+                batch, self._queue = self._queue, []
+            try:
+                self._commit(batch)
+            finally:
+                with self._queue_lock:
+                    self._unsettled -= len(batch)
+                    self._queue_lock.notify_all()
+
+    def _commit(self, batch: list[_Pending]) -> None:
+        """Write each line, one fsync for the batch, then report back; never raises."""
+        fd: int | None = None
+        for item in batch:
+            try:
+                fd = self._write(item.line)
+            except BaseException as exc:
+                item.error = exc
+        if fd is not None and self.fsync:
+            try:
+                self._fsync(fd)
+            except BaseException as exc:
+                for item in batch:
+                    item.error = item.error or exc
+        for item in batch:
+            if item.error is None and item.on_durable is not None:
+                try:
+                    item.on_durable()
+                except BaseException as exc:
+                    item.error = exc
+        by_loop: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
+        for item in batch:
+            by_loop.setdefault(item.loop, []).append(item)
+        for loop, items in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting
+                loop.call_soon_threadsafe(_settle, items)
+
+    def _drain(self) -> None:
+        """Wait until every line handed to :meth:`aappend` is committed (or failed)."""
+        if threading.current_thread() is self._committer:
+            return
+        with self._queue_lock:
+            while self._unsettled:
+                self._queue_lock.wait()
+
+    def _stop_committer(self) -> None:
+        with self._queue_lock:
+            self._stopping = True
+            self._queue_lock.notify_all()
+            thread = self._committer
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
+    def _write(self, line: bytes) -> int:
+        """Write ``line`` under the lock (rolled back if it fails); the fd it went to."""
         with self._lock:
             fd = self._fd
             if fd is None:
@@ -183,11 +304,13 @@ class JournalWriter:
                     raise storage_error(exc, self.path, "append to") from exc
                 raise
             self._size += len(line)
-        if self.fsync:
-            try:
-                os.fsync(fd)
-            except OSError as exc:
-                raise storage_error(exc, self.path, "fsync") from exc
+        return fd
+
+    def _fsync(self, fd: int) -> None:
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise storage_error(exc, self.path, "fsync") from exc
 
     def _rollback(self, fd: int) -> None:
         """Cut a partly written line, so the next append never glues onto half a line."""
@@ -197,13 +320,15 @@ class JournalWriter:
             self._broken = str(exc)
 
     def sync(self) -> None:
-        """fsync the journal (a no-op after close)."""
+        """Wait for the lines :meth:`aappend` holds, then fsync (a no-op after close)."""
+        self._drain()
         with self._lock, storage_errors(self.path, "fsync"):
             if self._fd is not None:
                 os.fsync(self._fd)
 
     def close(self) -> None:
-        """fsync, release the lock, close. Idempotent."""
+        """Commit what :meth:`aappend` holds, fsync, release the lock, close. Idempotent."""
+        self._stop_committer()
         with self._lock:
             fd, self._fd = self._fd, None
             if fd is None:

@@ -29,7 +29,6 @@ Readers: ``load_run(run_id).conversations``, ``.turns``, ``.grades()``, ``list_r
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import weakref
@@ -272,26 +271,34 @@ class RunWriter:
         line wins; do not append one id from two threads at once). ``ValueError`` names the
         field when the record breaks the table contract (``n_turns`` must equal ``len(turns)``).
         """
+        self._journal.append(self._encode(record, turns))
+        self._remember(record)
+
+    async def aappend(self, record: ConversationRecord, turns: Sequence[TurnInput]) -> None:
+        """:meth:`append` without blocking the event loop; returns once the line is durable.
+
+        The line is checked and encoded here, then written by the journal's committer thread,
+        which fsyncs once for every line waiting (group commit). If the awaiting task is
+        cancelled the append still completes (the conversation is recorded, and skipped on
+        resume).
+        """
+        line = self._encode(record, turns)
+        await self._journal.aappend(line, lambda: self._remember(record))
+
+    def _encode(self, record: ConversationRecord, turns: Sequence[TurnInput]) -> bytes:
         record.check()
         if record.run_id != self.run_id:
             raise ValueError(
                 f"conversation {record.conversation_id!r} has run_id {record.run_id!r}, "
                 f"but this writer writes run {self.run_id!r}"
             )
-        line = encode_line(record, check_turns(record, turns))
-        self._journal.append(line)
+        return encode_line(record, check_turns(record, turns))
+
+    def _remember(self, record: ConversationRecord) -> None:
         with self._lock:
             self._records[record.conversation_id] = record
             self._ids.add(record.conversation_id)
             self._finished = None
-
-    async def aappend(self, record: ConversationRecord, turns: Sequence[TurnInput]) -> None:
-        """:meth:`append` in a worker thread, so a slow fsync never blocks the event loop.
-
-        Concurrent calls share fsyncs. If the awaiting task is cancelled the append still
-        completes (the conversation is recorded, and skipped on resume).
-        """
-        await asyncio.to_thread(self.append, record, turns)
 
     def finalize(
         self, extra_manifest: Mapping[str, Any] | None = None, *, close: bool = True
