@@ -210,6 +210,11 @@ def _title(source: Path, params: Mapping[str, Any]) -> str:
     return str(title) if title else source.stem.replace("_", " ")
 
 
+def _is_widget(output: Any) -> bool:
+    data = output.get("data") if isinstance(output, dict) else None
+    return isinstance(data, dict) and _WIDGET_MIME in data
+
+
 def export_html(
     notebook: str | os.PathLike[str], html: str | os.PathLike[str], *, title: str = "report"
 ) -> Path:
@@ -220,11 +225,8 @@ def export_html(
     nb = nbformat.read(str(notebook), as_version=4)  # type: ignore[no-untyped-call]
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
-        for out in cell.get("outputs", []):
-            data = out.get("data")
-            if isinstance(data, dict) and _WIDGET_MIME in data:
-                data.pop(_WIDGET_MIME)
-                data.pop("text/plain", None)  # "VBox(children=...)" says nothing in a report
+        if "outputs" in cell:  # a live widget's output ("VBox(children=...)") says nothing here
+            cell["outputs"] = [out for out in cell["outputs"] if not _is_widget(out)]
     exporter = HTMLExporter(  # type: ignore[no-untyped-call]
         template_name="basic",
         exclude_input=True,
