@@ -7,8 +7,9 @@ runs out raises ``TimeoutError`` naming what it waited for, so a hung test fails
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -40,20 +41,25 @@ def wait_until(
 
 
 async def await_until(
-    predicate: Callable[[], T],
+    predicate: Callable[[], T | Awaitable[T]],
     limit: float = DEFAULT_TIMEOUT,
     *,
     what: str = "",
     interval: float = DEFAULT_INTERVAL,
 ) -> T:
-    """``wait_until`` for coroutines: ``predicate`` runs on a worker thread (it may block on
-    HTTP, e.g. ``EmulatorServer.stats``) and the loop keeps running between polls; ``limit``
-    is the timeout in seconds."""
+    """``wait_until`` for coroutines, ``limit`` being the timeout in seconds.
+
+    A coroutine function is awaited; a plain ``predicate`` runs on a worker thread (it may block
+    on HTTP, e.g. ``EmulatorServer.stats``). The loop keeps running between polls.
+    """
     deadline = time.monotonic() + limit
     while True:
-        value = await asyncio.to_thread(predicate)
+        if inspect.iscoroutinefunction(predicate):
+            value = await predicate()
+        else:
+            value = await asyncio.to_thread(predicate)
         if value:
-            return value
+            return value  # type: ignore[return-value]
         if time.monotonic() > deadline:
             raise TimeoutError(f"timed out after {limit:g} s waiting for {what or predicate}")
         await asyncio.sleep(interval)
