@@ -104,6 +104,7 @@ def test_run_with_bad_shard_is_a_usage_error(env: dict[str, str], tmp_path: Path
     assert "INDEX/COUNT" in result.output
 
 
+@pytest.mark.slow
 def test_emulator_command_prints_settings_and_serves(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen(

@@ -179,6 +179,7 @@ def _body_strategy(schema: dict[str, Any] | None) -> st.SearchStrategy[tuple[str
     return st.one_of(from_schema(schema).map(lambda v: ("json", v)), _hostile_body(schema), junk)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=200,
     deadline=None,
