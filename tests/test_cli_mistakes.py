@@ -196,11 +196,12 @@ def test_ctrl_c_reports_what_was_kept(tmp_path: Path) -> None:
             env=child_env,
             cwd=tmp_path,
         )
-        # interrupt once the run is under way: its first conversations are streaming
+        # interrupt once the run has kept something: its first conversation is journaled
+        journal = tmp_path / "c" / "journal.jsonl"
         wait_until(
-            lambda: proc.poll() is not None or slow.stats()["active"] >= 1,
+            lambda: proc.poll() is not None or (journal.exists() and journal.read_bytes()),
             30,
-            what="the run's first conversation",
+            what="the run's first conversation recorded",
         )
         assert proc.poll() is None, proc.communicate()[0]
         proc.send_signal(signal.SIGINT)
