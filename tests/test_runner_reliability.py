@@ -42,7 +42,10 @@ NASTALIQ = "Aap {{name}} ko yaad dilayen. Urdu mein, Nastaliq script mein baat k
 # --------------------------------------------------------------------------- fixtures, helpers
 
 
-emu = emulator_fixture(time_scale=0.002, seed=17)
+# turns have no emulated latency, so the time scale sets mostly the five-minute ceiling: 3 s
+# here. At 0.002 (0.6 s) a conversation on a loaded machine hit it and ended `error` with the
+# ceiling's message, not the injected fault's.
+emu = emulator_fixture(time_scale=0.01, seed=17)
 # turns take 40 ms: a child's run is still going when it is killed or interrupted
 slow_emu = emulator_fixture(time_scale=0.01, seed=9, turn_delay=4.0)
 
