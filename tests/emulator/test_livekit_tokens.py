@@ -4,8 +4,8 @@ tokens signed with a key pair set through serve(), the environment or the comman
 from __future__ import annotations
 
 import os
-import shlex
 import re
+import shlex
 import subprocess
 import sys
 import time
