@@ -1,19 +1,32 @@
-"""Shared test configuration."""
+"""Shared test configuration: no developer settings leak in, and hypothesis draws are seeded."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
+
+ENV_NAMES = (
+    "EVALKIT_BASE_URL",
+    "EVALKIT_API_KEY",
+    "EVALKIT_JUDGE_BASE_URL",
+    "EVALKIT_JUDGE_API_KEY",
+    "EVALKIT_JUDGE_MODEL",
+    "EVALKIT_DEBUG",
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Hypothesis runs the same examples every time and in every xdist worker (``ci``, the
+    default); ``HYPOTHESIS_PROFILE=explore`` draws fresh examples and keeps a database."""
+    settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+    settings.register_profile("explore", derandomize=False)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(autouse=True)
 def _no_evalkit_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never pick up a developer's real service settings."""
-    for name in (
-        "EVALKIT_BASE_URL",
-        "EVALKIT_API_KEY",
-        "EVALKIT_JUDGE_BASE_URL",
-        "EVALKIT_JUDGE_API_KEY",
-        "EVALKIT_JUDGE_MODEL",
-        "EVALKIT_DEBUG",
-    ):
+    for name in ENV_NAMES:
         monkeypatch.delenv(name, raising=False)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import uvicorn
+
+from .waiting import wait_until
 
 
 @contextlib.contextmanager
@@ -23,11 +24,7 @@ def serve_app(app: Any) -> Iterator[str]:
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("test server did not start")
-        time.sleep(0.01)
+    wait_until(lambda: server.started, 10, what="the test server to start")
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -7,8 +7,10 @@ process imports this module too, so it imports neither pytest nor the emulator a
 from __future__ import annotations
 
 import json
+import os
 import re
-import time
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,8 +20,15 @@ import httpx
 from evalkit.api import Client
 from evalkit.grid import Grid, Persona, load_personas
 
+if __package__:  # imported as ``tests.runner_support``
+    from .waiting import wait_until
+else:  # imported by ``python tests/runner_child.py``: this folder is on sys.path
+    from waiting import wait_until
+
 if TYPE_CHECKING:
     from evalkit.emulator import EmulatorServer
+
+CHILD = Path(__file__).resolve().parent / "runner_child.py"
 
 PERSONAS_DIR = Path(__file__).resolve().parent.parent / "personas"
 INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes or no. Say goodbye."
@@ -96,13 +105,56 @@ def load_grid(n_personas: int, repeats: int) -> Grid:
 
 
 def wait_idle(emu: EmulatorServer, timeout: float = 10.0) -> dict[str, int]:
-    """Poll the emulator until no simulation is active (or ``timeout``); its stats."""
-    deadline = time.monotonic() + timeout
-    stats = emu.stats()
-    while stats["active"] and time.monotonic() < deadline:
-        time.sleep(0.02)
-        stats = emu.stats()
-    return stats
+    """Poll the emulator until no simulation is active; its stats (``TimeoutError`` after
+    ``timeout``)."""
+    return wait_until(
+        lambda: (stats := emu.stats())["active"] == 0 and stats,
+        timeout,
+        what="no simulation active on the emulator",
+        interval=0.02,
+    )
+
+
+def journal_lines(run_dir: Path) -> int:
+    """How many complete lines the run's journal holds (0 before it exists)."""
+    try:
+        return (run_dir / "journal.jsonl").read_bytes().count(b"\n")
+    except FileNotFoundError:
+        return 0
+
+
+def start_child(emu: EmulatorServer, spec: dict[str, Any]) -> subprocess.Popen[str]:
+    """``runner_child.py`` running ``spec`` against ``emu`` (the default client's env vars)."""
+    env = {**os.environ, "EVALKIT_BASE_URL": emu.base_url, "EVALKIT_API_KEY": emu.api_key}
+    env["PYTHONUNBUFFERED"] = "1"
+    return subprocess.Popen(
+        [sys.executable, str(CHILD), json.dumps(spec)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_child(
+    child: subprocess.Popen[str], condition: Callable[[], Any], what: str, timeout: float = 30.0
+) -> None:
+    """Poll ``condition`` while ``child`` runs; fail at once (with its output) if it exits."""
+
+    def ready() -> Any:
+        if child.poll() is not None:
+            out, err = child.communicate()
+            raise AssertionError(f"child exited ({child.returncode}) before {what}:\n{out}\n{err}")
+        return condition()
+
+    wait_until(ready, timeout, what=what)
+
+
+def reap(child: subprocess.Popen[str]) -> None:
+    """Kill ``child`` if it still runs and collect its pipes."""
+    if child.poll() is None:
+        child.kill()
+    child.communicate(timeout=10)
 
 
 def assistant_ids(emu: EmulatorServer) -> set[str]:

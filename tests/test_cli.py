@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +11,8 @@ from typer.testing import CliRunner
 from evalkit import load_run
 from evalkit.cli import app
 from evalkit.emulator import serve
+
+from .cli_support import emulator_command, read_exports
 
 PERSONAS = Path(__file__).resolve().parent.parent / "personas"
 
@@ -104,20 +103,10 @@ def test_run_with_bad_shard_is_a_usage_error(env: dict[str, str], tmp_path: Path
     assert "INDEX/COUNT" in result.output
 
 
-def test_emulator_command_prints_settings_and_serves(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "evalkit", "emulator", "--port", "0", "--time-scale", "0.01"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        lines = [proc.stdout.readline().strip() for _ in range(2)]
-        assert all(line.startswith("export ") for line in lines)
-        settings = dict(line.removeprefix("export ").split("=", 1) for line in lines)
+@pytest.mark.slow
+def test_emulator_command_prints_settings_and_serves() -> None:
+    with emulator_command("--time-scale", "0.01") as proc:
+        settings = read_exports(proc)
         assert settings["EVALKIT_BASE_URL"].startswith("http://127.0.0.1:")
         assert settings["EVALKIT_BASE_URL"].endswith("/v1")
         assert settings["EVALKIT_API_KEY"].startswith("sk_api_")
@@ -125,9 +114,6 @@ def test_emulator_command_prints_settings_and_serves(tmp_path: Path) -> None:
 
         with Client(settings["EVALKIT_BASE_URL"], settings["EVALKIT_API_KEY"]) as client:
             assert client.list_assistants() == []
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
 
 
 def test_clones_lists_and_deletes_only_evalkit_leftovers(

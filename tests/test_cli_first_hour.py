@@ -18,6 +18,8 @@ from evalkit.cli import app
 from evalkit.cli._outcome import resume_command
 from evalkit.data import contacts_path, personas_path
 
+from .cli_support import emulator_command, read_exports
+
 ROOT = Path(__file__).resolve().parent.parent
 COMMANDS = (
     [],
@@ -88,32 +90,14 @@ def test_progress_mode_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     assert progress_mode(False, io.StringIO()) == "off"
 
 
-def _start_emulator(cwd: Path, env: dict[str, str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "evalkit", "emulator", "--port", "0", "--time-scale", "0.002"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=cwd,
-    )
-    assert proc.stdout is not None
-    settings: dict[str, str] = {}
-    for _ in range(2):
-        key, value = proc.stdout.readline().strip().removeprefix("export ").split("=", 1)
-        settings[key] = value
-    return proc, settings
-
-
 @pytest.mark.slow
 def test_first_hour_outside_the_repository(tmp_path: Path) -> None:
     """emulator + assistants create + run + runs, with cwd outside the repo: bundled personas
     and sample contacts, as README shows."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     env.pop("EVALKIT_DEBUG", None)
-    proc, settings = _start_emulator(tmp_path, env)
-    try:
-        env.update(settings)
+    with emulator_command("--time-scale", "0.002", cwd=tmp_path, env=env) as proc:
+        env.update(read_exports(proc))
 
         def evalkit(*args: str) -> subprocess.CompletedProcess[str]:
             return subprocess.run(
@@ -144,28 +128,13 @@ def test_first_hour_outside_the_repository(tmp_path: Path) -> None:
         assert rows[0]["n_conversations"] == rows[0]["grid_size"] > 0
         published = evalkit("assistants", "publish", assistant_id)
         assert "prod is now version 1" in published.stdout, published.stderr
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
 
 
 @pytest.mark.slow
 def test_emulator_demo_assistant_prints_a_run_line(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "evalkit", "emulator", "--port", "0", "--demo-assistant"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
-    try:
+    with emulator_command("--demo-assistant", cwd=tmp_path) as proc:
         assert proc.stdout is not None
         lines = [proc.stdout.readline().strip() for _ in range(10)]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
     assert lines[0].startswith("export EVALKIT_BASE_URL=http://127.0.0.1:")
     assert any(line.startswith("# demo assistant: ") for line in lines)
     assert any(line.startswith("# evalkit run --assistant ") for line in lines)

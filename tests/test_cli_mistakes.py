@@ -18,6 +18,8 @@ from typer.testing import CliRunner
 from evalkit.cli import ExitCode, app
 from evalkit.emulator import EmulatorServer, serve
 
+from .waiting import wait_until
+
 ROOT = Path(__file__).resolve().parent.parent
 COOPERATIVE = ROOT / "personas" / "cooperative.yaml"
 
@@ -194,7 +196,14 @@ def test_ctrl_c_reports_what_was_kept(tmp_path: Path) -> None:
             env=child_env,
             cwd=tmp_path,
         )
-        time.sleep(4.0)
+        # interrupt once the run has kept something: its first conversation is journaled
+        journal = tmp_path / "c" / "journal.jsonl"
+        wait_until(
+            lambda: proc.poll() is not None or (journal.exists() and journal.read_bytes()),
+            30,
+            what="the run's first conversation recorded",
+        )
+        assert proc.poll() is None, proc.communicate()[0]
         proc.send_signal(signal.SIGINT)
         output, _ = proc.communicate(timeout=30)
     assert proc.returncode == ExitCode.INTERRUPTED, output

@@ -4,11 +4,9 @@ is gone are reported and deleted (or every one with ``include_live=True``, the C
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -36,9 +34,17 @@ from evalkit.targets import (
 from evalkit.targets._clones import _hostname
 
 from .runner_fixtures import emulator_fixture
-from .runner_support import assistant_ids, build_assistant, load_grid, wait_idle
+from .runner_support import (
+    assistant_ids,
+    build_assistant,
+    load_grid,
+    reap,
+    start_child,
+    wait_for_child,
+    wait_idle,
+)
+from .waiting import await_until
 
-CHILD = Path(__file__).resolve().parent / "runner_child.py"
 MINIMAL = {"agent": {"instructions": "Say hello to {{name}}."}}
 
 slow_emu = emulator_fixture(time_scale=0.01, seed=13, turn_delay=4.0)
@@ -113,25 +119,9 @@ def test_clones_delete_leaves_a_live_runs_clone_alone(
         "concurrency": 2,
         "target": {"variant": "v", "instructions": "Be brief with {{name}}."},
     }
-    env = {
-        **os.environ,
-        "EVALKIT_BASE_URL": slow_emu.base_url,
-        "EVALKIT_API_KEY": slow_emu.api_key,
-        "PYTHONUNBUFFERED": "1",
-    }
-    child = subprocess.Popen(
-        [sys.executable, str(CHILD), json.dumps(spec)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    child = start_child(slow_emu, spec)
     try:
-        deadline = time.monotonic() + 30
-        while not slow_emu.stats()["active"]:
-            assert child.poll() is None, child.communicate()
-            assert time.monotonic() < deadline, "the child's run never started"
-            time.sleep(0.01)
+        wait_for_child(child, lambda: slow_emu.stats()["active"], "the child's run to start")
         (live,) = assistant_ids(slow_emu) - before
         dead = plant_clone(client, owner(dead_pid()).description(assistant))
         legacy = plant_clone(client, f"{CLONE_DESCRIPTION} {assistant}; deleted when the run ends.")
@@ -148,9 +138,7 @@ def test_clones_delete_leaves_a_live_runs_clone_alone(
 
         out, err = child.communicate(timeout=60)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate(timeout=10)
+        reap(child)
     assert child.returncode == 0, f"{out}\n{err}"
     grid = load_grid(spec["personas"], spec["repeats"])
     assert f"finished {len(grid)}" in out
@@ -172,9 +160,15 @@ def test_a_running_clone_renews_its_lease(slow_emu: EmulatorServer, tmp_path: Pa
             async with simulation_target(client, resolved, "lease-run", lease) as clone_id:
                 listed = {a.id: a for a in await client.list_assistants()}
                 first = clone_owner(listed[clone_id])
-                await asyncio.sleep(1.3)
-                listed = {a.id: a for a in await client.list_assistants()}
-                later = clone_owner(listed[clone_id])
+                assert first is not None
+
+                async def renewed() -> CloneOwner | None:
+                    listed = {a.id: a for a in await client.list_assistants()}
+                    later = clone_owner(listed[clone_id])
+                    return later if later and later.lease_until > first.lease_until else None
+
+                # renewed every 0.05 s; the lease's end is kept to the second
+                later = await await_until(renewed, 10, what="the lease renewed", interval=0.05)
             return first, later, clone_id
 
     first, later, clone_id = asyncio.run(go())

@@ -7,11 +7,7 @@ line accounted for.
 
 from __future__ import annotations
 
-import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -22,41 +18,16 @@ from evalkit.emulator import EmulatorServer
 from evalkit.store import load_run
 
 from .runner_fixtures import emulator_fixture
-from .runner_support import build_assistant, wait_idle
-
-CHILD = Path(__file__).resolve().parent / "runner_child.py"
+from .runner_support import (
+    build_assistant,
+    journal_lines,
+    reap,
+    start_child,
+    wait_for_child,
+    wait_idle,
+)
 
 slow_emu = emulator_fixture(time_scale=0.01, seed=5, turn_delay=4.0)
-
-
-def journal_lines(run_dir: Path) -> int:
-    try:
-        return (run_dir / "journal.jsonl").read_bytes().count(b"\n")
-    except FileNotFoundError:
-        return 0
-
-
-def start_child(emu: EmulatorServer, spec: dict[str, Any]) -> subprocess.Popen[str]:
-    env = {**os.environ, "EVALKIT_BASE_URL": emu.base_url, "EVALKIT_API_KEY": emu.api_key}
-    env["PYTHONUNBUFFERED"] = "1"
-    return subprocess.Popen(
-        [sys.executable, str(CHILD), json.dumps(spec)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def wait_until(child: subprocess.Popen[str], condition: Any, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if child.poll() is not None:
-            out, err = child.communicate()
-            pytest.fail(f"child exited ({child.returncode}) too early:\n{out}\n{err}")
-        if time.monotonic() > deadline:
-            pytest.fail("timed out waiting for the child's run to get going")
-        time.sleep(0.01)
 
 
 @pytest.mark.slow
@@ -91,15 +62,17 @@ def test_a_second_ctrl_c_still_leaves_the_run_finalized(
     run_dir = tmp_path / "twice"
     child = start_child(slow_emu, spec)
     try:
-        wait_until(child, lambda: journal_lines(run_dir) >= 2 and slow_emu.stats()["active"] >= 2)
+        wait_for_child(
+            child,
+            lambda: journal_lines(run_dir) >= 2 and slow_emu.stats()["active"] >= 2,
+            "two conversations recorded and streams open",
+        )
         child.send_signal(signal.SIGINT)
         time.sleep(gap)
         child.send_signal(signal.SIGINT)
         out, err = child.communicate(timeout=30)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.communicate(timeout=10)
+        reap(child)
     # 130: main() caught the interrupt; -SIGINT: the second one came while Python was exiting
     assert child.returncode in (130, -signal.SIGINT), f"{out}\n{err}"
     assert "interrupted" in out

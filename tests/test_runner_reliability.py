@@ -10,12 +10,7 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +25,27 @@ from evalkit.runner import arun_grid, run_grid
 from evalkit.store import load_run
 
 from .runner_fixtures import emulator_fixture
-from .runner_support import assistant_ids, build_assistant, load_grid, wait_idle
+from .runner_support import (
+    assistant_ids,
+    build_assistant,
+    journal_lines,
+    load_grid,
+    reap,
+    start_child,
+    wait_for_child,
+    wait_idle,
+)
 
-CHILD = Path(__file__).resolve().parent / "runner_child.py"
 NASTALIQ = "Aap {{name}} ko yaad dilayen. Urdu mein, Nastaliq script mein baat karein."
 
 
 # --------------------------------------------------------------------------- fixtures, helpers
 
 
-emu = emulator_fixture(time_scale=0.002, seed=17)
+# turns have no emulated latency, so the time scale sets mostly the five-minute ceiling: 3 s
+# here. At 0.002 (0.6 s) a conversation on a loaded machine hit it and ended `error` with the
+# ceiling's message, not the injected fault's.
+emu = emulator_fixture(time_scale=0.01, seed=17)
 # turns take 40 ms: a child's run is still going when it is killed or interrupted
 slow_emu = emulator_fixture(time_scale=0.01, seed=9, turn_delay=4.0)
 
@@ -60,44 +66,6 @@ def check_no_duplicates(run: Any, grid: Grid) -> pd.DataFrame:
     expected = conv.set_index("conversation_id")["n_turns"]
     assert per_conv.reindex(expected.index, fill_value=0).tolist() == expected.tolist()
     return conv
-
-
-def journal_lines(run_dir: Path) -> int:
-    try:
-        return (run_dir / "journal.jsonl").read_bytes().count(b"\n")
-    except FileNotFoundError:
-        return 0
-
-
-def start_child(emu: EmulatorServer, spec: dict[str, Any]) -> subprocess.Popen[str]:
-    env = {**os.environ, "EVALKIT_BASE_URL": emu.base_url, "EVALKIT_API_KEY": emu.api_key}
-    env["PYTHONUNBUFFERED"] = "1"
-    return subprocess.Popen(
-        [sys.executable, str(CHILD), json.dumps(spec)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def wait_for(
-    child: subprocess.Popen[str], condition: Any, what: str, timeout: float = 30.0
-) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if child.poll() is not None:
-            out, err = child.communicate()
-            pytest.fail(f"child exited ({child.returncode}) before {what}:\n{out}\n{err}")
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        time.sleep(0.01)
-
-
-def reap(child: subprocess.Popen[str]) -> None:
-    if child.poll() is None:
-        child.kill()
-    child.communicate(timeout=10)
 
 
 # --------------------------------------------------------------------------- 1. faults
@@ -256,7 +224,7 @@ def test_run_killed_with_sigkill_resumes_to_exactly_the_grid(
     run_dir = tmp_path / "killed"
     child = start_child(slow_emu, spec)
     try:
-        wait_for(child, lambda: journal_lines(run_dir) >= 6, "six conversations recorded")
+        wait_for_child(child, lambda: journal_lines(run_dir) >= 6, "six conversations recorded")
         child.send_signal(signal.SIGKILL)
         child.wait(timeout=10)
     finally:
@@ -322,7 +290,7 @@ def test_ctrl_c_stops_every_stream_deletes_the_clone_and_keeps_what_finished(
     run_dir = tmp_path / "interrupted"
     child = start_child(slow_emu, spec)
     try:
-        wait_for(
+        wait_for_child(
             child,
             lambda: journal_lines(run_dir) >= 3 and slow_emu.stats()["active"] >= 2,
             "three conversations recorded and streams open",
@@ -335,10 +303,7 @@ def test_ctrl_c_stops_every_stream_deletes_the_clone_and_keeps_what_finished(
     assert child.returncode == 130, f"{out}\n{err}"
     assert "interrupted" in out
 
-    deadline = time.monotonic() + 5
-    while slow_emu.stats()["active"] and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert slow_emu.stats()["active"] == 0
+    assert wait_idle(slow_emu, 5)["active"] == 0
     assert assistant_ids(slow_emu) == before_ids  # the clone was deleted
 
     run = load_run("interrupted", store=tmp_path)

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,7 @@ from evalkit.store import (
 )
 
 from .runner_support import CONVERSATION_DTYPES, TURN_DTYPES
+from .waiting import wait_until
 
 T0 = datetime(2026, 11, 1, 9, 30, 15, 123456, tzinfo=UTC)
 URDU = "السلام علیکم، کل صبح دس بجے آپ کی اپائنٹمنٹ ہے۔"
@@ -667,9 +667,12 @@ def test_sigkill_mid_run_then_resume(tmp_path: Path) -> None:
         child = _run_child(tmp_path, total)
         assert child.stdout is not None
         assert child.stdout.readline().startswith("ready")
-        deadline = time.monotonic() + 60
-        while _complete_lines(journal) < kill_after and time.monotonic() < deadline:
-            time.sleep(0.002)
+        wait_until(
+            lambda: _complete_lines(journal) >= kill_after,  # noqa: B023 - called at once
+            60,
+            what=f"{kill_after} journal lines",
+            interval=0.002,
+        )
         child.send_signal(signal.SIGKILL)
         child.communicate(timeout=30)
         assert child.returncode == -signal.SIGKILL

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,9 @@ from .runner_support import (
     build_reminder,
     make_grid,
     replace_request,
+    wait_idle,
 )
+from .waiting import await_until
 
 PROVIDER_KEY = "sk-provider-secret-9f8e7d6c5b4a1234"
 ENGLISH = INSTRUCTIONS
@@ -437,19 +438,17 @@ async def test_clone_is_deleted_and_streams_closed_when_the_run_is_cancelled(
                 progress=False,
             )
         )
-        deadline = time.monotonic() + 10
-        while (await asyncio.to_thread(slow_emu.stats))["active"] < 4:
-            assert time.monotonic() < deadline
+
+        def four_streams_open() -> bool:
             assert not task.done()
-            await asyncio.sleep(0.02)
+            return bool(slow_emu.stats()["active"] >= 4)
+
+        await await_until(four_streams_open, 10, what="four streams open", interval=0.02)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
         assert await client.list_assistants()  # the caller's client stays usable
     assert await asyncio.to_thread(assistant_ids, slow_emu) == before
-    deadline = time.monotonic() + 5
-    while (await asyncio.to_thread(slow_emu.stats))["active"]:
-        assert time.monotonic() < deadline, "streams left open after cancellation"
-        await asyncio.sleep(0.02)
+    await asyncio.to_thread(wait_idle, slow_emu, 5)  # no stream left open after cancellation
     run = load_run("cancelled", store=tmp_path)
     assert run.manifest["outcome"] == "interrupted"

@@ -263,6 +263,7 @@ def _insert(obj: dict[str, Any], key: str, value: Any, index: int) -> None:
     obj.update(items)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_unknown_keys_anywhere_round_trip(data: st.DataObject) -> None:

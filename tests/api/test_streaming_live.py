@@ -158,13 +158,15 @@ def test_closing_the_iterator_disconnects(server: tuple[_Server, str]) -> None:
 async def test_cancelling_the_async_stream_disconnects(server: tuple[_Server, str]) -> None:
     srv, base = server
     async with AsyncClient(base, KEY) as client:
+        streaming = asyncio.Event()
 
         async def consume() -> None:
             async for _ in client.simulate("a1", {"label": "forever", "behavior": "b"}):
-                pass
+                streaming.set()
 
         task = asyncio.create_task(consume())
-        await asyncio.sleep(0.3)
+        async with asyncio.timeout(10):
+            await streaming.wait()  # cancel mid-stream, after the first event
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -16,7 +16,6 @@ import contextlib
 import copy
 import inspect
 import json
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from types import EllipsisType
 from typing import Any, Final, Literal
@@ -212,20 +211,6 @@ def api(make_api: MakeApi) -> Api:
 def new_project(server: EmulatorServer) -> dict[str, str]:
     """A fresh project (own faults, credits, lists): {organizationId, projectId, apiKey}."""
     return server.new_project()
-
-
-def wait_for(
-    check: Callable[[], Any], *, timeout: float = 15.0, interval: float = 0.02, what: str = ""
-) -> Any:
-    """Poll ``check`` until it returns something truthy; fail the test after ``timeout``."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what or check}")
-        time.sleep(interval)
 
 
 def auth_headers(requests: list[httpx.Request]) -> list[str | None]:

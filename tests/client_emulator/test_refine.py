@@ -13,7 +13,8 @@ import pytest
 
 from evalkit.api import Assistant, InvalidRequestError, NotFoundError, RefineResponse
 from evalkit.emulator import EmulatorServer
-from tests.client_emulator.conftest import NEUTRAL, SEED, Api, make_config, serving, wait_for
+from tests.client_emulator.conftest import NEUTRAL, SEED, Api, make_config, serving
+from tests.waiting import wait_until
 
 BRIEF = {
     "context": "Hamid booked a dental check-up at the Karachi Clinic and expects a reminder.",
@@ -40,7 +41,7 @@ def build(emu: EmulatorServer, name: str = "Clinic reminder", **extra: Any) -> d
 
 
 def finished(emu: EmulatorServer, build_id: str) -> str:
-    status = wait_for(
+    status = wait_until(
         lambda: (s := emu.build_status(build_id)["status"]) in FINAL and s,
         interval=0.05,
         what=f"build {build_id} to finish",

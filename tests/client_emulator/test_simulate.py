@@ -34,8 +34,8 @@ from tests.client_emulator.conftest import (
     make_config,
     new_project,
     serving,
-    wait_for,
 )
+from tests.waiting import wait_until
 
 GREETING = 'Say: "Assalam o alaikum {{customer_name}}, this is Sana from the Karachi Clinic."'
 SLOW_TIME_SCALE = 0.005
@@ -266,7 +266,7 @@ async def test_closing_early_cancels_the_run(make_api: MakeApi, slow_emu: Emulat
     events = await api.take(created.id, NEUTRAL, 1)
     assert len(events) == 1
     assert isinstance(events[0], Turn)
-    after = wait_for(
+    after = wait_until(
         lambda: (
             (s := slow_emu.stats())["active"] == 0 and s["cancelled"] > before["cancelled"] and s
         ),
@@ -306,7 +306,7 @@ async def test_client_deadline_ends_a_stream_kept_alive_by_pings(
     with pytest.raises(StreamDeadlineExceeded) as caught:
         await api.collect(created.id, NEUTRAL)
     assert caught.value.turns == []
-    wait_for(
+    wait_until(
         lambda: (s := slow_emu.stats())["active"] == 0 and s["cancelled"] > cancelled,
         what="the emulator to see the stream closed",
     )

@@ -4,14 +4,15 @@ keeps raw lines (pings included), clients."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
-from evalkit.emulator import EmulatorServer
+from evalkit.emulator import EmulatorServer, serve
 
 
 def make_config(
@@ -125,3 +126,36 @@ BRIEF = {
     "context": "The clinic is calling about tomorrow's appointment.",
     "sampleRows": [{"name": "Ayesha", "slot": "10:30"}, {"name": "Bilal", "slot": "11:00"}],
 }
+
+
+@dataclass(frozen=True)
+class FuzzTarget:
+    """An emulator seeded with one built and one plain public assistant and a contact list."""
+
+    emu: EmulatorServer
+    client: httpx.Client
+    built_id: str
+    plain_id: str
+    list_id: str
+
+
+@contextlib.contextmanager
+def fuzz_target(name: str, seed: int) -> Iterator[FuzzTarget]:
+    """A fast emulator (no synthesis limit) holding the resources generated requests aim at."""
+    with (
+        serve(time_scale=0.0005, seed=seed) as emu,
+        httpx.Client(base_url=emu.base_url, headers=auth(emu.api_key), timeout=30) as client,
+    ):
+        emu.set_synthesis_limit(None)
+        built = emu.build(name, BRIEF, "Remind {{name}}.", public=True)
+        plain = create_assistant(client, public=True)
+        listed = emu.create_contact_list(
+            {"name": "l", "sourceKind": "paste", "summary": {"willBeCalled": 0}}
+        )
+        yield FuzzTarget(
+            emu,
+            client,
+            built["realtimeAssistantId"],
+            plain["realtimeAssistantId"],
+            listed["listId"],
+        )

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalkit.emulator import EmulatorServer, openapi_document, serve
+from evalkit.emulator import EmulatorServer, openapi_document
 
-from .helpers import BRIEF, auth, create_assistant, parse_sse
+from .helpers import auth, fuzz_target, parse_sse
 
 DOC = openapi_document()
 SCHEMAS = DOC["components"]["schemas"]
@@ -120,20 +120,12 @@ def from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
 
 @pytest.fixture(scope="module")
 def target() -> Iterator[tuple[EmulatorServer, dict[str, str]]]:
-    with (
-        serve(time_scale=0.0005, seed=5) as emu,
-        httpx.Client(base_url=emu.base_url, headers=auth(emu.api_key), timeout=30) as c,
-    ):
-        emu.set_synthesis_limit(None)
-        built = emu.build("Fuzz target", BRIEF, "Remind {{name}}.", public=True)
-        plain = create_assistant(c, public=True)
-        listed = emu.create_contact_list(
-            {"name": "l", "sourceKind": "paste", "summary": {"willBeCalled": 0}}
-        )
+    with fuzz_target("Fuzz target", seed=5) as made:
+        emu = made.emu
         ids = {
-            "built": built["realtimeAssistantId"],
-            "plain": plain["realtimeAssistantId"],
-            "list": listed["listId"],
+            "built": made.built_id,
+            "plain": made.plain_id,
+            "list": made.list_id,
             "other_key": emu.new_project()["apiKey"],
         }
         yield emu, ids
@@ -179,6 +171,7 @@ def _body_strategy(schema: dict[str, Any] | None) -> st.SearchStrategy[tuple[str
     return st.one_of(from_schema(schema).map(lambda v: ("json", v)), _hostile_body(schema), junk)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=200,
     deadline=None,

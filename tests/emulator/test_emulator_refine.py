@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
 
 from evalkit.emulator import EmulatorServer, serve
+from tests.waiting import wait_until
 
 from .helpers import BRIEF, client_for, create_assistant, make_config
 
 
-def _wait_status(
-    emu: EmulatorServer, build_id: str, status: str, timeout: float = 10.0
-) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    seen = emu.build_status(build_id)
-    while seen["status"] != status and time.monotonic() < deadline:
-        time.sleep(0.01)
-        seen = emu.build_status(build_id)
-    return seen
+def _wait_status(emu: EmulatorServer, build_id: str, status: str) -> dict[str, Any]:
+    return wait_until(
+        lambda: (seen := emu.build_status(build_id))["status"] == status and seen,
+        10,
+        what=f"build {build_id} {status}",
+    )
 
 
 def test_admin_build_creates_an_assistant_with_artifacts(emu: EmulatorServer) -> None:

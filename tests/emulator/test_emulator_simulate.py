@@ -4,25 +4,16 @@ fallbacks to the stored brief, and per-conversation seeds."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import httpx
 import pytest
 
 from evalkit.emulator import EmulatorServer, serve
+from tests.waiting import wait_until
 
 from .helpers import BRIEF, FakeBackend, client_for, create_assistant, make_config, simulate
 
 PERSONA = {"label": "Busy parent", "behavior": "You are in a hurry.", "path": "positive"}
-
-
-def _wait_for(check: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.02)
-    return check()
 
 
 def test_turns_then_exactly_one_done(client: httpx.Client) -> None:
@@ -143,7 +134,7 @@ def test_five_minute_ceiling_ends_in_error() -> None:
     with serve(time_scale=0.001, turn_delay=1000, backend=backend) as emu, client_for(emu) as c:
         aid = create_assistant(c)["realtimeAssistantId"]
         sse = simulate(c, aid, {})
-        assert _wait_for(lambda: emu.stats()["active"] == 0)
+        wait_until(lambda: emu.stats()["active"] == 0, 10, what="no active simulation")
         stats = emu.stats()
     assert [name for name, _ in sse.events] == ["error"]
     assert "ceiling" in sse.events[0][1]["message"]
@@ -161,11 +152,11 @@ def test_client_disconnect_stops_the_conversation() -> None:
             got = [next(lines) for _ in range(4)]
             assert got[0] == "event: turn"
             assert emu.stats()["active"] == 1
-        assert _wait_for(lambda: emu.stats()["active"] == 0)
+        wait_until(lambda: emu.stats()["active"] == 0, 10, what="no active simulation")
         stats = emu.stats()
-        assert _wait_for(lambda: backend.closed == 1)
+        wait_until(lambda: backend.closed == 1, 10, what="the backend closed")
         produced = backend.produced
-        time.sleep(0.1)
+        time.sleep(0.1)  # nothing to wait for: a live task would produce within this
         assert backend.produced == produced  # the conversation task is gone
     assert stats["cancelled"] == 1
     assert stats["started"] == 1
@@ -196,7 +187,7 @@ def test_faults(faults: dict[str, float], expect: object) -> None:
             assert backend.setups == []
             return
         sse = simulate(c, aid, {})
-        assert _wait_for(lambda: emu.stats()["active"] == 0)
+        wait_until(lambda: emu.stats()["active"] == 0, 10, what="no active simulation")
         stats = emu.stats()
         emu.set_faults()
         assert simulate(c, aid, {}).events[-1][0] == "done"  # a later PUT replaces the earlier

@@ -10,7 +10,6 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
@@ -24,9 +23,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from evalkit.emulator import EmulatorServer, serve
+from evalkit.emulator import EmulatorServer
 
-from .helpers import BRIEF, auth, create_assistant
+from .helpers import auth, fuzz_target
 
 pytestmark = pytest.mark.slow
 logger = logging.getLogger(__name__)
@@ -43,21 +42,10 @@ CHECKS = [
 
 @pytest.fixture(scope="module")
 def target() -> Iterator[tuple[EmulatorServer, dict[str, Any]]]:
-    with (
-        serve(time_scale=0.0005, seed=11) as emu,
-        httpx.Client(base_url=emu.base_url, headers=auth(emu.api_key), timeout=30) as c,
-    ):
-        emu.set_synthesis_limit(None)
-        built = emu.build("Schema target", BRIEF, "Remind {{name}}.", public=True)
-        plain = create_assistant(c, public=True)
-        listed = emu.create_contact_list(
-            {"name": "l", "sourceKind": "paste", "summary": {"willBeCalled": 0}}
-        )
-        document = c.get("/openapi.json").json()
-        ids = {
-            "assistants": [built["realtimeAssistantId"], plain["realtimeAssistantId"]],
-            "list": listed["listId"],
-        }
+    with fuzz_target("Schema target", seed=11) as made:
+        emu = made.emu
+        document = made.client.get("/openapi.json").json()
+        ids = {"assistants": [made.built_id, made.plain_id], "list": made.list_id}
         # path parameters: mostly the known resources, so bodies reach the stored state
         for item in document["paths"].values():
             for method, op in item.items():

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from evalkit.refine import (
 )
 from evalkit.targets import SnapshotStore
 from tests.refine.conftest import FAST_POLL, NASTALIQ_FEEDBACK, Demo, make_demo
+from tests.waiting import wait_until
 
 
 def _config(client: Client, assistant_id: str) -> dict[str, object]:
@@ -76,10 +76,12 @@ def test_a_second_refine_while_one_is_in_flight_is_refused(tmp_path: Path) -> No
         thread = threading.Thread(target=run_first)
         thread.start()
         ledger = InFlightLedger(demo.store)
-        deadline = time.monotonic() + 10
-        while (record := ledger.read(demo.assistant_id)) is None or not record.build_id:
-            assert time.monotonic() < deadline, "the first build was never recorded"
-            time.sleep(0.005)
+        record = wait_until(
+            lambda: (found := ledger.read(demo.assistant_id)) and found.build_id and found,
+            10,
+            what="the first build recorded",
+            interval=0.005,
+        )
         with pytest.raises(BuildInFlightError) as caught:
             refine_and_wait(client, demo.assistant_id, "Be brief.", store=demo.store)
         thread.join(20)
@@ -135,10 +137,13 @@ def test_a_recorded_build_that_finished_is_cleared_on_the_next_call(
     hasty = PollPolicy(interval=0.001, backoff=1.0, max_interval=0.001, timeout=0.005)
     with pytest.raises(RefineTimeout) as caught:
         refine_and_wait(client, demo.assistant_id, "Speak slowly.", poll=hasty, store=demo.store)
-    deadline = time.monotonic() + 10
-    while emu.build_status(caught.value.build_id)["status"] != "succeeded":
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+    build_id = caught.value.build_id
+    wait_until(
+        lambda: emu.build_status(build_id)["status"] == "succeeded",
+        10,
+        what=f"build {build_id} to succeed",
+        interval=0.02,
+    )
     result = refine_and_wait(
         client, demo.assistant_id, "Be brief.", poll=FAST_POLL, store=demo.store
     )
