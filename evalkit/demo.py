@@ -23,7 +23,7 @@ from types import TracebackType
 from .api import Client
 from .compare import Comparison
 from .data import bundled_path, scorecards_path
-from .emulator import EmulatorServer, serve
+from .emulator import EmulatorServer, EmulatorSettings, serve
 from .flows import DraftVsProd, DraftVsProdOptions, draft_vs_prod
 from .grading import Judge
 from .grid import Grid, load_personas
@@ -100,6 +100,8 @@ DEMO_PERSONAS = (
 NOTEBOOK = "compare_draft_prod.ipynb"
 #: Emulated time: 0.002 makes a 15 s ping 30 ms and a 2-minute build a quarter of a second.
 TIME_SCALE = 0.002
+#: ...but a conversation may take up to a minute of real time before the ceiling ends it.
+CEILING_FLOOR_S = 60.0
 
 
 def demo_grid(repeats: int = 3) -> Grid:
@@ -132,9 +134,10 @@ class DemoService:
 
     def __enter__(self) -> DemoService:
         try:
-            self.emulator = self._stack.enter_context(
-                serve(time_scale=self.time_scale, seed=self.seed)
+            settings = EmulatorSettings(
+                time_scale=self.time_scale, seed=self.seed, min_ceiling_s=CEILING_FLOOR_S
             )
+            self.emulator = self._stack.enter_context(serve(settings=settings))
             self.client = self._stack.enter_context(
                 Client(self.emulator.base_url, self.emulator.api_key)
             )

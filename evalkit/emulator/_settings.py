@@ -28,6 +28,9 @@ class EmulatorSettings:
     ``turn_delay`` is emulated seconds of latency before each utterance. ``seed`` None draws
     a random seed at start (conversations then differ between emulator runs).
     ``synthesis_requests_per_minute`` caps E11/E12 per project (None: no cap).
+    ``min_ceiling_s`` is a floor, in real seconds, under the scaled five-minute ceiling: a
+    strongly scaled emulator (the demo's 0.002 makes the ceiling 0.6 s) on a busy machine would
+    otherwise end slow conversations with the ceiling's error.
     ``livekit_api_key``/``livekit_api_secret`` sign session tokens (None: generated once and
     kept with the state); both are printable ASCII, the secret at least 32 characters, so a
     real LiveKit server's key list can hold them. The secret never shows in a repr.
@@ -41,6 +44,7 @@ class EmulatorSettings:
     send_timeout_s: float = 30.0
     livekit_api_key: str | None = None
     livekit_api_secret: str | None = field(default=None, repr=False)
+    min_ceiling_s: float = 0.0
 
     def __post_init__(self) -> None:
         if not (isinstance(self.time_scale, int | float) and math.isfinite(self.time_scale)):
@@ -73,7 +77,7 @@ class EmulatorSettings:
 
     @property
     def ceiling(self) -> float:
-        return self.scaled(SIMULATION_CEILING_S)
+        return max(self.scaled(SIMULATION_CEILING_S), self.min_ceiling_s)
 
     @property
     def turn_latency(self) -> float:
