@@ -233,7 +233,13 @@ def export_html(
         exclude_input_prompt=True,
         exclude_output_prompt=True,
     )
-    body, _ = exporter.from_notebook_node(nb)
+    quiet = logging.getLogger("traitlets")  # its "alternative text is missing" note on plots
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        body, _ = exporter.from_notebook_node(nb)
+    finally:
+        quiet.setLevel(level)
     failed = any(
         out.get("output_type") == "error" for cell in nb.cells for out in cell.get("outputs", [])
     )
