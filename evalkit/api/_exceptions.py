@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any
 from .._exceptions import EvalkitError
 from .._util._redact import redact, redact_text
 
-redact_secrets = redact_text  # the one redactor, under the name the emulator imports
-
 if TYPE_CHECKING:
     from ._events import Turn
     from ._validation import Problem
@@ -93,7 +91,7 @@ class ApiError(EvalkitError):
         url: str | None = None,
     ) -> None:
         self.status_code = status_code
-        self.messages = [redact_secrets(str(m)) for m in messages]
+        self.messages = [redact_text(str(m)) for m in messages]
         self.error = error
         self.body = redact(body)  # an echoed credential stays masked in reprs and pickles
         self.method = method

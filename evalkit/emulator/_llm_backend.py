@@ -26,7 +26,7 @@ from typing import Any, Final
 import httpx
 
 from .._exceptions import EvalkitError
-from .._util import redact_text as redact_secrets
+from .._util import redact_text
 from .dialogue import ConversationSetup, Role, Utterance, substitute_variables
 
 __all__ = ["END_TOKEN", "LlmBackend", "LlmBackendError", "agent_prompt", "caller_prompt"]
@@ -134,7 +134,7 @@ class LlmBackend:
     def _clean(self, message: str) -> str:
         if self._api_key:
             message = message.replace(self._api_key, "***")
-        return redact_secrets(message)
+        return redact_text(message)
 
 
 def _greets_first(setup: ConversationSetup) -> bool:

@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from .._util import redact_text as redact_secrets
+from .._util import redact_text
 from ..api._limits import LLM_MODELS
 from ..api._validation import Problem, check_assistant_config, check_simulate_body
 from ._auth import authenticate, owned_assistant
@@ -178,9 +178,7 @@ async def _produce(
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        logger.warning(
-            "dialogue backend failed: %s: %s", type(exc).__name__, redact_secrets(str(exc))
-        )
+        logger.warning("dialogue backend failed: %s: %s", type(exc).__name__, redact_text(str(exc)))
         queue.put_nowait(("fail", f"Conversation failed: {type(exc).__name__}"))
 
 

@@ -3,6 +3,7 @@ side outputs a CI job keeps (``summary.json``, parquet tables)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -69,17 +70,17 @@ class ComparisonOutcome:
     scorecard: Scorecard
     comparison: Comparison
 
-    @property
+    @functools.cached_property
     def grades(self) -> pd.DataFrame:
         """Both sides' grades stacked (``run_id`` tells them apart)."""
         return pd.concat([self.baseline_grades, self.candidate_grades], ignore_index=True)
 
-    @property
+    @functools.cached_property
     def baseline_grades(self) -> pd.DataFrame:
         """The baseline run's grades under the scorecard."""
         return self.baseline.grades(self.scorecard.rubric_version_id)
 
-    @property
+    @functools.cached_property
     def candidate_grades(self) -> pd.DataFrame:
         """The candidate run's grades under the scorecard."""
         return self.candidate.grades(self.scorecard.rubric_version_id)
@@ -87,7 +88,7 @@ class ComparisonOutcome:
     @property
     def judge_note(self) -> str:
         """Who graded the judged rules, in words (empty when no rule was judged)."""
-        graders = set(self.grades["grader"].dropna().unique())
+        graders = set(self.grades["grader"].dropna().unique())  # read once, cached
         judges = sorted(g for g in graders if "judge:" in g)
         if not judges:
             return ""

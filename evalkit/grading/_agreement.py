@@ -7,26 +7,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
 
-__all__ = ["judge_agreement", "wilson_interval"]
+from ..stats import wilson_interval
+
+__all__ = ["judge_agreement", "wilson_interval"]  # wilson_interval: evalkit.stats's
 
 _CATEGORIES = ("pass", "fail", "na")
 _COLUMNS = [
     "rule_id", "n", "n_left_out", "agree", "accuracy", "accuracy_low", "accuracy_high",
     "kappa", "kappa_low", "kappa_high",
 ]  # fmt: skip
-
-
-def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval of a proportion; (nan, nan) when n is 0."""
-    if n <= 0:
-        return math.nan, math.nan
-    z = float(stats.norm.ppf(0.5 + confidence / 2))
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _kappa(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -44,10 +44,9 @@ from typing import Any
 
 import httpx
 
-from .._util import run_sync
+from .._util import redact_text, run_sync
 from ..api import ApiError
 from ..api._config import Secret
-from ..api._exceptions import redact_secrets
 from ..api._version import USER_AGENT
 from ._judge_cache import CachedVerdict, JudgeCache, cache_key
 from ._judge_config import API_KEY_ENV, JudgeOptions, JudgeStats, resolve_endpoint
@@ -325,7 +324,7 @@ class Judge:
     def _clean(self, text: str) -> str:
         if self._api_key is not None and self._api_key.reveal():
             text = text.replace(self._api_key.reveal(), "***")
-        return redact_secrets(text)
+        return redact_text(text)
 
     def _format_refused(self, exc: Exception) -> bool:
         """Whether ``exc`` refuses ``response_format`` under ``"auto"`` (then remembered)."""

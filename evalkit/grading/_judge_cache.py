@@ -8,7 +8,6 @@ unreadable entry counts as a miss. Only real verdicts are stored, never ``error`
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -16,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
-from .._util import atomic_write_bytes
+from .._util import atomic_write_bytes, content_hash
 from ._judge_types import JudgeVerdict
 
 __all__ = ["CachedVerdict", "JudgeCache", "cache_key"]
@@ -31,7 +30,7 @@ def cache_key(
 ) -> str:
     """The hex sha256 naming one rule's verdict on one transcript (unambiguous: a JSON list)."""
     parts = [transcript_hash, rule_hash, model, prompt_version, sample]
-    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+    return content_hash(parts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,6 @@ reported at once in one :class:`ScorecardError`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -18,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
+from .._util import content_hash
 from ..api import Problem
 from ._check_models import CheckModel, JudgeCheck
 from ._errors import ScorecardError
@@ -28,9 +28,8 @@ _CHECK: TypeAdapter[Any] = TypeAdapter(CheckModel)
 
 
 def canonical_hash(value: Any) -> str:
-    """SHA-256 (hex) of ``value`` as canonical JSON (sorted keys, no spaces, UTF-8)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """SHA-256 of ``value``'s canonical JSON (evalkit's one content hash)."""
+    return content_hash(value)
 
 
 class _Wire(BaseModel):

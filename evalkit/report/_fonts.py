@@ -102,7 +102,7 @@ def find_arabic_font(preference: tuple[str, ...] = ARABIC_FONT_PREFERENCE) -> Ar
     for entry in font_manager.fontManager.ttflist:
         by_name.setdefault(entry.name, []).append(entry.fname)
     for family in preference:
-        for fname in sorted(by_name.get(family, ())):
+        for fname in sorted(by_name.get(family, ()), key=lambda f: ("bold" in f.lower(), f)):
             if _covers_urdu(fname):
                 return ArabicFont(family, Path(fname))
     logger.debug("no font with Urdu letters among %s; plots use Latin labels", preference)

@@ -9,26 +9,16 @@ embedded in the page, so the report renders in Nastaliq on any machine that open
 from __future__ import annotations
 
 import base64
-import functools
 import html
-import re
 from pathlib import Path
 from typing import Final
 
-from ._fonts import NASTALIQ_FONT_STACK
+from ._fonts import NASTALIQ_FONT_STACK, find_arabic_font, has_arabic
 from ._transcript_html import REPORT_CSS
 
 __all__ = ["PAGE_CSS", "find_nastaliq_font", "report_page"]
-_FONT_DIRS: Final = (
-    Path("/usr/share/fonts"),
-    Path("/usr/local/share/fonts"),
-    Path.home() / ".fonts",
-    Path.home() / ".local/share/fonts",
-    Path("/Library/Fonts"),
-    Path("C:/Windows/Fonts"),
-)
-_FONT_FILES: Final = ("NotoNastaliqUrdu-Regular.ttf", "NotoNastaliqUrdu[wght].ttf")
-_ARABIC: Final = re.compile(r"[\u0600-\u06FF\u0750-\u077F\uFB50-\uFDFF\uFE70-\uFEFF]")
+#: Nastaliq families a page may embed, best first.
+NASTALIQ_FAMILIES: Final = ("Noto Nastaliq Urdu", "Jameel Noori Nastaleeq")
 
 PAGE_CSS: Final = f"""
 :root {{ color-scheme: light; }}
@@ -54,21 +44,14 @@ pre {{ white-space: pre-wrap; background: #f6f8fa; padding: 8px; border-radius: 
 """
 
 
-@functools.cache
 def find_nastaliq_font() -> Path | None:
-    """A Nastaliq font file on this machine (Noto Nastaliq Urdu), or None."""
-    for folder in _FONT_DIRS:
-        if not folder.is_dir():
-            continue
-        for name in _FONT_FILES:
-            found = next(iter(folder.rglob(name)), None)
-            if found is not None:
-                return found
-    return None
+    """A Nastaliq font file on this machine that draws Urdu (Noto Nastaliq Urdu), or None."""
+    font = find_arabic_font(NASTALIQ_FAMILIES)
+    return font.path if font is not None else None
 
 
 def _font_face(body: str) -> str:
-    if not _ARABIC.search(body):
+    if not has_arabic(body):
         return ""
     font = find_nastaliq_font()
     if font is None:

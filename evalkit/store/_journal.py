@@ -40,7 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
 
-from .._util import redact_text as redact_secrets
+from .._util import redact_text
 from ._errors import CorruptRunError, RunLockedError, StoreError, storage_error, storage_errors
 from ._records import CONVERSATION_FIELDS, ROLES, STATUSES, ConversationRecord, TurnRecord
 from ._tables import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
@@ -90,7 +90,7 @@ def encode_line(record: ConversationRecord, turns: Sequence[TurnRecord]) -> byte
         allow_nan=False,
     )
     if "sk_api_" in line:
-        line = redact_secrets(line)
+        line = redact_text(line)
     return (line + "\n").encode("utf-8")
 
 
