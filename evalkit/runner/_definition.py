@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import _version
-from .._util import now_iso
+from .._util import canonical_json, now_iso
 from ..grid import Grid
 from ..store import identity_hash
 from ..targets import ResolvedTarget
@@ -105,11 +105,8 @@ def _label(item: Any, noun: str) -> str:
 
 
 def _set_changes(old: list[Any], new: list[Any], noun: str) -> list[str]:
-    def key(item: Any) -> str:
-        return json.dumps(item, sort_keys=True, ensure_ascii=False)
-
-    before = {key(item): item for item in old}
-    after = {key(item): item for item in new}
+    before = {canonical_json(item): item for item in old}
+    after = {canonical_json(item): item for item in new}
     added = [_label(after[k], noun) + " was added" for k in after if k not in before]
     removed = [_label(before[k], noun) + " was removed" for k in before if k not in after]
     return added + removed
