@@ -2,30 +2,61 @@
 
 - :func:`wilson_interval`, :func:`pass_hat_k`: proportions and pass^k, vectorised;
 - :func:`paired_bootstrap`: BCa bootstrap of a mean of paired differences (scipy);
-- :class:`CellMoments`, :func:`grid_mean`, :func:`paired_difference`: repeats reduced within
-  cells first, then a grid average whose variance comes from the repeats (see ``_cells``);
-- :func:`minimum_detectable_effect`, :func:`grid_difference_se`, :func:`paired_df`: planning.
+- :class:`CellMoments`, :func:`grid_mean`, :func:`paired_grid`, :func:`paired_difference`:
+  repeats reduced within cells first, then a grid average whose variance comes from the
+  repeats or from the cells, as the design allows (see ``_cells``), with limits that respect
+  the scale (Wilson with an effective sample size, MOVER; see ``_bounded``);
+- :func:`power_of`, :func:`expected_power`, :func:`minimum_detectable_effect`,
+  :func:`grid_difference_se`, :func:`paired_df`: planning (noncentral t; pilot uncertainty).
 """
 
 from __future__ import annotations
 
 from .._util import publish
 from ._bootstrap import paired_bootstrap
-from ._cells import CellMoments, Interval, grid_mean, paired_difference, t_interval
+from ._bounded import effective_wilson, mover_difference, t_quantile
+from ._cells import (
+    CellMoments,
+    Interval,
+    PairedGrid,
+    VarianceMethod,
+    choose_method,
+    grid_mean,
+    paired_difference,
+    paired_grid,
+    t_interval,
+)
+from ._exact import fisher_exact_p
 from ._intervals import pass_hat_k, wilson_interval
-from ._power import grid_difference_se, minimum_detectable_effect, paired_df
+from ._power import (
+    expected_power,
+    grid_difference_se,
+    minimum_detectable_effect,
+    paired_df,
+    power_of,
+)
 
 __all__ = [
     "CellMoments",
     "Interval",
+    "PairedGrid",
+    "VarianceMethod",
+    "choose_method",
+    "effective_wilson",
+    "expected_power",
+    "fisher_exact_p",
     "grid_difference_se",
     "grid_mean",
     "minimum_detectable_effect",
+    "mover_difference",
     "paired_bootstrap",
     "paired_df",
     "paired_difference",
+    "paired_grid",
     "pass_hat_k",
+    "power_of",
     "t_interval",
+    "t_quantile",
     "wilson_interval",
 ]
 

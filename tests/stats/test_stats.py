@@ -119,3 +119,68 @@ def test_minimum_detectable_effect_gives_the_power_it_promises() -> None:
     power = (iv.high < 0).mean()
     assert 0.87 <= power <= 0.93  # observed 0.893 (Welch df a little under the planned 72)
     assert math.isnan(minimum_detectable_effect(float("nan"), 10))
+
+
+def test_fisher_exact_doubles_the_smaller_tail_like_scipy() -> None:
+    from scipy.stats import fisher_exact
+
+    from evalkit.stats import fisher_exact_p
+
+    for x1, n1, x2, n2 in [(3, 54, 10, 54), (0, 54, 4, 54), (5, 30, 1, 40), (2, 20, 2, 20)]:
+        table = [[x2, n2 - x2], [x1, n1 - x1]]
+        tails = [fisher_exact(table, alternative=a)[1] for a in ("greater", "less")]
+        assert fisher_exact_p(x1, n1, x2, n2) == pytest.approx(min(1.0, 2 * min(tails)))
+    batch = fisher_exact_p(np.array([3, 0]), 54, np.array([10, 4]), 54)
+    assert batch.shape == (2,)
+    assert fisher_exact_p(0, 10, 0, 10) == 1.0
+
+
+@pytest.mark.parametrize("correlation", [-1.0, 0.0, 0.5, 0.99])
+def test_mover_limits_stay_on_the_scale(correlation: float) -> None:
+    from evalkit.stats import mover_difference
+    from evalkit.stats._bounded import side_limits
+
+    rng = np.random.default_rng(9)
+    p1, p2 = rng.random(500), rng.random(500)
+    v1, v2 = rng.random(500) * 0.05, rng.random(500) * 0.05
+    q = np.full(500, 2.5)
+    l1, u1 = side_limits(p1, v1, q, p1)
+    l2, u2 = side_limits(p2, v2, q, p2)
+    assert ((l1 <= p1) & (p1 <= u1) & (l1 >= 0) & (u1 <= 1)).all()
+    low, high = mover_difference((p1, l1, u1), (p2, l2, u2), correlation)
+    assert (low >= -1.0 - 1e-12).all()
+    assert (high <= 1.0 + 1e-12).all()
+    assert ((low <= p1 - p2) & (p1 - p2 <= high)).all()
+
+
+def test_the_design_chooses_the_variance_method() -> None:
+    from evalkit.stats import VarianceMethod, paired_grid
+
+    rng = np.random.default_rng(10)
+
+    def method(cells: int, repeats: list[int]) -> int:
+        x = rng.uniform(0, 100, size=(cells, max(repeats)))
+        for c in range(cells):
+            x[c, repeats[c % len(repeats)] :] = np.nan
+        m = CellMoments.from_values(x)
+        return int(paired_grid(m, m).method)
+
+    assert method(18, [3]) == VarianceMethod.WITHIN_CELLS
+    assert method(18, [2]) == VarianceMethod.WITHIN_CELLS  # 18 df per side >= 17
+    assert method(18, [1]) == VarianceMethod.PAIRED_CELLS
+    assert method(60, [2] + [1] * 59) == VarianceMethod.PAIRED_CELLS  # one repeated cell
+    assert method(1, [3]) == VarianceMethod.WITHIN_CELLS  # one cell with repeats is enough
+    assert method(1, [1]) == VarianceMethod.NONE
+
+
+def test_power_of_matches_simulation() -> None:
+    from evalkit.stats import power_of
+
+    sigma, cells, repeats, effect = 20.0, 18, 3, 12.0
+    se = grid_difference_se(sigma, cells, repeats)
+    rng = np.random.default_rng(11)
+    a = rng.normal(60, sigma, size=(4000, cells, repeats))
+    b = rng.normal(60 - effect, sigma, size=(4000, cells, repeats))
+    iv = paired_difference(CellMoments.from_values(a), CellMoments.from_values(b))
+    simulated = float((iv.high < 0).mean())
+    assert power_of(-effect, se, 2 * cells * (repeats - 1)) == pytest.approx(simulated, abs=0.025)
