@@ -85,7 +85,7 @@ def test_report_states_the_verdict_and_loads_nothing_from_elsewhere(demo: DemoRe
     page = demo.report.read_text(encoding="utf-8")
     assert "Verdict:" in page
     assert "regressed" in page
-    assert re.search(r"95% interval -\d+\.\d to -\d+\.\d", page)
+    assert re.search(r"95% CI -\d+\.\d to -\d+\.\d", page)
     assert "urdu-script" in page
     assert page.count("<img") >= 4  # plots as PNG
     assert re.search(r'lang="ur"[^>]*dir="rtl"|dir="rtl"[^>]*lang="ur"', page)

@@ -1,9 +1,10 @@
 """The comparison's breakdown tables: by rule, by persona, by cell, and unpaired cells.
 
-Per-rule and per-persona differences are many tests at once. Their intervals are
-Bonferroni-adjusted (confidence ``1 - (1 - confidence) / m`` for ``m`` rules or personas), so
-the chance that any of them shows a direction that is not there stays below
-``1 - confidence``; the ``adjusted_confidence`` column says the level used.
+Per-rule and per-persona differences are many tests at once. Each table is one family: its
+intervals are Bonferroni-adjusted (confidence ``1 - (1 - confidence) / m`` for its ``m`` rules,
+or its ``m`` personas), so the chance that any row of the table shows a direction that is not
+there stays below ``1 - confidence``; the ``adjusted_confidence`` and ``family`` columns say
+the level and the family. The headline is a family of its own.
 """
 
 from __future__ import annotations
@@ -13,10 +14,21 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from ..stats import CellMoments, paired_difference, pass_hat_k, wilson_interval
+from ..stats import CellMoments, VarianceMethod, pass_hat_k, wilson_interval
+from ._decision import Decision, Scenarios, decide_grid, errors_differ
 from ._options import CompareOptions
-from ._sides import ERROR, FAIL, NA, PASS, Side, codes_for, first_values, moments_by, unique_values
-from ._verdict import decide
+from ._sides import (
+    ERROR,
+    FAIL,
+    NA,
+    PASS,
+    IntArray,
+    Side,
+    codes_for,
+    first_values,
+    moments_by,
+    unique_values,
+)
 
 __all__ = ["by_cell", "by_persona", "by_rule", "unpaired"]
 
@@ -31,21 +43,73 @@ def _first_text(sides: Sequence[Side], key: str, column: str, keys: Sequence[str
     return [first.get(k, "") for k in keys]
 
 
+def _rule_scenarios(
+    side: Side, rules: Sequence[str], n_cells: int
+) -> tuple[Scenarios, IntArray, IntArray]:
+    """Per (rule, cell) pass moments (0/100) with errors left out, failed, passed; and each
+    rule's error and graded-row counts."""
+    rule = codes_for(side.rows["rule_id"], rules)
+    ok = rule >= 0
+    rule, verdict, row_cell = rule[ok], side.row_verdict[ok], side.row_cell[ok]
+    value = np.where(verdict == PASS, 100.0, np.where(verdict == FAIL, 0.0, np.nan))
+    erred = verdict == ERROR
+
+    def moments(values: np.ndarray) -> CellMoments:
+        return moments_by(rule, len(rules), row_cell, n_cells, values)
+
+    main = moments(value)
+    scen = (
+        Scenarios(
+            main, moments(np.where(erred, 0.0, value)), moments(np.where(erred, 100.0, value))
+        )
+        if erred.any()
+        else Scenarios.same(main)
+    )
+    errors = np.bincount(rule, weights=erred, minlength=len(rules)).astype(np.int64)
+    graded = np.bincount(rule, minlength=len(rules)).astype(np.int64)
+    return scen, errors, graded
+
+
+def _decision_columns(decision: Decision, level: float, family: str) -> dict[str, object]:
+    """The columns every breakdown shares: the adjusted interval, its direction, the method."""
+    iv = decision.interval
+    bounded = np.asarray(decision.bounded, dtype=bool)
+    return {
+        "difference": iv.estimate,
+        "difference_low": iv.low,
+        "difference_high": iv.high,
+        "direction": [str(v) for v in np.atleast_1d(decision.verdict)],
+        "worst_case_low": np.where(bounded, decision.pessimistic.low, np.nan),
+        "best_case_high": np.where(bounded, decision.optimistic.high, np.nan),
+        "method": [VarianceMethod(int(m)).label for m in np.atleast_1d(decision.method)],
+        "adjusted_confidence": level,
+        "adjustment": "bonferroni",
+        "family": family,
+    }
+
+
 def by_rule(
     base: Side, cand: Side, cells: Sequence[str], confidence: float, min_effect: float
 ) -> pd.DataFrame:
-    """Pass rates with Wilson intervals per side, and the adjusted paired difference per rule."""
+    """Pass rates with Wilson intervals per side, and the adjusted paired difference per rule.
+
+    The difference of pass rates comes from :func:`decide_grid` on per-cell pass rates (the
+    headline's variance rule, bounded limits within +-100 points), Bonferroni-adjusted over
+    the rules of the comparison (one family), with the error bounds where a rule's judge
+    errors differ between the sides.
+    """
     rules = unique_values(base.rows["rule_id"], cand.rows["rule_id"])
     level = _adjusted(confidence, len(rules))
     table: dict[str, object] = {
         "rule_id": rules,
         "title": _first_text((base, cand), "rule_id", "title", rules),
     }
-    moments: list[CellMoments] = []
+    scenarios: list[Scenarios] = []
+    counts: list[tuple[IntArray, IntArray]] = []
     for label, side in (("baseline", base), ("candidate", cand)):
         rule = codes_for(side.rows["rule_id"], rules)
         ok = rule >= 0
-        rule, verdict, row_cell = rule[ok], side.row_verdict[ok], side.row_cell[ok]
+        rule, verdict = rule[ok], side.row_verdict[ok]
         passed = np.bincount(rule, weights=verdict == PASS, minlength=len(rules))
         applicable = passed + np.bincount(rule, weights=verdict == FAIL, minlength=len(rules))
         low, high = wilson_interval(passed, applicable, confidence)
@@ -58,15 +122,15 @@ def by_rule(
             table[f"{status}_{label}"] = np.bincount(
                 rule, weights=verdict == code, minlength=len(rules)
             ).astype(np.int64)
-        value = np.where(verdict == PASS, 100.0, np.where(verdict == FAIL, 0.0, np.nan))
-        moments.append(moments_by(rule, len(rules), row_cell, len(cells), value))
-    diff = paired_difference(moments[0], moments[1], level)
-    table["difference"] = diff.estimate
-    table["difference_low"] = diff.low
-    table["difference_high"] = diff.high
-    table["direction"] = [str(v) for v in np.atleast_1d(decide(diff.low, diff.high, min_effect))]
-    table["adjusted_confidence"] = level
-    table["adjustment"] = "bonferroni"
+        scen, errors, graded = _rule_scenarios(side, rules, len(cells))
+        scenarios.append(scen)
+        counts.append((errors, graded))
+    bounded = errors_differ(counts[0], counts[1])
+    decision = decide_grid(
+        scenarios[0], scenarios[1], confidence=level, min_effect=min_effect, bounded=bounded
+    )
+    table.update(_decision_columns(decision, level, f"{len(rules)} rules"))
+    table["errors_differ"] = np.asarray(bounded, dtype=bool)
     return pd.DataFrame(table)
 
 
@@ -74,13 +138,30 @@ def _cell_personas(base: Side, cand: Side, cells: Sequence[str]) -> list[str]:
     return _first_text((base, cand), "cell_id", "persona_label", cells)
 
 
+def _masked(s: Scenarios, masks: np.ndarray) -> Scenarios:
+    def one(m: CellMoments) -> CellMoments:
+        return CellMoments(
+            n=np.where(masks, m.n, 0.0),
+            mean=np.where(masks, m.mean, np.nan),
+            var=np.where(masks, m.var, np.nan),
+        )
+
+    return Scenarios(one(s.left_out), one(s.as_fail), one(s.as_pass))
+
+
 def by_persona(
-    moments: tuple[CellMoments, CellMoments],
+    scenarios: tuple[Scenarios, Scenarios],
     personas_of_cells: Sequence[str],
     confidence: float,
     min_effect: float,
+    bounded: bool,
 ) -> pd.DataFrame:
-    """Mean scores per side and the adjusted paired difference over each persona's cells."""
+    """Mean scores per side and the adjusted paired difference over each persona's cells.
+
+    The headline's method on each persona's cells (the same design rule and variance),
+    Bonferroni-adjusted over the personas (one family); ``bounded``: whether the headline's
+    error bounds apply.
+    """
     personas = sorted(set(personas_of_cells))
     level = _adjusted(confidence, len(personas))
     of_cell = np.asarray(personas_of_cells, dtype=object)
@@ -89,26 +170,20 @@ def by_persona(
         if personas
         else np.zeros((0, len(of_cell)), bool)
     )
-    base, cand = (m.mask(masks) for m in moments)
-    keep = (base.n > 0) & (cand.n > 0)
-    diff = paired_difference(base, cand, level)
+    base, cand = (_masked(s, masks) for s in scenarios)
+    keep = (base.left_out.n > 0) & (cand.left_out.n > 0)
+    decision = decide_grid(base, cand, confidence=level, min_effect=min_effect, bounded=bounded)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean_b = np.where(keep, base.mean, 0.0).sum(axis=-1) / keep.sum(axis=-1)
-        mean_c = np.where(keep, cand.mean, 0.0).sum(axis=-1) / keep.sum(axis=-1)
-    return pd.DataFrame(
-        {
-            "persona_label": personas,
-            "cells_paired": keep.sum(axis=-1).astype(np.int64),
-            "score_baseline": mean_b,
-            "score_candidate": mean_c,
-            "difference": diff.estimate,
-            "difference_low": diff.low,
-            "difference_high": diff.high,
-            "direction": [str(v) for v in np.atleast_1d(decide(diff.low, diff.high, min_effect))],
-            "adjusted_confidence": level,
-            "adjustment": "bonferroni",
-        }
-    )
+        mean_b = np.where(keep, base.left_out.mean, 0.0).sum(axis=-1) / keep.sum(axis=-1)
+        mean_c = np.where(keep, cand.left_out.mean, 0.0).sum(axis=-1) / keep.sum(axis=-1)
+    table: dict[str, object] = {
+        "persona_label": personas,
+        "cells_paired": keep.sum(axis=-1).astype(np.int64),
+        "score_baseline": mean_b,
+        "score_candidate": mean_c,
+    }
+    table.update(_decision_columns(decision, level, f"{len(personas)} personas"))
+    return pd.DataFrame(table)
 
 
 def _pass_k(

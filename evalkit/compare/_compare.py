@@ -3,17 +3,22 @@
 from __future__ import annotations
 
 import logging
+import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from ..stats import grid_mean, minimum_detectable_effect, paired_difference
+from ..stats import VarianceMethod, grid_mean, minimum_detectable_effect
 from . import _breakdowns as bd
 from ._comparison import Comparison
+from ._decision import decide_grid, errors_differ
 from ._options import CompareOptions
+from ._peeking import peeking_warning, record_comparison
 from ._sides import REQUIRED_COLUMNS, Side, unique_values
-from ._verdict import Verdict, decide
+from ._warnings import comparison_warnings
+from ._words import method_sentence, reason_sentence
 
 if TYPE_CHECKING:
     from ..grading import JudgeArg, ScorecardLike
@@ -23,7 +28,10 @@ __all__ = ["compare_grades", "compare_runs"]
 
 logger = logging.getLogger("evalkit.compare")
 
-METHOD = "paired cell means; variance from repeats within cells; Welch t"
+METHOD = (
+    "paired cell means; variance from repeats within cells (pooled per side) or from cell "
+    "differences, as the design allows; bounded limits (Wilson with effective n, MOVER)"
+)
 
 
 def _left_out(conversations: pd.DataFrame | None) -> dict[str, int]:
@@ -50,15 +58,20 @@ def compare_grades(
     A conversation's score is awarded / applicable points x 100 (``na`` and ``error`` rows are
     left out and counted, never scored as fail). Conversations are paired by ``cell_id``: each
     cell's repeats are averaged first, the grid score is the mean over the cells both sides
-    have, and its interval's variance comes from the spread between repeats within cells (see
-    :mod:`evalkit.stats`). The verdict follows :data:`VERDICT_RULES` from that interval and
-    ``min_effect`` (points). ``*_conversations`` (columns ``conversation_id``, ``status``)
-    let the summary count conversations left out by status. The method is analytic: ``seed``
-    is recorded for reproducibility but nothing is drawn.
+    have, and the interval's variance comes from the repeats within cells or, when they cannot
+    carry it, from the cell differences (``summary.method`` says which and why; see
+    :mod:`evalkit.stats`). The verdict reads the interval and ``min_effect`` (points), with
+    judge errors bounded when they differ between the sides (:mod:`._decision`);
+    ``summary.non_inferior`` says whether the candidate is not worse by more than
+    ``min_effect``. ``*_conversations`` (columns ``conversation_id``, ``status``) let the
+    summary count conversations left out by status. The method is analytic: ``seed`` is
+    recorded for reproducibility but nothing is drawn.
     """
     opts = options or CompareOptions()
     if min_effect < 0:
         raise ValueError("min_effect must be >= 0")
+    if not 0.5 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
     for name, frame in (("baseline", baseline), ("candidate", candidate)):
         missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
         if missing:
@@ -67,34 +80,60 @@ def compare_grades(
     cells = unique_values(baseline["cell_id"], candidate["cell_id"])
     base = Side.build(baseline, cells, "baseline")
     cand = Side.build(candidate, cells, "candidate")
-    moments = (base.cell_moments(len(cells)), cand.cell_moments(len(cells)))
+    scenarios = (base.scenarios(len(cells)), cand.scenarios(len(cells)))
+    moments = (scenarios[0].left_out, scenarios[1].left_out)
     keep = (moments[0].n > 0) & (moments[1].n > 0)
-    diff = paired_difference(*moments, confidence)
-    verdict = Verdict(decide(diff.low, diff.high, min_effect))
-    sides = [grid_mean(m.mask(keep), confidence) for m in moments]
+    with_errors = [
+        (int((s.conversation_errors > 0).sum()), s.n_conversations) for s in (base, cand)
+    ]
+    bounded = bool(errors_differ(with_errors[0], with_errors[1]))
+    decision = decide_grid(
+        scenarios[0], scenarios[1], confidence=confidence, min_effect=min_effect, bounded=bounded
+    )
+    diff = decision.interval
+    method = VarianceMethod(int(decision.method))
+    within_df = tuple(float(np.where(keep & (m.n > 1), m.n - 1.0, 0.0).sum()) for m in moments)
+    sides = [grid_mean(m.mask(keep), confidence, scale=100.0) for m in moments]
     cells_table = bd.by_cell(base, cand, cells, moments, opts)
     left_out = {
         "baseline": _left_out(baseline_conversations),
         "candidate": _left_out(candidate_conversations),
     }
+    n_paired = int(keep.sum())
     row: dict[str, Any] = {
-        "verdict": verdict.value,
+        "verdict": decision.verdict.value,
+        "reason": reason_sentence(
+            decision.reason, decision.verdict.value, min_effect, decision.bounded
+        ),
         "difference": diff.estimate,
         "difference_low": diff.low,
         "difference_high": diff.high,
         "confidence": confidence,
         "min_effect": float(min_effect),
+        "non_inferior": bool(decision.non_inferior),
+        "non_inferiority_bound": decision.non_inferiority_bound,
+        "equivalence_low": decision.equivalence.low,
+        "equivalence_high": decision.equivalence.high,
+        "errors_differ": bounded,
+        "worst_case_low": decision.pessimistic.low if bounded else math.nan,
+        "best_case_high": decision.optimistic.high if bounded else math.nan,
         "min_detectable_effect": minimum_detectable_effect(
             diff.se, diff.df, confidence, opts.power
         ),
         "mde_power": opts.power,
         "se": diff.se,
         "df": diff.df,
-        "cells_paired": int(keep.sum()),
+        "method": method.label,
+        "method_reason": method_sentence(method, n_paired, (within_df[0], within_df[1])),
+        "cells_paired": n_paired,
         "cells_unpaired": int((~keep).sum()),
     }
-    for label, side, interval in (("baseline", base, sides[0]), ("candidate", cand, sides[1])):
+    for label, side, interval, in_cells, errs in (
+        ("baseline", base, sides[0], moments[0].n > 0, with_errors[0]),
+        ("candidate", cand, sides[1], moments[1].n > 0, with_errors[1]),
+    ):
         row[f"conversations_{label}"] = side.n_conversations
+        row[f"scored_{label}"] = side.n_scored
         row[f"score_{label}"] = interval.estimate
         row[f"score_{label}_low"] = interval.low
         row[f"score_{label}_high"] = interval.high
@@ -102,16 +141,27 @@ def compare_grades(
         row[f"left_out_{label}"] = sum(left_out[label].values())
         row[f"error_{label}"] = side.verdict_count("error")
         row[f"na_{label}"] = side.verdict_count("na")
-    row.update({"method": METHOD, "seed": seed})
+        row[f"conversations_with_errors_{label}"] = errs[0]
+        row[f"unpaired_cells_{label}"] = int((in_cells & ~keep).sum())
+    row.update({"method_summary": METHOD, "seed": seed})
     personas = bd.personas_of_cells(base, cand, cells)
+    by_rule = bd.by_rule(base, cand, cells, confidence, min_effect)
     return Comparison(
-        verdict=verdict,
+        verdict=decision.verdict,
         summary=pd.DataFrame([row]),
-        by_rule=bd.by_rule(base, cand, cells, confidence, min_effect),
-        by_persona=bd.by_persona(moments, personas, confidence, min_effect),
+        by_rule=by_rule,
+        by_persona=bd.by_persona(scenarios, personas, confidence, min_effect, bounded),
         by_cell=cells_table,
         unpaired=bd.unpaired(cells_table),
         left_out=left_out,
+        warnings=tuple(
+            comparison_warnings(
+                row,
+                by_rule,
+                (base, cand),
+                (baseline_conversations, candidate_conversations),
+            )
+        ),
     )
 
 
@@ -148,13 +198,16 @@ def compare_runs(
     Grades come from the cache: a run's stored grades are used when they were made with this
     very scorecard (same rubric version and rules) for every ``done`` conversation; otherwise
     the run is graded (and judge calls come from the judge's on-disk cache when the transcripts
-    were judged before). Conversations left out (not ``done``) are counted per side.
+    were judged before). Conversations left out (not ``done``) are counted per side. Each
+    comparison leaves a record under the store, and a comparison of runs that extend a pair
+    compared before (more repeats of the same grid) warns that it is peeking
+    (``CompareOptions(record_looks=False)`` turns both off).
     """
     from ..grading import Scorecard, grade_run
 
     card = Scorecard.validate(scorecard)
     graded = [grade_run(run, card, judge).frame for run in (baseline_run, candidate_run)]
-    return compare_grades(
+    comparison = compare_grades(
         graded[0],
         graded[1],
         confidence=confidence,
@@ -164,3 +217,10 @@ def compare_runs(
         candidate_conversations=candidate_run.conversations,
         options=options,
     )
+    if not (options or CompareOptions()).record_looks:
+        return comparison
+    peeked = peeking_warning(baseline_run, candidate_run)
+    record_comparison(baseline_run, candidate_run)
+    if peeked is None:
+        return comparison
+    return replace(comparison, warnings=(*comparison.warnings, peeked))

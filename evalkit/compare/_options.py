@@ -14,12 +14,14 @@ class CompareOptions:
     ``pass_threshold``: a conversation "passed the whole scorecard" when its score is at
     least this (100 = every applicable rule passed); ``pass_k``: the k of pass^k per cell
     (None: the smallest cell's repeat count on that side); ``power``: the power the summary's
-    minimum detectable effect is stated at.
+    minimum detectable effect is stated at; ``record_looks``: :func:`compare_runs` records
+    each comparison under the store and warns when runs extend a pair compared before.
     """
 
     pass_threshold: float = 100.0
     pass_k: int | None = None
     power: float = 0.9
+    record_looks: bool = True
 
     def __post_init__(self) -> None:
         if not 0.0 < self.power < 1.0:

@@ -14,6 +14,8 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from numpy.typing import NDArray
 
 from ..stats import CellMoments
+from ._decision import Scenarios
+from ._score import score_from_points
 
 __all__ = [
     "ERROR",
@@ -105,7 +107,12 @@ def moments_by(
 
 @dataclass(frozen=True)
 class Side:
-    """A grades frame as arrays: rows (rule x conversation) and conversations."""
+    """A grades frame as arrays: rows (rule x conversation) and conversations.
+
+    ``scores`` leave judge errors out (the estimate); ``scores_errors_failed`` and
+    ``scores_errors_passed`` score them as fail and as pass (the bounds of
+    :mod:`evalkit.compare._decision`).
+    """
 
     rows: pd.DataFrame
     row_cell: IntArray
@@ -113,6 +120,9 @@ class Side:
     row_conversation: IntArray
     conversation_cell: IntArray
     scores: FloatArray  # per conversation, NaN when no rule applied
+    scores_errors_failed: FloatArray
+    scores_errors_passed: FloatArray
+    conversation_errors: IntArray  # judged rules in error, per conversation
 
     @classmethod
     def build(cls, grades: pd.DataFrame, cells: Sequence[str], name: str) -> Side:
@@ -125,14 +135,16 @@ class Side:
         n_conv = len(uniques)
         verdict = codes_for(grades["verdict"], VERDICTS)
         applicable = (verdict == PASS) | (verdict == FAIL)
+        erred = verdict == ERROR
         points = grades["points"].to_numpy(dtype=np.float64)
         awarded = np.nan_to_num(grades["points_awarded"].to_numpy(dtype=np.float64))
-        got = np.bincount(row_conv, weights=np.where(applicable, awarded, 0.0), minlength=n_conv)
-        possible = np.bincount(
-            row_conv, weights=np.where(applicable, points, 0.0), minlength=n_conv
-        )
-        with np.errstate(invalid="ignore", divide="ignore"):
-            scores = np.where(possible > 0, 100.0 * got / possible, np.nan)
+
+        def total(weights: FloatArray) -> FloatArray:
+            return np.bincount(row_conv, weights=weights, minlength=n_conv).astype(np.float64)
+
+        got = total(np.where(applicable, awarded, 0.0))
+        possible = total(np.where(applicable, points, 0.0))
+        error_points = total(np.where(erred, points, 0.0))
         conv_cell = np.full(n_conv, -1, dtype=np.int64)
         conv_cell[row_conv[::-1]] = row_cell[::-1]
         return cls(
@@ -141,23 +153,46 @@ class Side:
             row_verdict=verdict,
             row_conversation=row_conv,
             conversation_cell=conv_cell,
-            scores=scores,
+            scores=score_from_points(got, possible),
+            scores_errors_failed=score_from_points(got, possible + error_points),
+            scores_errors_passed=score_from_points(got + error_points, possible + error_points),
+            conversation_errors=np.bincount(row_conv, weights=erred, minlength=n_conv).astype(
+                np.int64
+            ),
         )
 
     @property
     def n_conversations(self) -> int:
         return len(self.scores)
 
-    def cell_moments(self, n_cells: int) -> CellMoments:
-        """Score moments per cell, arrays shaped ``(n_cells,)``."""
+    @property
+    def n_scored(self) -> int:
+        """Conversations with at least one applicable rule (the ones a score exists for)."""
+        return int((~np.isnan(self.scores)).sum())
+
+    def _moments(self, values: FloatArray, n_cells: int) -> CellMoments:
         m = moments_by(
             np.zeros(self.n_conversations, dtype=np.int64),
             1,
             self.conversation_cell,
             n_cells,
-            self.scores,
+            values,
         )
         return CellMoments(n=m.n[0], mean=m.mean[0], var=m.var[0])
+
+    def cell_moments(self, n_cells: int) -> CellMoments:
+        """Score moments per cell (errors left out), arrays shaped ``(n_cells,)``."""
+        return self._moments(self.scores, n_cells)
+
+    def scenarios(self, n_cells: int) -> Scenarios:
+        """Per-cell score moments with errors left out, failed and passed."""
+        if not self.conversation_errors.any():
+            return Scenarios.same(self.cell_moments(n_cells))
+        return Scenarios(
+            self.cell_moments(n_cells),
+            self._moments(self.scores_errors_failed, n_cells),
+            self._moments(self.scores_errors_passed, n_cells),
+        )
 
     def verdict_count(self, verdict: str) -> int:
         return int((self.row_verdict == VERDICTS.index(verdict)).sum())

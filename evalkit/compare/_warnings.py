@@ -1,0 +1,112 @@
+"""Plain sentences about what could mislead a comparison (``Comparison.warnings``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from ..stats import fisher_exact_p
+from ._decision import ERRORS_ALPHA
+from ._sides import NA, Side, codes_for, unique_values
+
+__all__ = ["comparison_warnings"]
+
+#: Fewer degrees of freedom than this and the interval is said to rest on a small design.
+SMALL_DF = 5.0
+
+
+def _rules_list(rules: Sequence[str], counts: Sequence[tuple[int, int]]) -> str:
+    return ", ".join(f"{r} ({b} vs {c})" for r, (b, c) in zip(rules, counts, strict=True))
+
+
+def _na_differ(sides: tuple[Side, Side]) -> Iterator[str]:
+    base, cand = sides
+    rules = unique_values(base.rows["rule_id"], cand.rows["rule_id"])
+    per_side = []
+    for side in sides:
+        rule = codes_for(side.rows["rule_id"], rules)
+        ok = rule >= 0
+        na = np.bincount(rule[ok], weights=side.row_verdict[ok] == NA, minlength=len(rules))
+        per_side.append((na.astype(np.int64), np.bincount(rule[ok], minlength=len(rules))))
+    p = np.atleast_1d(
+        fisher_exact_p(per_side[0][0], per_side[0][1], per_side[1][0], per_side[1][1])
+    )
+    differ = np.flatnonzero(p < ERRORS_ALPHA)
+    if differ.size:
+        yield (
+            "Rules are n/a more often on one side (an n/a rule is left out of the score, so the "
+            "sides are scored on different ground): "
+            + _rules_list(
+                [rules[i] for i in differ],
+                [(int(per_side[0][0][i]), int(per_side[1][0][i])) for i in differ],
+            )
+            + " (n/a rows, baseline vs candidate)."
+        )
+
+
+def _left_out_differ(
+    conversations: tuple[pd.DataFrame | None, pd.DataFrame | None],
+) -> Iterator[str]:
+    frames = [c for c in conversations if c is not None and not c.empty and "status" in c.columns]
+    if len(frames) < 2:
+        return
+    counts = [(int((c["status"] != "done").sum()), len(c)) for c in frames]
+    p = fisher_exact_p(counts[0][0], counts[0][1], counts[1][0], counts[1][1])
+    if p < ERRORS_ALPHA:
+        yield (
+            f"Conversations left out (not done) differ between the sides: {counts[0][0]} of "
+            f"{counts[0][1]} baseline vs {counts[1][0]} of {counts[1][1]} candidate (Fisher's "
+            f"exact p = {p:.3g}); the scores describe only the conversations that finished."
+        )
+
+
+def comparison_warnings(
+    row: dict[str, Any],
+    by_rule: pd.DataFrame,
+    sides: tuple[Side, Side],
+    conversations: tuple[pd.DataFrame | None, pd.DataFrame | None],
+) -> list[str]:
+    """Every warning a comparison's summary, rules and sides give, as sentences."""
+    out: list[str] = []
+    if row["errors_differ"]:
+        b, c = row["conversations_with_errors_baseline"], row["conversations_with_errors_candidate"]
+        p = fisher_exact_p(b, row["conversations_baseline"], c, row["conversations_candidate"])
+        out.append(
+            f"Judge errors differ between the sides: {b} of {row['conversations_baseline']} "
+            f"baseline vs {c} of {row['conversations_candidate']} candidate conversations have a "
+            f"judged rule in error (Fisher's exact p = {p:.3g}). Errors may fall on failing or "
+            "passing conversations, so the verdict needs the bounds with them scored against "
+            f"and for the candidate to agree ({row['worst_case_low']:+.1f} to "
+            f"{row['best_case_high']:+.1f} points)."
+        )
+    moved = by_rule[by_rule["errors_differ"]] if "errors_differ" in by_rule else by_rule.iloc[:0]
+    if len(moved):
+        out.append(
+            "Rules whose judge errors differ between the sides (their direction needs the "
+            "error bounds to agree): "
+            + _rules_list(
+                list(moved["rule_id"]),
+                list(zip(moved["error_baseline"], moved["error_candidate"], strict=True)),
+            )
+            + "."
+        )
+    out.extend(_na_differ(sides))
+    out.extend(_left_out_differ(conversations))
+    if row["method"] == "none":
+        out.append(f"No interval: {row['method_reason'].removeprefix('no interval: ')}.")
+    elif float(row["df"]) < SMALL_DF:
+        out.append(
+            f"The design is small for its method: the interval rests on {float(row['df']):.3g} "
+            "degrees of freedom, so it is wide; more cells or repeats would narrow it."
+        )
+    unpaired = int(row["cells_unpaired"])
+    if unpaired:
+        out.append(
+            f"{unpaired} cell(s) were scored on one side only "
+            f"({row['unpaired_cells_baseline']} baseline, {row['unpaired_cells_candidate']} "
+            "candidate) and are left out of the difference."
+        )
+    return out
