@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from ..stats import grid_difference_se, minimum_detectable_effect, paired_df
+from ..stats import expected_power, grid_difference_se, minimum_detectable_effect, paired_df
 from ._sides import Side, unique_values
 
 __all__ = ["RepeatPlan", "plan_repeats"]
@@ -23,7 +24,10 @@ class RepeatPlan:
     ``repeats_per_cell``: repeats a side at the pilot's number of cells; ``cells``: cells
     needed at the pilot's repeats (``None`` when more than 10,000). ``within_sd`` is the pooled
     spread of one conversation's score between repeats of a cell (the noise that matters for a
-    paired comparison; ``between_cell_sd``, how much cells differ, cancels out in pairing).
+    paired comparison; ``between_cell_sd``, how much cells differ, cancels out in pairing),
+    measured with ``pilot_df`` degrees of freedom. ``expected_power`` is the power the planned
+    repeats give on average over what the pilot says the noise could be; ``assumptions``
+    says what the plan took for granted.
     """
 
     effect: float
@@ -33,9 +37,12 @@ class RepeatPlan:
     between_cell_sd: float
     pilot_cells: int
     pilot_repeats: int
+    pilot_df: float
     pilot_mde: float
     repeats_per_cell: int | None
     cells: int | None
+    expected_power: float
+    assumptions: tuple[str, ...]
 
     @property
     def conversations_per_side(self) -> int | None:
@@ -47,38 +54,36 @@ class RepeatPlan:
         return (
             f"To detect {self.effect:g} points with {self.power:.0%} power ({level}% two-sided): "
             f"{self.repeats_per_cell} repeats per cell on {self.pilot_cells} cells "
-            f"({self.conversations_per_side} conversations a side), or {self.cells} cells at "
-            f"{self.pilot_repeats} repeats. Pilot: within-cell sd {self.within_sd:.1f}, "
-            f"between-cell sd {self.between_cell_sd:.1f}, detects {self.pilot_mde:.1f} points."
+            f"({self.conversations_per_side} conversations a side; expected power "
+            f"{self.expected_power:.0%}), or {self.cells} cells at {self.pilot_repeats} repeats. "
+            f"Pilot: within-cell sd {self.within_sd:.1f} ({self.pilot_df:g} degrees of freedom), "
+            f"between-cell sd {self.between_cell_sd:.1f}, detects {self.pilot_mde:.1f} points.\n"
+            "Assumed: " + "; ".join(self.assumptions) + "."
         )
 
 
-def _mde(sd: float, cells: int, repeats: int, confidence: float, power: float) -> float:
-    return minimum_detectable_effect(
-        grid_difference_se(sd, cells, repeats), paired_df(cells, repeats), confidence, power
+def _power(
+    sd: float, pilot_df: float, effect: float, cells: int, repeats: int, confidence: float
+) -> float:
+    return expected_power(
+        effect,
+        grid_difference_se(sd, cells, repeats),
+        paired_df(cells, repeats),
+        pilot_df,
+        confidence,
     )
 
 
-def _search(
-    sd: float, effect: float, fixed: int, vary_repeats: bool, confidence: float, power: float
-) -> int | None:
-    """Smallest size (repeats >= 2, or cells >= 1) whose MDE is at most ``effect``."""
-
-    def mde(size: int) -> float:
-        cells, repeats = (fixed, size) if vary_repeats else (size, fixed)
-        return _mde(sd, cells, repeats, confidence, power)
-
-    low = 2 if vary_repeats else 1
-    if sd == 0.0:
-        return low
+def _search(enough: Callable[[int], bool], low: int) -> int | None:
+    """Smallest size >= ``low`` for which ``enough`` holds (power grows with the size)."""
     high = low
-    while not mde(high) <= effect:
+    while not enough(high):
         high *= 2
         if high > _MAX_SIZE:
             return None
-    while low < high:  # the MDE falls as the size grows
+    while low < high:
         mid = (low + high) // 2
-        if mde(mid) <= effect:
+        if enough(mid):
             high = mid
         else:
             low = mid + 1
@@ -90,9 +95,12 @@ def plan_repeats(
 ) -> RepeatPlan:
     """Plan a paired comparison from a pilot's grades frame (its noise within and between cells).
 
-    The arithmetic is the one behind ``Comparison.summary``'s minimum detectable effect
-    (:func:`evalkit.stats.minimum_detectable_effect`), with the pilot's pooled within-cell
-    spread standing in for both sides.
+    The plan uses the comparison's own arithmetic: repeats pooled within cells on both sides
+    (``2 * cells * (repeats - 1)`` degrees of freedom), a noncentral t for the power, and the
+    pilot's within-cell spread standing in for both sides, with the power averaged over what
+    that spread could be given the pilot's size (:func:`evalkit.stats.expected_power`), so the
+    planned repeats deliver the asked power on average over pilots rather than only when the
+    pilot happened to guess the noise right.
     """
     if effect <= 0:
         raise ValueError("effect must be > 0")
@@ -101,11 +109,29 @@ def plan_repeats(
     dof = np.where(moments.n > 1, moments.n - 1.0, 0.0)
     if dof.sum() == 0:
         raise ValueError("the pilot needs at least one cell with two scored repeats")
-    within = float(np.sqrt(np.nansum(np.where(dof > 0, moments.var, 0.0) * dof) / dof.sum()))
+    pilot_df = float(dof.sum())
+    within = float(np.sqrt(np.nansum(np.where(dof > 0, moments.var, 0.0) * dof) / pilot_df))
     means = moments.mean[moments.n > 0]
     between = float(np.std(means, ddof=1)) if means.size > 1 else math.nan
     n_cells = int((moments.n > 0).sum())
     repeats = round(float(np.median(moments.n[moments.n > 0])))
+    planned = max(repeats, 2)
+
+    def repeats_enough(r: int) -> bool:
+        return within == 0.0 or _power(within, pilot_df, effect, n_cells, r, confidence) >= power
+
+    def cells_enough(c: int) -> bool:
+        return within == 0.0 or _power(within, pilot_df, effect, c, planned, confidence) >= power
+
+    per_cell = _search(repeats_enough, 2)
+    pilot_mde = minimum_detectable_effect(
+        grid_difference_se(within, n_cells, planned), paired_df(n_cells, planned), confidence, power
+    )
+    achieved = (
+        math.nan
+        if per_cell is None
+        else _power(within, pilot_df, effect, n_cells, per_cell, confidence)
+    )
     return RepeatPlan(
         effect=float(effect),
         power=power,
@@ -114,7 +140,17 @@ def plan_repeats(
         between_cell_sd=between,
         pilot_cells=n_cells,
         pilot_repeats=repeats,
-        pilot_mde=_mde(within, n_cells, max(repeats, 2), confidence, power),
-        repeats_per_cell=_search(within, effect, n_cells, True, confidence, power),
-        cells=_search(within, effect, max(repeats, 2), False, confidence, power),
+        pilot_df=pilot_df,
+        pilot_mde=pilot_mde,
+        repeats_per_cell=per_cell,
+        cells=_search(cells_enough, 1),
+        expected_power=achieved,
+        assumptions=(
+            f"both sides are as noisy as the pilot (within-cell sd {within:.1f}, measured with "
+            f"{pilot_df:g} degrees of freedom; power averaged over that sd's uncertainty)",
+            "the comparison pools repeats within cells (2 x cells x (repeats - 1) degrees of "
+            "freedom) and tests two-sided",
+            "the effect is the same in every cell (no cell-by-version interaction)",
+            "judge errors do not differ between the sides (otherwise the error bounds cost power)",
+        ),
     )

@@ -5,40 +5,53 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalkit.compare import SyntheticTruth, plan_repeats, synthetic_grades
-from evalkit.stats import CellMoments, paired_difference
+from evalkit.compare import SyntheticTruth, Verdict, plan_repeats, synthetic_grades
+from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
+from evalkit.stats import CellMoments
 
 
 def _power(truth: SyntheticTruth, effect: float, repeats: int, seed: int) -> float:
     """Power of a paired comparison whose sides sit effect/2 either side of ``truth``.
 
-    Scores are bounded, so their noise depends on their level (for this truth the within-cell
-    sd is 18.6 at the pilot's level and 22.6 ten points lower). The plan assumes both sides
-    are as noisy as the pilot, which holds on average when the pilot sits between them.
+    Scores are bounded, so their noise depends on their level; the plan assumes both sides
+    are as noisy as the pilot, which holds on average when the pilot sits between them. The
+    decision is compare_grades' own (evalkit.compare.calibrate's array path).
     """
-    base = truth.shifted(effect / 2)
-    cand = truth.shifted(-effect / 2)
-    a = base.scores(base.simulate(2000, repeats, seed))
-    b = cand.scores(cand.simulate(2000, repeats, seed + 1))
-    interval = paired_difference(CellMoments.from_values(a), CellMoments.from_values(b))
-    return float((interval.high < 0).mean())
+    base, cand = truth.shifted(effect / 2), truth.shifted(-effect / 2)
+    points = np.asarray(truth.points)
+
+    def scenarios(codes: np.ndarray) -> Scenarios:
+        return Scenarios(*(CellMoments.from_values(x) for x in scenario_scores(codes, points)))
+
+    def with_errors(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        n = np.full(codes.shape[0], codes.shape[1] * codes.shape[2])
+        return (codes == 3).any(axis=-1).sum(axis=(-1, -2)), n
+
+    a, b = base.simulate(2000, repeats, seed), cand.simulate(2000, repeats, seed + 1)
+    d = decide_grid(
+        scenarios(a), scenarios(b), bounded=errors_differ(with_errors(a), with_errors(b))
+    )
+    return float((np.asarray(d.verdict) == Verdict.REGRESSED).mean())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("effect", [6.0, 10.0])
-def test_planned_repeats_reach_the_requested_power(effect: float) -> None:
+def test_planned_repeats_keep_the_promise_on_average_over_pilots(effect: float) -> None:
+    """The issue's acceptance: >= 88% when 90% is asked, averaged over pilots (18 x 3 each)."""
     truth = SyntheticTruth.demo(seed=2)
-    pilot = synthetic_grades(truth, repeats=30, seed=5)  # a big pilot: a steady noise figure
-    plan = plan_repeats(pilot, effect=effect, power=0.9)
-    assert plan.pilot_cells == 18
-    assert plan.pilot_repeats == 30
-    assert plan.repeats_per_cell is not None
-    achieved = _power(truth, effect, plan.repeats_per_cell, seed=9)
-    fewer = _power(truth, effect, max(plan.repeats_per_cell - 1, 1), seed=9)
-    # Observed (pilot within-cell sd 18.4): effect 6 -> 11 repeats, power 0.878 (10: 0.844);
-    # effect 10 -> 5 repeats, power 0.940 (4: 0.876). Whole repeats overshoot; the small
-    # shortfall at 6 points comes from heavy-tailed scores (a few conversations go badly).
-    assert 0.85 <= achieved <= 0.97
-    assert fewer < achieved
+    plans = [
+        plan_repeats(synthetic_grades(truth, repeats=3, seed=1000 + i), effect=effect, power=0.9)
+        for i in range(60)
+    ]
+    assert all(p.repeats_per_cell is not None for p in plans)
+    planned = [int(p.repeats_per_cell or 0) for p in plans]
+    power = {r: _power(truth, effect, r, seed=70 + r) for r in sorted(set(planned))}
+    average = float(np.mean([power[r] for r in planned]))
+    # Measured over 100 pilots: 0.894 (6 points), 0.910 (10 points); the old plan (pilot sd as
+    # if known, df = 2C(R-1) against Welch df) gave 0.85. Whole repeats overshoot a little.
+    assert average >= 0.88
+    assert average <= 0.97  # and does not buy far more than asked
+    assert all(0.5 < p.expected_power < 1.0 for p in plans)
 
 
 def test_plan_fields_and_text() -> None:
@@ -52,6 +65,9 @@ def test_plan_fields_and_text() -> None:
     assert smaller.cells is not None
     assert smaller.cells > plan.cells
     assert "repeats per cell" in str(plan)
+    assert "Assumed:" in str(plan)
+    assert "noisy as the pilot" in str(plan)
+    assert plan.pilot_df == 36  # 18 cells x (3 - 1) repeats
     with pytest.raises(ValueError, match="effect"):
         plan_repeats(pilot, effect=0)
 
