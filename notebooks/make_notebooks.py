@@ -46,6 +46,7 @@ confidence = 0.95
 seed = 7
 output_dir = "compare-output"
 fail_on_regression = False
+fail_unless_non_inferior = False  # raise unless the draft is shown not worse by more than min_effect
 title = "Draft vs prod"'''),
         new_code_cell("""%matplotlib inline
 import logging
@@ -94,7 +95,9 @@ display(HTML(browser.to_html(limit=1)))"""),
         new_code_cell("""summary = flows.write_outputs(outcome, output_dir)
 print(f"verdict: {comparison.verdict}; summary and tables in {summary.parent}")
 if fail_on_regression:
-    outcome.fail_on_regression()"""),
+    outcome.fail_on_regression()
+if fail_unless_non_inferior:
+    outcome.fail_unless_non_inferior()"""),
     ]
 )
 

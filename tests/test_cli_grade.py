@@ -134,3 +134,22 @@ def test_report_renders_html_even_when_the_notebook_fails(store: Path, tmp_path:
     assert "no-such-run" in result.output
     page = html.read_text(encoding="utf-8")
     assert "did not run to the end" in page
+
+
+@pytest.mark.slow
+def test_one_repeat_per_cell_gates_on_non_inferiority(tmp_path: Path) -> None:
+    """README's first-hour path runs one repeat per cell: the gate still has an answer."""
+    store = offline_runs(tmp_path / "demo", repeats=1, progress=False)
+    args = ["compare", "prod", "draft", "--store", str(store), "-s", str(demo_scorecard())]
+    out = ["-o", str(tmp_path / "c.json")]
+    worse = runner.invoke(app, [*args, *out, "--fail-unless-non-inferior"])
+    assert worse.exit_code == 1, worse.output
+    assert "non-inferior: not shown" in worse.output
+    assert "paired_cells" in (tmp_path / "c.json").read_text(encoding="utf-8")
+    assert "nan" not in worse.output.splitlines()[0].lower()
+    same = ["compare", "prod", "prod", "--store", str(store), "-s", str(demo_scorecard())]
+    # a run against itself: no difference, and the variance floor keeps some width (the
+    # repeats agree because they are the same), so a 10-point margin is shown
+    fine = runner.invoke(app, [*same, *out, "--fail-unless-non-inferior", "--min-effect", "10"])
+    assert fine.exit_code == 0, fine.output
+    assert "non-inferior: yes" in fine.output

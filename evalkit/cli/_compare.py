@@ -28,7 +28,9 @@ def _pct(value: Any) -> str:
 
 def comparison_text(comparison: Any) -> str:
     """The verdict first, then the per-rule table (pass rates, difference with interval)."""
-    lines = [str(comparison).splitlines()[0], ""]
+    printed = str(comparison).splitlines()
+    rest = [line for line in printed[1:] if line.startswith("  warning: ")]
+    lines = [*printed[:3], *rest, ""]
     head = f"{'rule':<26} {'baseline':>9} {'candidate':>9} {'difference [interval]':>24}  direction"
     lines.append(head)
     for r in comparison.by_rule.to_dict("records"):
@@ -71,6 +73,14 @@ def compare_command(
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when the verdict is regressed.")
     ] = False,
+    fail_unless_non_inferior: Annotated[
+        bool,
+        typer.Option(
+            "--fail-unless-non-inferior",
+            help="Exit 1 unless the candidate is shown not worse than the baseline by more "
+            "than --min-effect (one-sided bound; a regression and too little evidence both fail).",
+        ),
+    ] = False,
     judge_model: Annotated[
         str | None,
         typer.Option("--judge-model", help="Judge model for runs not graded yet.", metavar="MODEL"),
@@ -81,7 +91,8 @@ def compare_command(
 ) -> None:
     """Compare two stored runs under a scorecard (grades from cache); write comparison.json.
 
-    Exit codes: 0 compared; 1 regressed with --fail-on-regression (or an error); 2 usage.
+    Exit codes: 0 compared; 1 regressed with --fail-on-regression, not shown non-inferior with
+    --fail-unless-non-inferior (or an error); 2 usage.
     """
     from .._util import atomic_write_bytes, json_default
     from ..compare import compare_runs
@@ -102,4 +113,11 @@ def compare_command(
     if not as_json:
         typer.echo(f"comparison written to {output}")
     if fail_on_regression and comparison.verdict == "regressed":
+        raise typer.Exit(REGRESSION_EXIT)
+    if fail_unless_non_inferior and not comparison.summary["non_inferior"].iloc[0]:
+        typer.echo(
+            f"not shown non-inferior: the candidate may be worse than the baseline by more "
+            f"than {min_effect:g} points",
+            err=True,
+        )
         raise typer.Exit(REGRESSION_EXIT)

@@ -105,6 +105,12 @@ class ComparisonOutcome:
         if self.comparison.verdict == "regressed":
             raise Regression(f"the candidate regressed: {self.comparison}")
 
+    def fail_unless_non_inferior(self) -> None:
+        """Raise :class:`Regression` unless the candidate is shown not worse than the baseline
+        by more than the minimum effect (the one-sided bound; CI's usual gate)."""
+        if not bool(self.comparison.summary["non_inferior"].iloc[0]):
+            raise Regression(f"the candidate is not shown non-inferior: {self.comparison}")
+
 
 def compare_request(request: ComparisonRequest) -> ComparisonOutcome:
     """Do what ``request`` asks and return the runs and their comparison."""
