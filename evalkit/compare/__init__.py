@@ -11,8 +11,10 @@ say "not sure yet", and planning before spending.
 from __future__ import annotations
 
 from .._util import publish
+from ._calibration import calibrate
 from ._compare import compare_grades, compare_runs
 from ._comparison import Comparison
+from ._generator import Design, GradeGenerator
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
 from ._synthetic import VERDICT_CODES, SyntheticTruth, synthetic_grades
@@ -23,9 +25,12 @@ __all__ = [
     "VERDICT_RULES",
     "CompareOptions",
     "Comparison",
+    "Design",
+    "GradeGenerator",
     "RepeatPlan",
     "SyntheticTruth",
     "Verdict",
+    "calibrate",
     "compare_grades",
     "compare_runs",
     "decide",

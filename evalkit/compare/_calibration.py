@@ -1,0 +1,177 @@
+"""Calibration: how often verdicts go wrong, measured over many generated trials at once.
+
+:func:`trial_decisions` runs the very decision :func:`compare_grades` makes (the headline, each
+rule, each persona; see :mod:`._decision`) over every trial of a :class:`GeneratedGrades` in
+one array pass, and :func:`calibrate` turns them into rates: false alarms (any ``improved`` or
+``regressed`` verdict when the truth did not move), family-wise alarms per rule and per
+persona, power, coverage of the planted effect, and the interval's health (NaN, zero-width,
+out of ``[-100, 100]``). A test checks that this path and :func:`compare_grades` agree trial
+by trial, so the rates are compare_grades' rates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..stats import CellMoments, VarianceMethod
+from ._decision import Decision, Scenarios, decide_grid, errors_differ, scenario_scores
+from ._generator import Design, GeneratedGrades, GradeGenerator
+from ._verdict import Verdict
+
+__all__ = ["CALIBRATION_DESIGNS", "TrialDecisions", "calibrate", "trial_decisions"]
+
+#: The designs the statistics are calibrated in (tests and benchmarks/bench_calibration.py):
+#: the demo's, one repeat per cell, mixed and unbalanced repeats, cells on one side only,
+#: repeats that agree, informative judge errors.
+CALIBRATION_DESIGNS: tuple[Design, ...] = (
+    Design("demo grid, 18 cells x 3 repeats"),
+    Design("18 cells x 2 repeats", repeats=2),
+    Design("one repeat per cell, 60 x 1", cells=60, repeats=1, personas=10),
+    Design("one repeat per cell, 18 x 1", repeats=1),
+    Design("mixed repeats, 18 x {1,1,1,2}", repeat_choices=(1, 1, 1, 2)),
+    Design(
+        "60 x 1 plus one 2-repeat cell",
+        cells=60,
+        repeats=1,
+        personas=10,
+        repeat_pattern=(2,) + (1,) * 59,
+    ),
+    Design("repeats that agree in half the cells", deterministic_share=0.5),
+    Design(
+        "unbalanced {1..4}, 2 cells on one side", repeat_choices=(1, 2, 3, 4), one_sided_cells=2
+    ),
+    Design("informative judge errors (half of fails)", informative_errors=0.5),
+)
+
+_ERROR = 3
+
+
+def _side_scenarios(codes: NDArray[np.int8], points: tuple[float, ...]) -> Scenarios:
+    left_out, failed, passed = scenario_scores(codes, np.asarray(points))
+    return Scenarios(*(CellMoments.from_values(x) for x in (left_out, failed, passed)))
+
+
+def _rule_scenarios(codes: NDArray[np.int8]) -> Scenarios:
+    by_rule = np.moveaxis(codes, -1, 1)  # (trials, rules, cells, repeats)
+    value = np.where(by_rule == 1, 100.0, np.where(by_rule == 0, 0.0, np.nan))
+    failed = np.where(by_rule == _ERROR, 0.0, value)
+    passed = np.where(by_rule == _ERROR, 100.0, value)
+    return Scenarios(*(CellMoments.from_values(x) for x in (value, failed, passed)))
+
+
+def _persona_scenarios(s: Scenarios, personas: tuple[str, ...]) -> Scenarios:
+    labels = sorted(set(personas))
+    masks = np.stack([np.asarray(personas) == p for p in labels])  # (personas, cells)
+
+    def one(m: CellMoments) -> CellMoments:
+        return CellMoments(
+            n=np.where(masks, m.n[..., None, :], 0.0),
+            mean=np.where(masks, m.mean[..., None, :], np.nan),
+            var=np.where(masks, m.var[..., None, :], np.nan),
+        )
+
+    return Scenarios(one(s.left_out), one(s.as_fail), one(s.as_pass))
+
+
+@dataclass(frozen=True)
+class TrialDecisions:
+    """The headline, per-rule and per-persona decisions of every trial (arrays)."""
+
+    headline: Decision  # (trials,)
+    rules: Decision  # (trials, rules)
+    personas: Decision  # (trials, personas)
+
+
+def trial_decisions(
+    grades: GeneratedGrades, *, confidence: float = 0.95, min_effect: float = 5.0
+) -> TrialDecisions:
+    """Every trial's decisions, as :func:`compare_grades` makes them (one array pass)."""
+    base = _side_scenarios(grades.baseline, grades.points)
+    cand = _side_scenarios(grades.candidate, grades.points)
+
+    def conversations_with_errors(codes: NDArray[np.int8]) -> tuple[Any, Any]:
+        present = (codes >= 0).all(axis=-1)
+        return (codes == _ERROR).any(axis=-1).sum(axis=(-1, -2)), present.sum(axis=(-1, -2))
+
+    bounded = errors_differ(
+        conversations_with_errors(grades.baseline), conversations_with_errors(grades.candidate)
+    )
+    headline = decide_grid(
+        base, cand, confidence=confidence, min_effect=min_effect, bounded=bounded
+    )
+
+    def rule_errors(codes: NDArray[np.int8]) -> tuple[Any, Any]:
+        return (codes == _ERROR).sum(axis=(1, 2)), (codes >= 0).sum(axis=(1, 2))
+
+    n_rules = len(grades.points)
+    rules = decide_grid(
+        _rule_scenarios(grades.baseline),
+        _rule_scenarios(grades.candidate),
+        confidence=1.0 - (1.0 - confidence) / n_rules,
+        min_effect=min_effect,
+        bounded=errors_differ(rule_errors(grades.baseline), rule_errors(grades.candidate)),
+    )
+    n_personas = len(set(grades.persona_of_cell))
+    personas = decide_grid(
+        _persona_scenarios(base, grades.persona_of_cell),
+        _persona_scenarios(cand, grades.persona_of_cell),
+        confidence=1.0 - (1.0 - confidence) / n_personas,
+        min_effect=min_effect,
+        bounded=np.asarray(bounded)[..., None],
+    )
+    return TrialDecisions(headline, rules, personas)
+
+
+def _moved(verdict: Any) -> NDArray[np.bool_]:
+    return np.isin(verdict, [Verdict.IMPROVED, Verdict.REGRESSED])
+
+
+def calibrate(
+    design: Design,
+    effect: float = 0.0,
+    *,
+    trials: int = 2000,
+    seed: int = 0,
+    generator: GradeGenerator | None = None,
+    confidence: float = 0.95,
+    min_effect: float = 5.0,
+) -> dict[str, Any]:
+    """Rates over ``trials`` generated comparisons of ``design`` with a planted ``effect``.
+
+    ``alarm``: share of trials whose headline says improved or regressed; ``regressed``,
+    ``improved``, ``no_difference``, ``non_inferior``: shares of each; ``rule_alarm`` and
+    ``persona_alarm``: family-wise (any rule, any persona moved); ``coverage``: the interval
+    holds the planted effect; ``nan``, ``zero_width``, ``out_of_scale``: interval health over
+    the headline and every rule.
+    """
+    grades = (generator or GradeGenerator()).draw(design, trials, seed, effect)
+    d = trial_decisions(grades, confidence=confidence, min_effect=min_effect)
+    v = np.asarray(d.headline.verdict)
+    iv = d.headline.interval
+    lows = np.concatenate([np.ravel(iv.low), np.ravel(d.rules.interval.low)])
+    highs = np.concatenate([np.ravel(iv.high), np.ravel(d.rules.interval.high)])
+    with np.errstate(invalid="ignore"):
+        return {
+            "design": design.name,
+            "effect": effect,
+            "trials": trials,
+            "alarm": float(_moved(v).mean()),
+            "regressed": float((v == Verdict.REGRESSED).mean()),
+            "improved": float((v == Verdict.IMPROVED).mean()),
+            "no_difference": float((v == Verdict.NO_DIFFERENCE).mean()),
+            "non_inferior": float(np.mean(d.headline.non_inferior)),
+            "rule_alarm": float(_moved(d.rules.verdict).any(axis=-1).mean()),
+            "persona_alarm": float(_moved(d.personas.verdict).any(axis=-1).mean()),
+            "coverage": float(np.mean((iv.low <= effect) & (iv.high >= effect))),
+            "width": float(np.nanmean(np.asarray(iv.high) - np.asarray(iv.low))),
+            "nan": float(np.mean(np.isnan(lows))),
+            "zero_width": float(np.mean(highs - lows <= 0)),
+            "out_of_scale": float(np.mean((lows < -100) | (highs > 100))),
+            "method": VarianceMethod(
+                int(np.bincount(np.ravel(d.headline.method), minlength=3).argmax())
+            ).label,
+        }
