@@ -17,13 +17,11 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import random
 import re
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -31,17 +29,14 @@ from starlette.responses import JSONResponse, Response
 from ..api._validation import Problem
 from ._auth import authenticate
 from ._bodies import read_json
+from ._core import Emulator
 from ._errors import raise_for_problems
+from ._judge_state import JudgeSettings, JudgeState
 from .dialogue import recognise_acts
-
-if TYPE_CHECKING:
-    from ._core import Emulator
 
 __all__ = [
     "JUDGE_MODEL",
     "RULE_ACTS",
-    "JudgeSettings",
-    "JudgeState",
     "RuleAct",
     "chat_completions",
     "decide",
@@ -117,55 +112,6 @@ _CONDITIONS: Final[tuple[tuple[tuple[str, ...], frozenset[str], str], ...]] = (
         "the caller was the right person",
     ),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeSettings:
-    """The judge's noise: flip and malformed-output rates, latency (emulated s), seed."""
-
-    flip_rate: float = 0.0
-    malformed_rate: float = 0.0
-    latency: float = 0.0
-    seed: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "flipRate": self.flip_rate,
-            "malformedRate": self.malformed_rate,
-            "latency": self.latency,
-            "seed": self.seed,
-        }
-
-
-class JudgeState:
-    """The judge's settings, its seeded noise source and its counters (one per emulator)."""
-
-    def __init__(self, seed: int) -> None:
-        self._default_seed = seed
-        self._lock = threading.Lock()
-        self.settings = JudgeSettings()
-        self._rng = random.Random(seed)
-        self.calls = 0
-        self.malformed = 0
-
-    def configure(self, settings: JudgeSettings) -> None:
-        """Replace the settings and restart the noise from their seed."""
-        with self._lock:
-            self.settings = settings
-            seed = settings.seed if settings.seed is not None else self._default_seed
-            self._rng = random.Random(seed)
-
-    def draws(self, n: int) -> tuple[bool, list[bool]]:
-        """Count a call; whether it is malformed and, per rule, whether its verdict flips."""
-        with self._lock:
-            self.calls += 1
-            malformed = self._rng.random() < self.settings.malformed_rate
-            flips = [self._rng.random() < self.settings.flip_rate for _ in range(n)]
-            self.malformed += malformed
-            return malformed, flips
-
-    def stats(self) -> dict[str, int]:
-        return {"judgeCalls": self.calls, "judgeMalformed": self.malformed}
 
 
 def _condition(text: str, caller_acts: frozenset[str]) -> str | None:
