@@ -26,7 +26,7 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._validation import Problem
+from ..api._problems import Problem
 from ._auth import authenticate
 from ._bodies import read_json
 from ._core import Emulator
