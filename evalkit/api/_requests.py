@@ -47,8 +47,8 @@ Context = Annotated[str, Rule(max_length=L.MAX_CONTEXT_CHARS)]
 """E9's ``context``: what the person picking up knows (at most 8000 characters)."""
 
 Variables = Annotated[
-    dict[Annotated[str, Rule(max_length=L.MAX_VARIABLE_KEY_CHARS)], Any],
-    Rule(json_under=L.MAX_VARIABLES_JSON_CHARS),
+    dict[str, Any],
+    Rule(key_max_length=L.MAX_VARIABLE_KEY_CHARS, json_under=L.MAX_VARIABLES_JSON_CHARS),
 ]
 """E9's ``variables``: keys at most 64 characters, the whole object under 3000 of JSON."""
 

@@ -39,7 +39,8 @@ REQUEST: Final = "evalkit.request"
 
 def in_request(info: core_schema.ValidationInfo) -> bool:
     """Whether a validator runs on a request body (see :data:`REQUEST`)."""
-    return bool(info.context and info.context.get(REQUEST))
+    context = info.context
+    return context is not None and REQUEST in context
 
 
 def _violation(message: str) -> PydanticCustomError:
@@ -63,9 +64,12 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
+_COMPACT: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def variables_json_length(variables: Mapping[str, Any]) -> int:
     """Length of the compact JSON text of a variables object, as the limit counts it."""
-    return len(json.dumps(variables, ensure_ascii=False, separators=(",", ":"), allow_nan=False))
+    return len(_COMPACT.encode(variables))
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +78,9 @@ class Rule:
 
     Lengths apply to a string (characters: Unicode code points) or an array (``items`` names
     its entries in messages); ``ge``/``le`` bound a number; ``one_of`` is an enumeration;
-    ``must_match`` is a pattern and what to say when it fails; ``json_under`` caps the compact
-    JSON of an object; ``unsupported`` says why a value must not be there at all.
+    ``must_match`` is a pattern and what to say when it fails; ``key_max_length`` and
+    ``json_under`` bound an object's keys and its compact JSON; ``unsupported`` says why a
+    value must not be there at all.
     """
 
     min_length: int | None = None
@@ -84,6 +89,7 @@ class Rule:
     le: float | None = None
     one_of: tuple[str, ...] | None = None
     must_match: tuple[str, str] | None = None
+    key_max_length: int | None = None
     json_under: int | None = None
     unsupported: str | None = None
     items: tuple[str, str] = ("item", "items")
@@ -92,39 +98,55 @@ class Rule:
         """What is wrong with ``value`` under this rule, or None."""
         if self.unsupported is not None:
             return self.unsupported
-        if isinstance(value, str | list):
-            return self._length(value)
+        if isinstance(value, str):
+            return self._text(value)
+        if isinstance(value, list):
+            return self._items(value)
         if isinstance(value, int | float) and not isinstance(value, bool):
             return self._range(value)
-        if isinstance(value, Mapping) and self.json_under is not None:
+        return None
+
+    def _text(self, value: str) -> str | None:
+        if self.one_of is not None and value not in self.one_of:
+            return f"must be one of {', '.join(self.one_of)}; got {value!r}"
+        if self.must_match is not None and not re.search(self.must_match[0], value):
+            return self.must_match[1]
+        if self.min_length is not None and len(value) < self.min_length:
+            if self.min_length == 1:
+                return "must not be empty"
+            return f"must have at least {self.min_length} characters"
+        if self.max_length is not None and len(value) > self.max_length:
+            return f"must be at most {self.max_length} characters, got {len(value)}"
+        return None
+
+    def _items(self, value: list[Any]) -> str | None:
+        one, many = self.items
+        if self.min_length is not None and len(value) < self.min_length:
+            return f"must have at least {self.min_length} {one if self.min_length == 1 else many}"
+        if self.max_length is not None and len(value) > self.max_length:
+            return f"must have at most {self.max_length} {many}, got {len(value)}"
+        return None
+
+    def _object(self, value: dict[Any, Any]) -> list[tuple[tuple[int | str, ...], str]]:
+        """An object's broken rules: each key too long (at the key), then its JSON's size."""
+        found: list[tuple[tuple[int | str, ...], str]] = []
+        if (most := self.key_max_length) is not None:
+            found += [
+                ((key, "[key]"), f"must be at most {most} characters, got {len(key)}")
+                for key in value
+                if isinstance(key, str) and len(key) > most
+            ]
+        if self.json_under is not None:
             try:
                 n = variables_json_length(value)
             except (TypeError, ValueError) as exc:
-                return f"must be JSON-serialisable (finite numbers, string keys): {exc}"
-            if n >= self.json_under:
-                return f"JSON must be under {self.json_under} characters, got {n}"
-        return None
-
-    def _length(self, value: str | list[Any]) -> str | None:
-        n = len(value)
-        if isinstance(value, str):
-            if self.one_of is not None and value not in self.one_of:
-                return f"must be one of {', '.join(self.one_of)}; got {value!r}"
-            if self.must_match is not None and not re.search(self.must_match[0], value):
-                return self.must_match[1]
-            if self.min_length is not None and n < self.min_length:
-                if self.min_length == 1:
-                    return "must not be empty"
-                return f"must have at least {self.min_length} characters"
-            if self.max_length is not None and n > self.max_length:
-                return f"must be at most {self.max_length} characters, got {n}"
-            return None
-        one, many = self.items
-        if self.min_length is not None and n < self.min_length:
-            return f"must have at least {self.min_length} {one if self.min_length == 1 else many}"
-        if self.max_length is not None and n > self.max_length:
-            return f"must have at most {self.max_length} {many}, got {n}"
-        return None
+                found.append(
+                    ((), f"must be JSON-serialisable (finite numbers, string keys): {exc}")
+                )
+            else:
+                if n >= self.json_under:
+                    found.append(((), f"JSON must be under {self.json_under} characters, got {n}"))
+        return found
 
     def _range(self, value: float) -> str | None:
         if isinstance(value, float) and not math.isfinite(value):
@@ -136,10 +158,16 @@ class Rule:
         return None
 
     def _check(self, value: Any, info: core_schema.ValidationInfo) -> Any:
-        if in_request(info):
-            message = self.problem(value)
-            if message is not None:
-                raise _violation(message)
+        if not in_request(info):
+            return value
+        if isinstance(value, dict) and self.unsupported is None:
+            found = self._object(value)
+            if found:
+                raise rule_violations("Rule", found, value)
+            return value
+        message = self.problem(value)
+        if message is not None:
+            raise _violation(message)
         return value
 
     def __get_pydantic_core_schema__(
@@ -162,6 +190,9 @@ class Rule:
             "minimum": self.ge,
             "maximum": self.le,
             "pattern": self.must_match[0] if self.must_match else None,
+            "propertyNames": (
+                {"maxLength": self.key_max_length} if self.key_max_length is not None else None
+            ),
         }
         out.update({k: v for k, v in keywords.items() if v is not None})
         return out

@@ -618,7 +618,7 @@ REFUSED: list[tuple[str, Callable[[Any], Any], list[str]]] = [
     (
         "simulate",
         lambda c: c.simulate(AID, PERSONA, context="c" * 8001, variables={"k" * 65: "v" * 3000}),
-        ["context", "variables.kkkkkkkkkkkkkkkkkkkk…"],  # the whole JSON once its keys are fine
+        ["context", "variables.kkkkkkkkkkkkkkkkkkkk…", "variables"],
     ),
     ("refine", lambda c: c.refine(AID, "f" * 2001), ["ownerFeedback"]),
     ("refine_not_a_string", lambda c: c.refine(AID, 42), ["ownerFeedback"]),
