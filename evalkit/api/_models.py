@@ -36,7 +36,7 @@ from pydantic.alias_generators import to_camel
 
 from .._util._redact import redact
 from . import _limits as L
-from ._rules import Integer, Rule, in_request, rule_violations
+from ._rules import Integer, Rule, in_request, number_text, rule_violations
 
 Number = int | float
 NonEmpty = Annotated[str, Rule(min_length=1)]
@@ -160,8 +160,9 @@ class Scorecard(ApiModel):
                 )
         total = round(sum(rule.points for rule in self.rules), 9)
         if self.rules and total != L.SCORECARD_TOTAL_POINTS:
-            got = int(total) if float(total).is_integer() else total
-            message = f"points must total exactly {L.SCORECARD_TOTAL_POINTS}, got {got}"
+            message = (
+                f"points must total exactly {L.SCORECARD_TOTAL_POINTS}, got {number_text(total)}"
+            )
             found.append((("rules",), message))
         if found:
             raise rule_violations(type(self).__name__, found, self.rules)

@@ -29,6 +29,7 @@ __all__ = [
     "Integer",
     "Rule",
     "in_request",
+    "number_text",
     "rule_violations",
     "variables_json_length",
 ]
@@ -60,7 +61,8 @@ def rule_violations(
     )
 
 
-def _fmt(x: float) -> str:
+def number_text(x: float) -> str:
+    """A number as a message says it: ``100``, not ``100.0``."""
     return str(int(x)) if float(x).is_integer() else str(x)
 
 
@@ -152,9 +154,9 @@ class Rule:
         if isinstance(value, float) and not math.isfinite(value):
             return f"must be a finite number, got {value}"
         if self.ge is not None and value < self.ge:
-            return f"must be at least {_fmt(self.ge)}, got {value}"
+            return f"must be at least {number_text(self.ge)}, got {value}"
         if self.le is not None and value > self.le:
-            return f"must be at most {_fmt(self.le)}, got {value}"
+            return f"must be at most {number_text(self.le)}, got {value}"
         return None
 
     def _check(self, value: Any, info: core_schema.ValidationInfo) -> Any:
