@@ -728,3 +728,58 @@ def test_client_refuses_non_string_variable_keys(twin: Twin) -> None:
         twin.run(recorder, lambda c: c.simulate(AID, PERSONA, variables={1: "a"}))
     assert recorder.requests == []
     assert info.value.fields[0].startswith("variables")
+
+
+# --------------------------------------------------------------------------- rules check requests only
+
+
+def test_a_response_breaking_the_rules_is_still_read() -> None:
+    """The rules check what is sent; what the service answers is read as it is (an old
+    scorecard, a new enum value), so an assistant never becomes unreadable."""
+    odd = {
+        "agent": {"instructions": "", "tools": [tool(name="", execution={"type": "webhook"})]},
+        "grading": {"scorecard": scorecard(50, ids=["a"])},
+        "noiseCancellation": {"enabled": True, "model": "nc_future"},
+        "session": {"ttl": 0, "roomPrefix": "p" * 40},
+        "stt": {"default": {"provider": "vendor_b"}, "fallback": {"provider": "vendor_a"}},
+    }
+    assert AssistantConfig.model_validate(odd).to_json() == odd
+    assert len(errors(check_assistant_config(odd))) == 8
+
+
+def test_the_same_rules_put_the_limits_in_the_document() -> None:
+    schema = AssistantConfig.model_json_schema()
+    defs = schema["$defs"]
+    assert defs["ToolExecution"]["properties"]["type"]["enum"] == ["client_rpc", "tool_endpoint"]
+    assert defs["SttBlock"]["additionalProperties"] == {"not": {}}
+    assert defs["AgentConfig"]["properties"]["instructions"]["minLength"] == 1
+    llm = defs["LlmConfig"]["properties"]["thinkingBudget"]["anyOf"][0]
+    assert (llm["minimum"], llm["maximum"]) == (-1, 24576)
+
+
+@pytest.mark.parametrize(
+    ("llm", "warned"),
+    [
+        ({"provider": "vendor_c", "model": "llm-5.4-mini", "reasoningEffort": "low"}, []),
+        (
+            {"provider": "vendor_c", "model": "llm-4o-mini", "reasoningEffort": "low"},
+            ["reasoningEffort"],
+        ),
+        ({"provider": "vendor_e", "model": "llm-oss-120b", "reasoningEffort": "high"}, []),
+        ({"provider": "vendor_f", "model": "gem-3.5-flash", "thinkingLevel": "high"}, []),
+        (
+            {"provider": "vendor_f", "model": "gem-2.5-flash", "thinkingLevel": "high"},
+            ["thinkingLevel"],
+        ),
+        (
+            {"provider": "vendor_d", "model": "vendor_c/llm-oss-20b", "verbosity": "low"},
+            ["verbosity"],
+        ),
+    ],
+)
+def test_a_knob_the_model_ignores_is_a_warning(llm: dict[str, Any], warned: list[str]) -> None:
+    """The spec's knob table (LLM_KNOBS): a knob is taken by some providers' models only."""
+    problems = check_assistant_config(config(llm={"default": llm}))
+    assert errors(problems) == []
+    assert [p.field.rsplit(".", 1)[1] for p in problems] == warned
+    assert all("is ignored: only" in p.message for p in problems)
