@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from evalkit.api._validation import check_scorecard, errors_only
+from evalkit.api import Scorecard as ServiceScorecard
+from evalkit.api._requests import request_errors
 from evalkit.grading import CHECK_TYPES, Scorecard
 from evalkit.grid import load_personas
 
@@ -52,7 +53,7 @@ def test_there_are_three_scorecards_with_unique_rubric_versions() -> None:
 def test_service_part_passes_check_scorecard(path: Path) -> None:
     scorecard = load(path)
     assert set(scorecard) == {"rubricVersionId", "rules"}
-    assert check_scorecard(service_part(scorecard)) == []
+    assert request_errors(ServiceScorecard, service_part(scorecard)) == []
     assert sum(rule["points"] for rule in scorecard["rules"]) == 100
     for rule in scorecard["rules"]:
         assert set(rule) <= {"ruleId", "title", "points", "check"}, rule
@@ -114,4 +115,6 @@ def test_the_contract_checker_catches_mistakes(
 def test_check_scorecard_catches_a_broken_total() -> None:
     scorecard = service_part(load(SCORECARDS[0]))
     scorecard["rules"][0]["points"] += 1
-    assert errors_only(check_scorecard(scorecard))
+    assert [str(p) for p in request_errors(ServiceScorecard, scorecard)] == [
+        "rules: points must total exactly 100, got 101"
+    ]

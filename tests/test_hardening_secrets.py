@@ -25,6 +25,7 @@ from evalkit.api import (
     NotFoundError,
     PaymentRequiredError,
     PermissionDeniedError,
+    Problem,
     RateLimitError,
     ServerError,
     ServiceUnavailableError,
@@ -33,7 +34,6 @@ from evalkit.api import (
     UnexpectedResponseError,
 )
 from evalkit.api._config import Secret
-from evalkit.api._validation import Problem
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import PersonaError, load_personas
 from evalkit.grid._personas import PersonaProblem

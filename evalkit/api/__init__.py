@@ -81,9 +81,9 @@ from ._models import (
     VendorCTtsConfig,
     VendorDSttConfig,
 )
+from ._problems import Problem
 from ._retry import RetryPolicy
 from ._streaming import AsyncSimulationStream, SimulationStream
-from ._validation import Problem
 
 __all__ = [
     "AgentConfig",

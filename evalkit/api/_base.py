@@ -17,7 +17,6 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from . import _validation as V
 from ._config import ClientSettings, Secret, as_secret, resolve_settings
 from ._exceptions import (
     ApiConnectionError,
@@ -46,6 +45,17 @@ from ._models import (
     PhraseReplacementConfig,
     RefineResponse,
     SessionCredentials,
+)
+from ._problems import Problem, errors_only
+from ._requests import (
+    CreateAssistantBody,
+    PhraseReplacementBody,
+    RefineBody,
+    SessionBody,
+    SimulateBody,
+    TextToSpeechBody,
+    UpdateAssistantBody,
+    check_request,
 )
 from ._retry import RetryPolicy, parse_retry_after
 from ._version import USER_AGENT
@@ -173,13 +183,14 @@ def transport_error(exc: httpx.TransportError, method: str, path: str) -> ApiCon
     return cls(f"{method} {path}: {type(exc).__name__}: {exc}")
 
 
-def _raise_problems(problems: Sequence[V.Problem], what: str) -> None:
-    for p in problems:
-        if p.severity == "warning":
-            logger.warning("%s: %s", what, p)
-    errors = V.errors_only(problems)
+def _check(model: type[BaseModel], body: Any, what: str) -> None:
+    """Refuse ``body`` when it breaks a rule of the spec (nothing is sent); log its warnings."""
+    problems = check_request(model, body)
+    errors = errors_only(problems)
     if errors:
         raise InvalidRequestError(errors, what)
+    for p in problems:
+        logger.warning("%s: %s", what, p)
 
 
 def _with_extra(body: dict[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -188,7 +199,7 @@ def _with_extra(body: dict[str, Any], extra_body: Mapping[str, Any] | None) -> d
         if clash:
             raise InvalidRequestError(
                 [
-                    V.Problem(f"extra_body.{k}", "duplicates an argument of this method")
+                    Problem(f"extra_body.{k}", "duplicates an argument of this method")
                     for k in clash
                 ],
                 "extra_body",
@@ -202,6 +213,14 @@ def _optional(extra_body: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return dict(extra_body) if extra_body else None
 
 
+M = TypeVar("M", bound=BaseModel)
+
+
+def _read(path: str, model: type[M], extra_body: Mapping[str, Any] | None) -> RequestSpec[M]:
+    """A GET of one resource as ``model`` (idempotent, so it may be retried)."""
+    return RequestSpec("GET", path, _model_parser(model), _optional(extra_body), idempotent=True)
+
+
 def _jsonable(value: Any, field: str) -> Any:
     if isinstance(value, ApiModel):
         return value.to_json()
@@ -210,7 +229,7 @@ def _jsonable(value: Any, field: str) -> Any:
     try:
         json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as exc:
-        raise InvalidRequestError([V.Problem(field, f"must be JSON-serialisable: {exc}")]) from None
+        raise InvalidRequestError([Problem(field, f"must be JSON-serialisable: {exc}")]) from None
     return value
 
 
@@ -225,7 +244,7 @@ def persona_body(persona: PersonaLike | Mapping[str, Any]) -> dict[str, Any]:
 
 def _seg(value: str, field: str) -> str:
     if not isinstance(value, str) or not value:
-        raise InvalidRequestError([V.Problem(field, "must be a non-empty string")])
+        raise InvalidRequestError([Problem(field, "must be a non-empty string")])
     return quote(value, safe="")
 
 
@@ -348,7 +367,7 @@ class BaseClient:
         if public is not None:
             body["public"] = public
         body = _with_extra(body, extra_body)
-        _raise_problems(V.check_create_assistant_body(body), "assistant")
+        _check(CreateAssistantBody, body, "assistant")
         return RequestSpec("POST", "/realtime-assistants", _model_parser(Assistant), body)
 
     def _spec_update_assistant(
@@ -360,10 +379,8 @@ class BaseClient:
         body = {k: _jsonable(v, k) for k, v in fields.items()}
         body = _with_extra(body, extra_body)
         if not body:
-            raise InvalidRequestError(
-                [V.Problem("fields", "nothing to update")], "assistant update"
-            )
-        _raise_problems(V.check_update_assistant_body(body), "assistant update")
+            raise InvalidRequestError([Problem("fields", "nothing to update")], "assistant update")
+        _check(UpdateAssistantBody, body, "assistant update")
         return RequestSpec(
             "POST", f"/realtime-assistants/{_seg(assistant_id, 'assistant_id')}", _parse_json, body
         )
@@ -378,9 +395,7 @@ class BaseClient:
         self, assistant_id: str, extra_body: Mapping[str, Any] | None
     ) -> RequestSpec[AssistantMetadata]:
         path = f"/realtime-assistants/{_seg(assistant_id, 'assistant_id')}/metadata"
-        return RequestSpec(
-            "GET", path, _model_parser(AssistantMetadata), _optional(extra_body), idempotent=True
-        )
+        return _read(path, AssistantMetadata, extra_body)
 
     def _spec_session(
         self,
@@ -396,7 +411,7 @@ class BaseClient:
         if room_name is not None:
             body["roomName"] = room_name
         body = _with_extra(body, extra_body)
-        _raise_problems(V.check_session_body(body), "session request")
+        _check(SessionBody, body, "session request")
         path = f"/realtime-assistants/{_seg(assistant_id, 'assistant_id')}/{operation}"
         return RequestSpec("POST", path, _model_parser(SessionCredentials), body, auth=auth)
 
@@ -412,9 +427,10 @@ class BaseClient:
         if context is not None:
             body["context"] = context
         if variables is not None:
-            body["variables"] = _jsonable(dict(variables), "variables")
+            plain = dict(variables) if isinstance(variables, Mapping) else variables
+            body["variables"] = _jsonable(plain, "variables")  # not an object: the rules say so
         body = _with_extra(body, extra_body)
-        _raise_problems(V.check_simulate_body(body), "simulate request")
+        _check(SimulateBody, body, "simulate request")
         path = f"/realtime-assistants/builds/{_seg(assistant_id, 'assistant_id')}/simulate"
         return RequestSpec(
             "POST", path, _parse_nothing, body, idempotent=True, accept="text/event-stream"
@@ -427,7 +443,7 @@ class BaseClient:
         extra_body: Mapping[str, Any] | None,
     ) -> RequestSpec[RefineResponse]:
         body = _with_extra({"ownerFeedback": owner_feedback}, extra_body)
-        _raise_problems(V.check_refine_body(body), "refine request")
+        _check(RefineBody, body, "refine request")
         path = f"/realtime-assistants/builds/{_seg(assistant_id, 'assistant_id')}/refine"
         return RequestSpec("POST", path, _model_parser(RefineResponse), body)
 
@@ -443,7 +459,7 @@ class BaseClient:
         if phrase_replacement_config_id is not None:
             body["phraseReplacementConfigId"] = phrase_replacement_config_id
         body = _with_extra(body, extra_body)
-        _raise_problems(V.check_tts_body(body), "text-to-speech request")
+        _check(TextToSpeechBody, body, "text-to-speech request")
         return RequestSpec(
             "POST", "/synthesis/text-to-speech", _parse_bytes, body, idempotent=True, accept="*/*"
         )
@@ -458,7 +474,7 @@ class BaseClient:
         else:
             items = [_jsonable(item, "phraseReplacements") for item in phrase_replacements]
         body = _with_extra({"phraseReplacements": items}, extra_body)
-        _raise_problems(V.check_phrase_replacements_body(body), "phrase replacement config")
+        _check(PhraseReplacementBody, body, "phrase replacement config")
         return RequestSpec(
             "POST",
             "/synthesis/phrase-replacement-config",
@@ -469,7 +485,4 @@ class BaseClient:
     def _spec_get_contact_list(
         self, list_id: str, extra_body: Mapping[str, Any] | None
     ) -> RequestSpec[ContactList]:
-        path = f"/contact-lists/{_seg(list_id, 'list_id')}"
-        return RequestSpec(
-            "GET", path, _model_parser(ContactList), _optional(extra_body), idempotent=True
-        )
+        return _read(f"/contact-lists/{_seg(list_id, 'list_id')}", ContactList, extra_body)

@@ -14,7 +14,7 @@ from .._util._redact import redact, redact_text
 
 if TYPE_CHECKING:
     from ._events import Turn
-    from ._validation import Problem
+    from ._problems import Problem
 
 __all__ = [
     "ApiConnectionError",

@@ -52,9 +52,17 @@ LLM_MODELS: Final[dict[str, tuple[str, ...]]] = {
     "vendor_e": ("llm-oss-120b",),
     "vendor_d": ("vendor_c/llm-oss-120b", "vendor_c/llm-oss-20b"),
 }
-THINKING_LEVELS: Final = ("minimal", "low", "medium", "high")
-REASONING_EFFORTS: Final[dict[str, tuple[str, ...]]] = {
-    "vendor_c": ("none", "low", "medium", "high", "xhigh"),
-    "vendor_e": ("low", "medium", "high"),
+TTS_VOICE_REQUIRED: Final = ("serviceai", "vendor_a")
+"""TTS providers whose block needs a voiceId (without one it is stored and fails at connect)."""
+
+LLM_KNOBS: Final[dict[str, dict[str, tuple[str, tuple[str, ...] | None]]]] = {
+    "thinkingLevel": {"vendor_f": ("gem-3", ("minimal", "low", "medium", "high"))},
+    "thinkingBudget": {"vendor_f": ("gem-2.5", None)},  # its range is THINKING_BUDGET_RANGE
+    "reasoningEffort": {
+        "vendor_c": ("llm-5", ("none", "low", "medium", "high", "xhigh")),
+        "vendor_e": ("", ("low", "medium", "high")),
+    },
+    "verbosity": {"vendor_c": ("llm-5", ("low", "medium", "high"))},
 }
-VERBOSITY_LEVELS: Final = ("low", "medium", "high")
+"""LLM knob -> {provider that takes it: (model prefix that takes it, "" for every model; the
+values the provider accepts, None for any)}. Elsewhere the knob is silently ignored."""

@@ -7,14 +7,17 @@ Rules that keep a config read and written back the same JSON value:
   what was read or set, so no default is ever injected into what is sent;
 * numbers keep their JSON type (``int | float``), and timestamps stay as the server wrote them.
 
-Enumerations and defaults are documentation (``Field(description=...)`` and the constants in
-``_limits``), not injected values and not reasons to reject a response: the pre-send checks in
-``_validation`` are where the spec's rules are enforced.
+Defaults are documentation (``Field(description=...)``), never injected. The spec's request
+rules (limits, enumerations, non-empty strings, a scorecard's total) are stated here, once, as
+:class:`~._rules.Rule` annotations and model validators: they check a body validated as a
+request (:func:`~._requests.request_errors`: the client before sending, the emulator on
+arrival) and shape the OpenAPI document, but a response is read without them (a new enum
+value must not make an assistant unreadable).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Final, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -32,9 +35,12 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 from .._util._redact import redact
-from ._limits import LLM_MODELS, STT_MODELS, TTS_PROVIDERS
+from . import _limits as L
+from ._rules import Integer, Rule, in_request, number_text, rule_violations
 
 Number = int | float
+NonEmpty = Annotated[str, Rule(min_length=1)]
+_ONLY_DEFAULT: Final = Rule(unsupported="is not supported; `default` is the only key")
 
 
 WIRE_CONTEXT = "evalkit.wire"
@@ -129,16 +135,38 @@ class ScorecardRule(ApiModel):
     """A scorecard rule. Fields beyond ruleId, title and points are not shown by the spec
     (evalkit keeps its own ``check`` here)."""
 
-    rule_id: str
+    rule_id: NonEmpty
     title: str
-    points: Number
+    points: Annotated[Number, Rule(ge=0)]
 
 
 class Scorecard(ApiModel):
     """Rules whose points total exactly 100, with unique rule ids."""
 
-    rubric_version_id: str
-    rules: list[ScorecardRule]
+    rubric_version_id: NonEmpty
+    rules: Annotated[list[ScorecardRule], Rule(min_length=1, items=("rule", "rules"))]
+
+    @model_validator(mode="after")
+    def _ids_and_total(self, info: ValidationInfo) -> Self:
+        if not in_request(info):
+            return self
+        found: list[tuple[tuple[int | str, ...], str]] = []
+        first: dict[str, int] = {}
+        for i, rule in enumerate(self.rules):
+            j = first.setdefault(rule.rule_id, i)
+            if j != i:
+                found.append(
+                    (("rules", i, "ruleId"), f"duplicates rules[{j}].ruleId {rule.rule_id!r}")
+                )
+        total = round(sum(rule.points for rule in self.rules), 9)
+        if self.rules and total != L.SCORECARD_TOTAL_POINTS:
+            message = (
+                f"points must total exactly {L.SCORECARD_TOTAL_POINTS}, got {number_text(total)}"
+            )
+            found.append((("rules",), message))
+        if found:
+            raise rule_violations(type(self).__name__, found, self.rules)
+        return self
 
 
 class Grading(ApiModel):
@@ -159,26 +187,27 @@ class ToolParameters(ApiModel):
 
 
 class ToolExecution(ApiModel):
-    """Where a tool runs; ``connection_id`` is required for ``tool_endpoint``."""
+    """Where a tool runs; ``connection_id`` is required for ``tool_endpoint`` (the spec: not
+    checked on create, so a missing one is a warning, see :mod:`._advice`)."""
 
-    type: Literal["client_rpc", "tool_endpoint"] | str
+    type: Annotated[str, Rule(one_of=L.TOOL_EXECUTION_TYPES)]
     connection_id: str | None = None
 
 
 class AssistantTool(ApiModel):
     """A tool the model can call; a client tool when ``execution`` is omitted."""
 
-    name: str
-    description: str
+    name: NonEmpty
+    description: NonEmpty
     parameters: ToolParameters
-    timeout: Number | None = Field(None, description="seconds; default 10")
+    timeout: Annotated[Number, Rule(ge=0)] | None = Field(None, description="seconds; default 10")
     execution: ToolExecution | None = None
 
 
 class AgentConfig(ApiModel):
     """The system prompt and how the agent opens."""
 
-    instructions: str
+    instructions: NonEmpty
     initial_greeting: bool | None = Field(None, description="default false: the agent waits")
     greeting_instructions: str | None = Field(None, description="ignored unless initial_greeting")
     tools: list[AssistantTool] | None = None
@@ -191,7 +220,7 @@ class NoiseCancellation(ApiModel):
     """Caller-audio cleaning; ``model`` in nc_vf_s (default), nc_vf_l, nc_l; ``level`` default 0.1."""
 
     enabled: bool
-    model: str | None = None
+    model: Annotated[str, Rule(one_of=L.NOISE_CANCELLATION_MODELS)] | None = None
     level: Number | None = None
 
 
@@ -204,8 +233,8 @@ class BackgroundNoise(ApiModel):
 class SessionConfig(ApiModel):
     """Web-session settings: ``ttl`` default 600 s (>= 1), ``room_prefix`` <= 32 characters."""
 
-    ttl: int | None = None
-    room_prefix: str | None = None
+    ttl: Annotated[Integer, Rule(ge=L.MIN_SESSION_TTL_S)] | None = None
+    room_prefix: Annotated[str, Rule(max_length=L.MAX_ROOM_PREFIX_CHARS)] | None = None
 
 
 # --------------------------------------------------------------------------- providers
@@ -298,9 +327,12 @@ class LlmConfig(_ProviderConfig):
     reasoningEffort and verbosity (5.x); vendor_e: reasoningEffort low/medium/high.
     """
 
-    model: str
+    model: NonEmpty
     thinking_level: str | None = None
-    thinking_budget: int | None = None
+    thinking_budget: (
+        Annotated[Integer, Rule(ge=L.THINKING_BUDGET_RANGE[0], le=L.THINKING_BUDGET_RANGE[1])]
+        | None
+    ) = None
     reasoning_effort: str | None = None
     verbosity: str | None = None
 
@@ -322,33 +354,35 @@ SttConfig = Annotated[
     | Annotated[VendorDSttConfig, Tag("vendor_d")]
     | Annotated[ServiceAiSttConfig, Tag("serviceai")]
     | Annotated[OtherProviderConfig, Tag("other")],
-    _tag(tuple(STT_MODELS)),
+    _tag(tuple(L.STT_MODELS)),
 ]
 TtsConfig = Annotated[
     Annotated[ServiceAiTtsConfig, Tag("serviceai")]
     | Annotated[VendorCTtsConfig, Tag("vendor_c")]
     | Annotated[VendorATtsConfig, Tag("vendor_a")]
     | Annotated[OtherProviderConfig, Tag("other")],
-    _tag(TTS_PROVIDERS),
+    _tag(L.TTS_PROVIDERS),
 ]
-_LLM_PROVIDERS = tuple(LLM_MODELS)
 
 
 class SttBlock(ApiModel):
     """``config.stt``: ``default`` is the only supported key."""
 
+    __pydantic_extra__: dict[str, Annotated[Any, _ONLY_DEFAULT]] = Field(init=False)
     default: SttConfig
 
 
 class TtsBlock(ApiModel):
     """``config.tts``: ``default`` is the only supported key."""
 
+    __pydantic_extra__: dict[str, Annotated[Any, _ONLY_DEFAULT]] = Field(init=False)
     default: TtsConfig
 
 
 class LlmBlock(ApiModel):
     """``config.llm``: ``default`` is the only supported key."""
 
+    __pydantic_extra__: dict[str, Annotated[Any, _ONLY_DEFAULT]] = Field(init=False)
     default: LlmConfig
 
 
@@ -371,7 +405,7 @@ class AssistantConfig(ApiModel):
 class AssistantAlias(ApiModel):
     """Which version an alias points to, and who moved it last."""
 
-    version: int
+    version: Annotated[int, Rule(ge=1)]
     updated_at: str | None = None
     updated_by: str | None = None
 
@@ -438,7 +472,7 @@ class SessionCredentials(ApiModel):
 class PhraseReplacement(ApiModel):
     """One phrase and what to say instead (either script direction)."""
 
-    phrase: str
+    phrase: NonEmpty
     replacement: str
 
 

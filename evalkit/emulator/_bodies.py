@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable
 from typing import Any
 
+from pydantic import BaseModel
 from starlette.requests import ClientDisconnect, Request
 
-from ..api._validation import Problem
+from ..api._requests import request_errors
 from ._errors import api_error, raise_for_problems, synthesis_error
 
 MAX_JSON_DEPTH = 64
@@ -134,7 +134,7 @@ async def read_json(
 
 def without_nulls(value: Any) -> Any:
     """``value`` with null-valued object keys removed, at every depth: a null optional field
-    is an absent one (how the client models read it), so the spec checks see it absent."""
+    is an absent one (how the client models read it), so the handlers see it absent."""
     if isinstance(value, dict):
         return {k: without_nulls(v) for k, v in value.items() if v is not None}
     if isinstance(value, list):
@@ -142,17 +142,8 @@ def without_nulls(value: Any) -> Any:
     return value
 
 
-def check_body(
-    body: Any,
-    spec_checks: Callable[[Any], Iterable[Problem]],
-    model_check: Callable[[Any], Iterable[Problem]],
-    *,
-    synthesis: bool = False,
-) -> Any:
-    """400 unless ``body`` passes the spec's checks (nulls read as absent) and then the
-    document's model (types the spec leaves to the schema, such as ``"model": 5``); the
-    body with nulls removed when it passes."""
-    plain = without_nulls(body)
-    raise_for_problems(spec_checks(plain), synthesis=synthesis)
-    raise_for_problems(model_check(body), synthesis=synthesis)
-    return plain
+def check_body(body: Any, model: type[BaseModel], *, synthesis: bool = False) -> Any:
+    """400 unless ``body`` keeps every rule of ``model`` (the client checks the same rules,
+    with the same messages, before it sends); the body with nulls removed when it does."""
+    raise_for_problems(request_errors(model, body), synthesis=synthesis)
+    return without_nulls(body)

@@ -14,13 +14,18 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from ..api._limits import MAX_CONTEXT_CHARS
-from ..api._validation import Problem, check_assistant_config, check_variables
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..api._models import AssistantConfig
+from ..api._problems import Problem
+from ..api._requests import request_errors
+from ..api._rules import Rule
 from ._core import Emulator
 from ._ids import new_id, now_iso
 from ._records import AssistantRecord, Build, BuildArtifacts, Project
+from ._requests import BuildBrief
 from ._settings import BUILD_RUNNING_FRACTION
 
 FEEDBACK_HEADING = "## Owner feedback"
@@ -41,60 +46,32 @@ def default_config(instructions: str, initial_greeting: bool | None) -> dict[str
     }
 
 
-def check_brief(brief: Any, field: str = BRIEF_FIELD) -> list[Problem]:
-    """A stored build brief: an object with an optional `context` string (<= 8000) and an
-    optional `sampleRows` array of variable records; other keys are kept."""
-    if not isinstance(brief, Mapping):
-        return [Problem(field, "must be an object")]
-    problems: list[Problem] = []
-    context = brief.get("context")
-    if context is not None:
-        if not isinstance(context, str):
-            problems.append(Problem(f"{field}.context", "must be a string"))
-        elif len(context) > MAX_CONTEXT_CHARS:
-            problems.append(
-                Problem(f"{field}.context", f"must be at most {MAX_CONTEXT_CHARS} characters")
-            )
-    rows = brief.get("sampleRows")
-    if rows is not None:
-        if not isinstance(rows, list):
-            problems.append(Problem(f"{field}.sampleRows", "must be an array"))
-        else:
-            for i, row in enumerate(rows):
-                problems.extend(check_variables(row, f"{field}.sampleRows[{i}]"))
-    return problems
+class BuildBody(BaseModel):
+    """A ``POST /_emulator/builds`` body: what an original build starts from."""
+
+    model_config = ConfigDict(extra="allow")
+
+    name: Annotated[str, Rule(min_length=1)]
+    instructions: Annotated[str, Rule(min_length=1)]
+    brief: BuildBrief
+    initial_greeting: bool | None = Field(None, alias="initialGreeting")
+    public: bool | None = None
+    description: str | None = None
+    config: dict[str, Any] | None = None
 
 
 def check_build_body(body: Any) -> list[Problem]:
-    """A POST /_emulator/builds body: {name, brief, instructions, initialGreeting?, config?}."""
-    if not isinstance(body, Mapping):
-        return [Problem("body", "must be an object")]
-    problems: list[Problem] = []
-    for key in ("name", "instructions"):
-        value = body.get(key)
-        if not isinstance(value, str) or not value:
-            problems.append(Problem(key, "is required and must be a non-empty string"))
-    if "brief" not in body:
-        problems.append(Problem("brief", "is required"))
-    else:
-        problems.extend(check_brief(body["brief"]))
-    for key in ("initialGreeting", "public"):
-        if key in body and not isinstance(body[key], bool):
-            problems.append(Problem(key, "must be a boolean"))
-    if "description" in body and not isinstance(body["description"], str):
-        problems.append(Problem("description", "must be a string"))
-    if "config" in body and not isinstance(body["config"], Mapping):
-        problems.append(Problem("config", "must be an object"))
-    if not problems:
-        problems.extend(check_assistant_config(build_template(body)))
-    return problems
+    """The build body's problems, then those of the config the build would store."""
+    return request_errors(BuildBody, body) or request_errors(
+        AssistantConfig, build_template(body), at="config"
+    )
 
 
 def build_template(body: Mapping[str, Any]) -> dict[str, Any]:
     """The config template of a build: the given config (or a default) with the build's
     instructions and initialGreeting in its agent block."""
     greeting = body.get("initialGreeting")
-    if "config" not in body:
+    if body.get("config") is None:
         return default_config(str(body["instructions"]), greeting)
     template = copy.deepcopy(dict(body["config"]))
     agent = template.get("agent")

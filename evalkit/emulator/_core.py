@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 from ..api._limits import API_KEY_PREFIX
 from ._errors import LastResort
 from ._faults import Faults
+from ._judge_state import JudgeState
 from ._persistence import DocumentStore, MemoryStore, SqliteStore
 from ._settings import EmulatorSettings
 from ._state import State
 
 if TYPE_CHECKING:
-    from ._judge import JudgeState
     from .dialogue import DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
@@ -92,8 +92,6 @@ class Emulator:
             backend = ScriptedBackend()
         self.backend: DialogueBackend = backend
         self.faults = Faults(self.seed)
-        from ._judge import JudgeState
-
         self.judge: JudgeState = JudgeState(self.seed)
         self.stats = SimulationStats()
         self.last_resort = LastResort()

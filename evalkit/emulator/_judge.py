@@ -17,31 +17,27 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import random
 import re
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._validation import Problem
+from ..api._problems import Problem
 from ._auth import authenticate
 from ._bodies import read_json
+from ._core import Emulator
 from ._errors import raise_for_problems
-from .dialogue import recognise_acts
-
-if TYPE_CHECKING:
-    from ._core import Emulator
+from ._judge_state import JudgeSettings, JudgeState
+from .dialogue import ACTS, recognise_acts
 
 __all__ = [
+    "ACT_PHRASES",
     "JUDGE_MODEL",
     "RULE_ACTS",
-    "JudgeSettings",
-    "JudgeState",
     "RuleAct",
     "chat_completions",
     "decide",
@@ -59,13 +55,26 @@ class RuleAct:
 
     ``expected`` False: the rule passes when the act never happens (e.g. a token left
     unresolved). ``requires``: caller acts one of which must occur for the rule to apply.
+    ``says``: what the rule asks of the agent, in the words a rationale uses, when the act's
+    own meaning (:data:`ACT_PHRASES`) says something else (a date-and-time rule is judged by
+    the act that states the call's purpose, but its rationale speaks of the date and time).
     """
 
     keywords: tuple[str, ...]
     act: str
     expected: bool = True
     requires: frozenset[str] = frozenset()
+    says: str | None = None
 
+    @property
+    def phrase(self) -> str:
+        """What the agent does when the act occurs, as a rationale says it."""
+        return self.says or ACT_PHRASES[self.act]
+
+
+ACT_PHRASES: Final[Mapping[str, str]] = {act.name: act.meaning for act in ACTS}
+"""Every act of the dialogue engine in plain words (``states_purpose`` -> "states the purpose
+of the call with its details"): rationales say these, never an act's internal name."""
 
 RULE_ACTS: Final[tuple[RuleAct, ...]] = (
     RuleAct(
@@ -91,8 +100,13 @@ RULE_ACTS: Final[tuple[RuleAct, ...]] = (
         ("wrong person", "wrong number", "not the customer"),
         "apologises",
         requires=frozenset({"says_wrong_person"}),
+        says="apologises for calling the wrong person",
     ),
-    RuleAct(("date and time", "appointment time", "appointment date"), "states_purpose"),
+    RuleAct(
+        ("date and time", "appointment time", "appointment date"),
+        "states_purpose",
+        says="states the appointment's date and time",
+    ),
     RuleAct(("apolog", "sorry", "maazrat"), "apologises"),
     RuleAct(("right person", "speaking with", "verif"), "asks_identity"),
     RuleAct(("yes or no", "yes/no", "confirm"), "asks_confirmation"),
@@ -105,84 +119,39 @@ RULE_ACTS: Final[tuple[RuleAct, ...]] = (
     RuleAct(("price", "amount", "cost"), "states_price"),
     RuleAct(("anything else", "further help", "offers help"), "offers_help"),
 )
-_CONDITIONS: Final[tuple[tuple[tuple[str, ...], frozenset[str], str], ...]] = (
+_CONDITIONS: Final[tuple[tuple[tuple[str, ...], frozenset[str]], ...]] = (
     (
         ("object", "refus", "angry", "hostile", "upset", "complain"),
         frozenset({"objects", "requests_dnc", "complains"}),
-        "the caller never objected",
     ),
-    (
-        ("wrong person", "wrong number"),
-        frozenset({"says_wrong_person"}),
-        "the caller was the right person",
-    ),
+    (("wrong person", "wrong number"), frozenset({"says_wrong_person"})),
 )
+"""Rules that apply only when the caller did one of the acts: (words in the rule, acts)."""
 
 
-@dataclass(frozen=True, slots=True)
-class JudgeSettings:
-    """The judge's noise: flip and malformed-output rates, latency (emulated s), seed."""
-
-    flip_rate: float = 0.0
-    malformed_rate: float = 0.0
-    latency: float = 0.0
-    seed: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "flipRate": self.flip_rate,
-            "malformedRate": self.malformed_rate,
-            "latency": self.latency,
-            "seed": self.seed,
-        }
-
-
-class JudgeState:
-    """The judge's settings, its seeded noise source and its counters (one per emulator)."""
-
-    def __init__(self, seed: int) -> None:
-        self._default_seed = seed
-        self._lock = threading.Lock()
-        self.settings = JudgeSettings()
-        self._rng = random.Random(seed)
-        self.calls = 0
-        self.malformed = 0
-
-    def configure(self, settings: JudgeSettings) -> None:
-        """Replace the settings and restart the noise from their seed."""
-        with self._lock:
-            self.settings = settings
-            seed = settings.seed if settings.seed is not None else self._default_seed
-            self._rng = random.Random(seed)
-
-    def draws(self, n: int) -> tuple[bool, list[bool]]:
-        """Count a call; whether it is malformed and, per rule, whether its verdict flips."""
-        with self._lock:
-            self.calls += 1
-            malformed = self._rng.random() < self.settings.malformed_rate
-            flips = [self._rng.random() < self.settings.flip_rate for _ in range(n)]
-            self.malformed += malformed
-            return malformed, flips
-
-    def stats(self) -> dict[str, int]:
-        return {"judgeCalls": self.calls, "judgeMalformed": self.malformed}
+def _caller_never(acts: frozenset[str]) -> str:
+    """Why a rule for a caller's act does not apply, e.g. "the caller never asks to be called
+    back later or says they are busy"."""
+    *others, last = [ACT_PHRASES[a] for a in sorted(acts)]
+    return "the caller never " + (f"{', '.join(others)} or {last}" if others else last)
 
 
 def _condition(text: str, caller_acts: frozenset[str]) -> str | None:
-    for words, acts, reason in _CONDITIONS:
+    for words, acts in _CONDITIONS:
         if any(w in text for w in words) and not acts & caller_acts:
-            return reason
+            return _caller_never(acts)
     return None
 
 
 def decide(
     transcript: Sequence[Mapping[str, Any]], title: str, criterion: str | None
 ) -> tuple[str, str, int | None]:
-    """``(verdict, reason, evidence_turn)`` for one rule on one transcript."""
+    """``(verdict, reason, evidence_turn)`` for one rule on one transcript; the reason speaks
+    of what the rule asks, in words (:data:`ACT_PHRASES`, :attr:`RuleAct.says`)."""
     text = _applies_when(title, criterion)
     row = _rule_act(title.lower()) or _rule_act(text)
     if row is None:
-        return "na", "cannot map the criterion to an act the emulated judge recognises", None
+        return "na", "cannot map this rule to anything the emulated judge recognises", None
     turns = [
         (int(t.get("turn") or i + 1), str(t.get("role")), str(t.get("text") or ""))
         for i, t in enumerate(transcript)
@@ -191,18 +160,15 @@ def decide(
         *(recognise_acts(txt, "caller") for _, role, txt in turns if role == "caller")
     )
     if row.requires and not row.requires & caller_acts:
-        return "na", f"does not apply: the caller never did {', '.join(sorted(row.requires))}", None
+        return "na", f"does not apply: {_caller_never(row.requires)}", None
     unmet = _condition(text, caller_acts)
     if unmet is not None:
         return "na", f"does not apply: {unmet}", None
     hits = [n for n, role, txt in turns if role == "agent" and row.act in recognise_acts(txt)]
-    if row.expected:
-        if hits:
-            return "pass", f"the agent {row.act.replace('_', ' ')} in turn {hits[0]}", hits[0]
-        return "fail", f"no agent turn {row.act.replace('_', ' ')}", None
     if hits:
-        return "fail", f"the agent {row.act.replace('_', ' ')} in turn {hits[0]}", hits[0]
-    return "pass", f"no agent turn {row.act.replace('_', ' ')}", None
+        verdict = "pass" if row.expected else "fail"
+        return verdict, f"in turn {hits[0]} the agent {row.phrase}", hits[0]
+    return ("fail" if row.expected else "pass"), f"the agent never {row.phrase}", None
 
 
 _NA_CLAUSE: Final = re.compile(r"[^.]*\b(?:answer|say|mark)\s+na\b[^.]*\.?", re.IGNORECASE)

@@ -1,10 +1,12 @@
 """The OpenAPI 3.1 document of /v1, generated: served at ``/v1/openapi.json``.
 
 Schemas come from the pydantic models (resources from :mod:`evalkit.api._models`, request
-bodies and stream events from :mod:`._requests`); the spec's limits the resource models do
-not carry are added from :mod:`evalkit.api._limits` through :data:`CONSTRAINTS`, and only
-those the server refuses with 400 (a provider-side mistake is stored on save, so it is not a
-constraint of the document). Paths and status codes come from :data:`OPERATIONS`.
+bodies from :mod:`evalkit.api._requests` and, where the emulator chose what the spec leaves
+open, from :mod:`._requests`, with the stream's events). The spec's limits are the models' own
+rules (:class:`evalkit.api._rules.Rule`, values from :mod:`evalkit.api._limits`), the same
+ones the server and the client check; only those the server refuses with 400 are rules (a
+provider-side mistake is stored on save, so it is not a constraint of the document). Paths
+and status codes come from :data:`OPERATIONS`.
 
 The E9 stream is described under its ``text/event-stream`` response the way OpenAPI 3.2
 (``itemSchema``) and schemathesis read a 3.1 ``schema`` there: each event is an object
@@ -24,35 +26,13 @@ from pydantic.json_schema import models_json_schema
 
 from ..api import _limits as L
 from ..api import _models as M
+from ..api import _requests as Q
 from . import _requests as R
 
-__all__ = ["CONSTRAINTS", "OPERATIONS", "Operation", "openapi_document"]
+__all__ = ["OPERATIONS", "Operation", "openapi_document"]
 
 _S = dict[str, Any]
 _REF = "#/components/schemas/{model}"
-
-CONSTRAINTS: dict[tuple[str, str], _S] = {
-    ("AgentConfig", "instructions"): {"minLength": 1},
-    ("AssistantTool", "name"): {"minLength": 1},
-    ("AssistantTool", "description"): {"minLength": 1},
-    ("AssistantTool", "timeout"): {"minimum": 0},
-    ("ToolExecution", "type"): {"enum": list(L.TOOL_EXECUTION_TYPES)},
-    ("NoiseCancellation", "model"): {"enum": list(L.NOISE_CANCELLATION_MODELS)},
-    ("SessionConfig", "ttl"): {"minimum": L.MIN_SESSION_TTL_S},
-    ("SessionConfig", "roomPrefix"): {"maxLength": L.MAX_ROOM_PREFIX_CHARS},
-    ("LlmConfig", "model"): {"minLength": 1},
-    ("LlmConfig", "thinkingBudget"): {
-        "minimum": L.THINKING_BUDGET_RANGE[0],
-        "maximum": L.THINKING_BUDGET_RANGE[1],
-    },
-    ("Scorecard", "rubricVersionId"): {"minLength": 1},
-    ("Scorecard", "rules"): {"minItems": 1},
-    ("ScorecardRule", "ruleId"): {"minLength": 1},
-    ("ScorecardRule", "points"): {"minimum": 0},
-    ("PhraseReplacement", "phrase"): {"minLength": 1},
-    ("AssistantAlias", "version"): {"minimum": 1},
-}
-"""(schema, property) -> the spec's limits added to the generated schema (from ``_limits``)."""
 
 PROVIDER_UNIONS: dict[str, tuple[str, ...]] = {
     "SttBlock": tuple(L.STT_MODELS),
@@ -69,13 +49,13 @@ _MODELS: tuple[type[BaseModel], ...] = (
     M.RefineResponse,
     M.ErrorEnvelope,
     R.SynthesisError,
-    R.CreateAssistantBody,
-    R.UpdateAssistantBody,
-    R.SessionBody,
-    R.SimulateBody,
-    R.RefineBody,
-    R.TextToSpeechBody,
-    R.PhraseReplacementBody,
+    Q.CreateAssistantBody,
+    Q.UpdateAssistantBody,
+    Q.SessionBody,
+    Q.SimulateBody,
+    R.EmulatorRefineBody,
+    R.EmulatorTextToSpeechBody,
+    Q.PhraseReplacementBody,
     R.TurnEvent,
     R.DoneEvent,
     R.ErrorEvent,
@@ -175,7 +155,7 @@ OPERATIONS: tuple[Operation, ...] = (
             *_AUTH,
             ("404", "ErrorEnvelope", "Assistant has no build artifacts to refine"),
         ),
-        body="RefineBody",
+        body="EmulatorRefineBody",
     ),
     Operation(
         "/synthesis/text-to-speech", "post", "textToSpeech", "E11. Text to speech",
@@ -184,7 +164,7 @@ OPERATIONS: tuple[Operation, ...] = (
             *_SYNTH,
             ("404", "SynthesisError", "unknown phrase replacement config"),
         ),
-        body="TextToSpeechBody",
+        body="EmulatorTextToSpeechBody",
     ),
     Operation(
         "/synthesis/phrase-replacement-config", "post", "createPhraseReplacementConfig",
@@ -215,22 +195,6 @@ def _clean(node: Any) -> Any:
     if isinstance(node, list):
         return [_clean(v) for v in node]
     return node
-
-
-def _constrain(prop: _S, extra: _S) -> None:
-    """Add ``extra`` to a property schema (to its non-null branch when it is nullable)."""
-    branches = [b for b in prop.get("anyOf", [prop]) if b.get("type") != "null"]
-    for branch in branches:
-        if "enum" in extra:
-            branch.clear()
-        branch.update(copy.deepcopy(extra))
-    if "enum" in extra and "anyOf" in prop:
-        kept = [b for b in prop["anyOf"] if b.get("type") == "null"]
-        if kept:
-            prop["anyOf"] = [branches[0], *kept]
-        else:
-            prop.pop("anyOf")
-            prop.update(branches[0])
 
 
 def _exclusive_unions(schemas: _S) -> None:
@@ -274,8 +238,6 @@ def _event_schema(name: str) -> _S:
 def _components() -> _S:
     _, generated = models_json_schema([(m, "validation") for m in _MODELS], ref_template=_REF)
     schemas: _S = _clean(generated["$defs"])
-    for (name, prop), extra in CONSTRAINTS.items():
-        _constrain(schemas[name]["properties"][prop], extra)
     _exclusive_unions(schemas)
     schemas.update(_extras())
     return schemas

@@ -8,41 +8,40 @@ from __future__ import annotations
 
 import copy
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Self, cast
 
 Doc = dict[str, Any]
 
 
+class Stored:
+    """A record kept in the document store as its fields, as they are."""
+
+    __slots__ = ()
+
+    def to_doc(self) -> Doc:
+        return asdict(cast(Any, self))
+
+    @classmethod
+    def from_doc(cls, doc: Doc) -> Self:
+        return cls(**doc)
+
+
 @dataclass(slots=True)
-class Organization:
+class Organization(Stored):
     """An organization; `credits` None means unlimited (E8 spends one per session)."""
 
     organization_id: str
     credits: float | None = None
 
-    def to_doc(self) -> Doc:
-        return asdict(self)
-
-    @classmethod
-    def from_doc(cls, doc: Doc) -> Organization:
-        return cls(**doc)
-
 
 @dataclass(slots=True)
-class Project:
+class Project(Stored):
     """A project: its organization and the digests of its API keys."""
 
     project_id: str
     organization_id: str
     created_at: str
     key_hashes: list[str] = field(default_factory=list)
-
-    def to_doc(self) -> Doc:
-        return asdict(self)
-
-    @classmethod
-    def from_doc(cls, doc: Doc) -> Project:
-        return cls(**doc)
 
 
 @dataclass(slots=True)
@@ -79,7 +78,7 @@ class BuildArtifacts:
 
 
 @dataclass(slots=True)
-class AssistantRecord:
+class AssistantRecord(Stored):
     """An assistant with every version it ever had, its aliases and its build artifacts."""
 
     assistant_id: str
@@ -158,11 +157,8 @@ class AssistantRecord:
         out["aliases"] = self.aliases_json()
         return out
 
-    def to_doc(self) -> Doc:
-        return asdict(self)
-
     @classmethod
-    def from_doc(cls, doc: Doc) -> AssistantRecord:
+    def from_doc(cls, doc: Doc) -> Self:
         d = dict(doc)
         d["versions"] = [AssistantVersion(**v) for v in d["versions"]]
         d["draft"] = Alias(**d["draft"])
@@ -172,7 +168,7 @@ class AssistantRecord:
 
 
 @dataclass(slots=True)
-class Build:
+class Build(Stored):
     """A refine build; times are wall-clock epoch seconds so a restart can finish it."""
 
     build_id: str
@@ -205,16 +201,9 @@ class Build:
             out["error"] = self.error
         return out
 
-    def to_doc(self) -> Doc:
-        return asdict(self)
-
-    @classmethod
-    def from_doc(cls, doc: Doc) -> Build:
-        return cls(**doc)
-
 
 @dataclass(slots=True)
-class PhraseConfig:
+class PhraseConfig(Stored):
     """An E12 phrase replacement config."""
 
     config_id: str
@@ -227,10 +216,3 @@ class PhraseConfig:
             "configId": self.config_id,
             "phraseReplacements": copy.deepcopy(self.phrase_replacements),
         }
-
-    def to_doc(self) -> Doc:
-        return asdict(self)
-
-    @classmethod
-    def from_doc(cls, doc: Doc) -> PhraseConfig:
-        return cls(**doc)

@@ -29,8 +29,10 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .._util import redact_text
-from ..api._limits import LLM_MODELS
-from ..api._validation import Problem, check_assistant_config, check_simulate_body
+from ..api._advice import config_advice
+from ..api._models import AssistantConfig
+from ..api._problems import Problem
+from ..api._requests import SimulateBody, request_errors
 from ._auth import authenticate, owned_assistant
 from ._bodies import check_body, read_json
 from ._core import Emulator
@@ -38,7 +40,6 @@ from ._errors import ApiHttpError, envelope, raise_for_problems
 from ._faults import FaultPlan
 from ._ids import canonical_json, derive_seed
 from ._records import AssistantRecord
-from ._requests import SimulateBody, model_problems
 from .dialogue import ConversationSetup, DialogueBackend
 
 logger = logging.getLogger("evalkit.emulator")
@@ -52,18 +53,12 @@ Item = tuple[str, Any]
 
 
 def check_setup(config: Any) -> list[Problem]:
-    """Problems that make a stored config unusable for a rehearsal (an unsupported provider
-    or model, or anything else the service rejects)."""
-    problems = list(check_assistant_config(config, rehearsal=True))
-    llm = config.get("llm") if isinstance(config, Mapping) else None
-    default = llm.get("default") if isinstance(llm, Mapping) else None
-    if isinstance(default, Mapping):
-        provider, model = default.get("provider"), default.get("model")
-        if provider in LLM_MODELS and isinstance(model, str) and model not in LLM_MODELS[provider]:
-            problems.append(
-                Problem("config.llm.default.model", f"{model!r} is not supported by {provider}")
-            )
-    return problems
+    """Problems that make a stored config unusable for a rehearsal: anything a save would
+    refuse, and what a save stores but a provider refuses when the call runs (an unsupported
+    provider or model, a value the provider rejects)."""
+    return request_errors(AssistantConfig, config, at="config") or config_advice(
+        config, rehearsal=True
+    )
 
 
 def _digest(value: Any) -> str:
@@ -106,7 +101,7 @@ async def simulate(emu: Emulator, request: Request) -> Response:
     """POST /realtime-assistants/builds/{assistantId}/simulate."""
     project, _ = authenticate(emu, request)
     raw = await read_json(request, emu.settings.max_body_bytes, required=True)
-    body = check_body(raw, check_simulate_body, lambda b: model_problems(SimulateBody, b))
+    body = check_body(raw, SimulateBody)
     rec = owned_assistant(emu, project, request.path_params["assistant_id"])
     config = copy.deepcopy(rec.current.config)
     raise_for_problems(check_setup(config))

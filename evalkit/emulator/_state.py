@@ -51,27 +51,22 @@ class State:
     # ------------------------------------------------------------------ persistence
 
     def _load(self) -> None:
+        """Read every stored document back (each kind is stored under its record's id)."""
         docs = self._store.load()
-        for doc in docs.get("organization", {}).values():
-            org = Organization.from_doc(doc)
-            self.organizations[org.organization_id] = org
-        for doc in docs.get("project", {}).values():
-            project = Project.from_doc(doc)
-            self.projects[project.project_id] = project
-            for digest in project.key_hashes:
-                self._keys[digest] = project.project_id
-        for doc in docs.get("assistant", {}).values():
-            rec = AssistantRecord.from_doc(doc)
-            self.assistants[rec.assistant_id] = rec
-        for doc in docs.get("build", {}).values():
-            build = Build.from_doc(doc)
-            self.builds[build.build_id] = build
-        for doc in docs.get("phrase_config", {}).values():
-            pc = PhraseConfig.from_doc(doc)
-            self.phrase_configs[pc.config_id] = pc
-        for key, doc in docs.get("contact_list", {}).items():
-            self.contact_lists[key] = doc
-        self.meta.update(docs.get("meta", {}).get("meta", {}))
+
+        def kind(name: str) -> dict[str, Doc]:
+            return dict(docs.get(name, {}))
+
+        self.organizations = {k: Organization.from_doc(d) for k, d in kind("organization").items()}
+        self.projects = {k: Project.from_doc(d) for k, d in kind("project").items()}
+        self._keys = {h: p.project_id for p in self.projects.values() for h in p.key_hashes}
+        self.assistants = {k: AssistantRecord.from_doc(d) for k, d in kind("assistant").items()}
+        self.builds = {k: Build.from_doc(d) for k, d in kind("build").items()}
+        self.phrase_configs = {
+            k: PhraseConfig.from_doc(d) for k, d in kind("phrase_config").items()
+        }
+        self.contact_lists = kind("contact_list")
+        self.meta.update(kind("meta").get("meta", {}))
 
     def _put_meta(self) -> None:
         self._store.put("meta", "meta", dict(self.meta))

@@ -16,14 +16,13 @@ PCM is served as ``audio/L16;rate=22050`` (mono, 16-bit samples, little-endian a
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..api._limits import RATE_LIMIT_MESSAGE
-from ..api._validation import Problem, check_phrase_replacements_body, check_tts_body
+from ..api._requests import PhraseReplacementBody
 from ._audio import apply_phrase_replacements, synthesize
 from ._auth import authenticate
 from ._bodies import check_body, read_json
@@ -31,7 +30,7 @@ from ._core import Emulator
 from ._errors import synthesis_error
 from ._ids import derive_seed
 from ._records import Project
-from ._requests import PhraseReplacementBody, TextToSpeechBody, model_problems
+from ._requests import EmulatorTextToSpeechBody
 
 DEFAULT_OUTPUT_FORMAT = "MP3_22050_32"
 CONTENT_TYPES: dict[str, str] = {
@@ -60,9 +59,7 @@ async def text_to_speech(emu: Emulator, request: Request) -> Response:
     project, _ = authenticate(emu, request)
     _rate_limit(emu, project)
     raw = await read_json(request, emu.settings.max_body_bytes, synthesis=True, required=True)
-    body = check_body(
-        raw, _tts_problems, lambda b: model_problems(TextToSpeechBody, b), synthesis=True
-    )
+    body = check_body(raw, EmulatorTextToSpeechBody, synthesis=True)
     text: str = body["text"]
     config_id = body.get("phraseReplacementConfigId")
     if config_id is not None:
@@ -85,17 +82,6 @@ async def text_to_speech(emu: Emulator, request: Request) -> Response:
     )
 
 
-def _tts_problems(body: Any) -> list[Problem]:
-    problems = check_tts_body(body)
-    if isinstance(body, dict):
-        if "voiceId" not in body:
-            problems.append(Problem("voiceId", "is required"))
-        text = body.get("text")
-        if isinstance(text, str) and not text.strip():
-            problems.append(Problem("text", "must contain something to say (not only blanks)"))
-    return problems
-
-
 def _extension(output_format: str) -> str:
     kind = output_format.split("_", 1)[0]
     return {"PCM": "pcm", "WAV": "wav", "MP3": "mp3", "OGG": "ogg", "ULAW": "ulaw"}[kind]
@@ -106,11 +92,6 @@ async def create_phrase_config(emu: Emulator, request: Request) -> Response:
     project, _ = authenticate(emu, request)
     _rate_limit(emu, project)
     raw = await read_json(request, emu.settings.max_body_bytes, synthesis=True, required=True)
-    body = check_body(
-        raw,
-        check_phrase_replacements_body,
-        lambda b: model_problems(PhraseReplacementBody, b),
-        synthesis=True,
-    )
+    body = check_body(raw, PhraseReplacementBody, synthesis=True)
     config = emu.state.add_phrase_config(project, list(body["phraseReplacements"]))
     return JSONResponse(config.to_json(), status_code=201)

@@ -5,9 +5,10 @@ Order of checks: authentication (401), body validation (400), lookup (404), acce
 then the operation's own conditions. Status codes the spec leaves "not shown": E2 answers
 201, E3 answers 200 with the saved assistant (with `version` and `aliases`).
 
-Bodies are required (an empty one is a 400) and checked twice: by the spec's rules and by
-the request models the OpenAPI document is generated from. A ``null`` optional field is an
-absent one (E3 leaves it unchanged); a config is stored as sent, nulls and unknown keys kept.
+Bodies are required (an empty one is a 400) and checked by the request models that state
+the spec's rules (the client checks the same ones before sending, and the OpenAPI document is
+generated from them). A ``null`` optional field is an absent one (E3 leaves it unchanged); a
+config is stored as sent, nulls and unknown keys kept.
 """
 
 from __future__ import annotations
@@ -18,15 +19,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._validation import (
-    check_create_assistant_body,
-    check_refine_body,
-    check_session_body,
-    check_update_assistant_body,
-)
+from ..api._requests import CreateAssistantBody, SessionBody, UpdateAssistantBody
 from ._auth import authenticate, owned_assistant, owned_contact_list
 from ._bodies import check_body, read_json
-from ._builds import BRIEF_FIELD, check_brief, start_refine
+from ._builds import start_refine
 from ._core import Emulator
 from ._errors import (
     INSUFFICIENT_CREDITS,
@@ -37,13 +33,7 @@ from ._errors import (
     not_readable,
 )
 from ._records import AssistantRecord
-from ._requests import (
-    CreateAssistantBody,
-    RefineBody,
-    SessionBody,
-    UpdateAssistantBody,
-    model_problems,
-)
+from ._requests import EmulatorRefineBody
 from ._sessions import mint_session
 
 
@@ -65,9 +55,7 @@ async def create_assistant(emu: Emulator, request: Request) -> Response:
     """E2: the created assistant (without version and aliases), 201."""
     project, by = authenticate(emu, request)
     body = await _body(emu, request)
-    plain = check_body(
-        body, check_create_assistant_body, lambda b: model_problems(CreateAssistantBody, b)
-    )
+    plain = check_body(body, CreateAssistantBody)
     rec = emu.state.create_assistant(
         project,
         name=plain["name"],
@@ -83,9 +71,7 @@ async def update_assistant(emu: Emulator, request: Request) -> Response:
     """E3: a save of the given fields (name, description, config, public); version bumps."""
     project, by = authenticate(emu, request)
     body = await _body(emu, request)
-    plain = check_body(
-        body, check_update_assistant_body, lambda b: model_problems(UpdateAssistantBody, b)
-    )
+    plain = check_body(body, UpdateAssistantBody)
     rec = owned_assistant(emu, project, _assistant_id(request))
     changes = {k: body[k] for k in ("name", "description", "config", "public") if k in plain}
     emu.state.save_assistant(rec, by=by, **changes)
@@ -108,7 +94,7 @@ async def get_metadata(emu: Emulator, request: Request) -> Response:
 
 
 def _session_body(body: Any) -> Any:
-    return check_body(body, check_session_body, lambda b: model_problems(SessionBody, b))
+    return check_body(body, SessionBody)
 
 
 def _session_args(body: Mapping[str, Any]) -> tuple[str, str | None]:
@@ -158,24 +144,13 @@ async def open_public_session(emu: Emulator, request: Request) -> Response:
     return JSONResponse(mint_session(emu, rec, request, name, room, append_session_id=True))
 
 
-def _refine_problems(body: Any) -> list[Any]:
-    problems = check_refine_body(body)
-    if isinstance(body, Mapping) and BRIEF_FIELD in body:
-        problems.extend(check_brief(body[BRIEF_FIELD]))
-    return problems
-
-
-def _refine_model_problems(body: Any) -> list[Any]:
-    return model_problems(RefineBody, body)
-
-
 async def refine(emu: Emulator, request: Request) -> Response:
     """E10: 200 {buildId, assistantId, status: started}; the outcome shows in the build poll.
 
     The optional brief replacement is accepted as ``brief`` (the spec does not show its name).
     """
     project, by = authenticate(emu, request)
-    body = check_body(await _body(emu, request), _refine_problems, _refine_model_problems)
+    body = check_body(await _body(emu, request), EmulatorRefineBody)
     rec = owned_assistant(emu, project, _assistant_id(request))
     if rec.artifacts is None:
         raise api_error(404, NO_BUILD_ARTIFACTS)

@@ -1,4 +1,4 @@
-"""Owner feedback: the spec's limit checked before sending, and a suggested draft from grades.
+"""Owner feedback: the spec's rules checked before sending, and a suggested draft from grades.
 
 :func:`suggest_feedback` turns a graded run's failing rules into plain-language feedback for
 E10: one line per failing behaviour (worst first, by points lost), each with a short quoted
@@ -16,13 +16,15 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import redact_text
 from ..api import InvalidRequestError, Problem
+from ..api._limits import MAX_OWNER_FEEDBACK_CHARS
+from ..api._requests import RefineBody, request_errors
 from ..grading import Grades
 from ..store import Run
 
 __all__ = ["MAX_FEEDBACK_CHARS", "MAX_QUOTE_CHARS", "suggest_feedback", "validate_feedback"]
 
-MAX_FEEDBACK_CHARS: Final = 2000
-"""E10's limit on ``ownerFeedback``."""
+MAX_FEEDBACK_CHARS: Final = MAX_OWNER_FEEDBACK_CHARS
+"""E10's limit on ``ownerFeedback`` (the spec's, as :mod:`evalkit.api` states it)."""
 MAX_QUOTE_CHARS: Final = 120
 _QUOTES_PER_RULE: Final = 2
 _HEADER: Final = (
@@ -31,18 +33,15 @@ _HEADER: Final = (
 )
 
 
-def validate_feedback(owner_feedback: object, max_chars: int = MAX_FEEDBACK_CHARS) -> str:
-    """``owner_feedback`` when it is a non-empty string of at most ``max_chars``; otherwise an
-    :class:`~evalkit.InvalidRequestError` (nothing is sent)."""
-    if not isinstance(owner_feedback, str):
-        message = f"must be a string, got {type(owner_feedback).__name__}"
-    elif not owner_feedback.strip():
-        message = "must not be empty"
-    elif len(owner_feedback) > max_chars:
-        message = f"must be at most {max_chars} characters, got {len(owner_feedback)}"
-    else:
-        return owner_feedback
-    raise InvalidRequestError([Problem("ownerFeedback", message)], what="refine request")
+def validate_feedback(owner_feedback: object) -> str:
+    """``owner_feedback`` when E10 takes it (the spec's rules, as the client checks them) and
+    it says something; otherwise an :class:`~evalkit.InvalidRequestError` (nothing is sent)."""
+    problems = request_errors(RefineBody, {"ownerFeedback": owner_feedback})
+    if not problems and isinstance(owner_feedback, str):
+        if owner_feedback.strip():
+            return owner_feedback
+        problems = [Problem("ownerFeedback", "must not be empty")]
+    raise InvalidRequestError(problems, what="refine request")
 
 
 def _quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:

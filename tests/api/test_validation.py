@@ -1,4 +1,8 @@
-"""Pre-send validation: every limit and configuration rule at its boundary, and the client's use of it."""
+"""Pre-send validation: every limit and configuration rule at its boundary, and the client's use of it.
+
+The rules are the models' own (:mod:`evalkit.api._rules`); these call them the way the client
+does before sending: :func:`check_request` on a body (its errors, else its config's warnings).
+"""
 
 from __future__ import annotations
 
@@ -6,28 +10,51 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import httpx
 import pytest
 
-from evalkit.api import AsyncClient, InvalidRequestError, Problem, RetryPolicy
-from evalkit.api._validation import (
-    check_assistant_config,
+from evalkit.api import AssistantConfig, AsyncClient, InvalidRequestError, Problem, RetryPolicy
+from evalkit.api import Scorecard as ServiceScorecard
+from evalkit.api._advice import config_advice
+from evalkit.api._requests import (
+    CreateAssistantBody,
+    PhraseReplacementBody,
+    RefineBody,
+    SessionBody,
+    SimulateBody,
+    TextToSpeechBody,
+    UpdateAssistantBody,
     check_context,
-    check_create_assistant_body,
-    check_phrase_replacements_body,
-    check_refine_body,
-    check_scorecard,
-    check_session_body,
-    check_simulate_body,
-    check_tts_body,
-    check_update_assistant_body,
+    check_request,
     check_variables,
-    variables_json_length,
+    request_errors,
 )
+from evalkit.api._rules import variables_json_length
 
 from .twins import BASE, KEY, run_on
+
+check_simulate_body = partial(check_request, SimulateBody)
+check_refine_body = partial(check_request, RefineBody)
+check_tts_body = partial(check_request, TextToSpeechBody)
+check_phrase_replacements_body = partial(check_request, PhraseReplacementBody)
+check_session_body = partial(check_request, SessionBody)
+check_create_assistant_body = partial(check_request, CreateAssistantBody)
+check_update_assistant_body = partial(check_request, UpdateAssistantBody)
+
+
+def check_scorecard(scorecard: Any) -> list[Problem]:
+    return request_errors(ServiceScorecard, scorecard, at="scorecard")
+
+
+def check_assistant_config(config: Any, *, rehearsal: bool = False) -> list[Problem]:
+    """A config as E2 carries it: its errors, else its warnings (errors for a rehearsal)."""
+    return request_errors(AssistantConfig, config, at="config") or config_advice(
+        config, rehearsal=rehearsal
+    )
+
 
 AID = "3f1c2b9e-8a44-4c1e-9d57-0b6a1f2e7c10"
 PERSONA = {"label": "Busy", "behavior": "In a hurry.", "path": "negative"}
@@ -111,12 +138,8 @@ def test_variables_must_be_an_object(bad: Any) -> None:
 
 
 def test_persona_fields_must_be_strings() -> None:
-    body = {"persona": {"label": 1, "behavior": None, "path": []}}
-    assert errors(check_simulate_body(body)) == [
-        "persona.label",
-        "persona.behavior",
-        "persona.path",
-    ]
+    body = {"persona": {"label": 1, "behavior": None, "path": []}}  # null: absent
+    assert errors(check_simulate_body(body)) == ["persona.label", "persona.path"]
     assert errors(check_simulate_body({"persona": "busy"})) == ["persona"]
 
 
@@ -204,7 +227,7 @@ def test_phrase_replacement_items_are_checked() -> None:
 # --------------------------------------------------------------------------- scorecard
 
 
-@pytest.mark.parametrize("bad", ["rubric", 100, ["rules"], None])
+@pytest.mark.parametrize("bad", ["rubric", 100, ["rules"]])
 def test_scorecard_must_be_an_object(bad: Any) -> None:
     problems = check_assistant_config(config(grading={"scorecard": bad}))
     assert errors(problems) == ["config.grading.scorecard"]
@@ -303,8 +326,8 @@ def test_provider_blocks_need_default_and_nothing_else(block: str, default: dict
     assert errors(check_assistant_config(config(**{block: {"default": default}}))) == []
     assert errors(check_assistant_config(config(**{block: {}}))) == [f"config.{block}.default"]
     assert errors(check_assistant_config(config(**{block: {"primary": default}}))) == [
-        f"config.{block}.primary",
         f"config.{block}.default",
+        f"config.{block}.primary",
     ]
     assert errors(
         check_assistant_config(config(**{block: {"default": default, "fallback": default}}))
@@ -440,7 +463,8 @@ def test_room_prefix_length(length: int, ok: bool) -> None:
         (-5, False),
         (1.5, False),
         ("600", False),
-        (None, False),
+        (None, True),  # null: absent
+        (600.0, True),  # JSON has one number type
         (True, False),
     ],
 )
@@ -704,3 +728,58 @@ def test_client_refuses_non_string_variable_keys(twin: Twin) -> None:
         twin.run(recorder, lambda c: c.simulate(AID, PERSONA, variables={1: "a"}))
     assert recorder.requests == []
     assert info.value.fields[0].startswith("variables")
+
+
+# --------------------------------------------------------------------------- rules check requests only
+
+
+def test_a_response_breaking_the_rules_is_still_read() -> None:
+    """The rules check what is sent; what the service answers is read as it is (an old
+    scorecard, a new enum value), so an assistant never becomes unreadable."""
+    odd = {
+        "agent": {"instructions": "", "tools": [tool(name="", execution={"type": "webhook"})]},
+        "grading": {"scorecard": scorecard(50, ids=["a"])},
+        "noiseCancellation": {"enabled": True, "model": "nc_future"},
+        "session": {"ttl": 0, "roomPrefix": "p" * 40},
+        "stt": {"default": {"provider": "vendor_b"}, "fallback": {"provider": "vendor_a"}},
+    }
+    assert AssistantConfig.model_validate(odd).to_json() == odd
+    assert len(errors(check_assistant_config(odd))) == 8
+
+
+def test_the_same_rules_put_the_limits_in_the_document() -> None:
+    schema = AssistantConfig.model_json_schema()
+    defs = schema["$defs"]
+    assert defs["ToolExecution"]["properties"]["type"]["enum"] == ["client_rpc", "tool_endpoint"]
+    assert defs["SttBlock"]["additionalProperties"] == {"not": {}}
+    assert defs["AgentConfig"]["properties"]["instructions"]["minLength"] == 1
+    llm = defs["LlmConfig"]["properties"]["thinkingBudget"]["anyOf"][0]
+    assert (llm["minimum"], llm["maximum"]) == (-1, 24576)
+
+
+@pytest.mark.parametrize(
+    ("llm", "warned"),
+    [
+        ({"provider": "vendor_c", "model": "llm-5.4-mini", "reasoningEffort": "low"}, []),
+        (
+            {"provider": "vendor_c", "model": "llm-4o-mini", "reasoningEffort": "low"},
+            ["reasoningEffort"],
+        ),
+        ({"provider": "vendor_e", "model": "llm-oss-120b", "reasoningEffort": "high"}, []),
+        ({"provider": "vendor_f", "model": "gem-3.5-flash", "thinkingLevel": "high"}, []),
+        (
+            {"provider": "vendor_f", "model": "gem-2.5-flash", "thinkingLevel": "high"},
+            ["thinkingLevel"],
+        ),
+        (
+            {"provider": "vendor_d", "model": "vendor_c/llm-oss-20b", "verbosity": "low"},
+            ["verbosity"],
+        ),
+    ],
+)
+def test_a_knob_the_model_ignores_is_a_warning(llm: dict[str, Any], warned: list[str]) -> None:
+    """The spec's knob table (LLM_KNOBS): a knob is taken by some providers' models only."""
+    problems = check_assistant_config(config(llm={"default": llm}))
+    assert errors(problems) == []
+    assert [p.field.rsplit(".", 1)[1] for p in problems] == warned
+    assert all("is ignored: only" in p.message for p in problems)

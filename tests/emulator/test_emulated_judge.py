@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from evalkit.emulator import EmulatorServer, serve
+from evalkit.emulator._judge import ACT_PHRASES, RULE_ACTS, decide
 from evalkit.emulator.dialogue import ConversationSetup, plan_conversation
 
 from .test_dialogue import RECORD, RU_PROMPT, config
@@ -175,3 +179,70 @@ def test_flip_rate_is_recovered_by_measured_disagreement(
     assert n >= 400
     assert abs(disagreement - 0.2) <= half_width
     assert emu.stats()["judgeCalls"] == 250
+
+
+SCORECARDS = sorted((Path(__file__).parents[2] / "scorecards").glob("*.yaml"))
+
+
+def _judged_rules() -> list[tuple[str, str, str | None]]:
+    """(rule id, title, criterion) of every judged rule of the bundled scorecards."""
+    out = []
+    for path in SCORECARDS:
+        for rule in yaml.safe_load(path.read_text(encoding="utf-8"))["rules"]:
+            check = rule.get("check") or {"type": "judge"}
+            if check["type"] == "judge":
+                out.append((rule["ruleId"], rule["title"], check.get("criterion")))
+    return out
+
+
+def test_rationales_speak_of_the_rule_in_words() -> None:
+    """The issue's example: a date-and-time rule's rationale spoke of "purpose", and act names
+    such as ``says_wrong_person`` leaked into what a reviewer reads."""
+    rules = _judged_rules()
+    assert len(rules) >= 8
+    behaviours = [
+        "cooperative",
+        "hostile",
+        "busy",
+        "wrong person",
+        "asks to be put on the do not call list",
+    ]
+    verdicts: Counter[str] = Counter()
+    for seed, behaviour in enumerate(behaviours * 2):
+        transcript = _transcript(behaviour, seed)
+        for rule_id, title, criterion in rules:
+            verdict, reason, _ = decide(transcript, title, criterion)
+            verdicts[verdict] += 1
+            assert "_" not in reason, (rule_id, reason)  # no act name (says_wrong_person)
+            row = next((r for r in RULE_ACTS if any(k in title.lower() for k in r.keywords)), None)
+            if verdict in ("pass", "fail") and row is not None:
+                assert row.phrase in reason, (rule_id, reason)
+    assert set(verdicts) == {"pass", "fail", "na"}
+
+
+def test_a_date_and_time_rule_speaks_of_the_date_and_time() -> None:
+    transcript = _transcript("cooperative", 1)
+    title = "The agent states the appointment date and time from the record"
+    verdict, reason, turn = decide(transcript, title, None)
+    assert verdict == "pass"
+    assert reason == f"in turn {turn} the agent states the appointment's date and time"
+    assert "purpose" not in reason
+
+
+@pytest.mark.parametrize(
+    ("title", "caller_acts"),
+    [
+        ("Honours do-not-call", ["requests_dnc"]),
+        ("Apologises to the wrong person", ["says_wrong_person"]),
+        ("Offers a call back at a later time", ["busy", "requests_callback"]),
+    ],
+)
+def test_a_rule_that_does_not_apply_names_what_the_caller_never_did(
+    title: str, caller_acts: list[str]
+) -> None:
+    verdict, reason, _ = decide([{"turn": 1, "role": "agent", "text": "Hello"}], title, None)
+    assert verdict == "na"
+    assert reason.startswith("does not apply: the caller never ")
+    for act in caller_acts:
+        assert ACT_PHRASES[act] in reason
+    assert "_" not in reason

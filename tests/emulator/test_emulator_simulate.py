@@ -144,7 +144,9 @@ def test_five_minute_ceiling_ends_in_error() -> None:
 
 def test_client_disconnect_stops_the_conversation() -> None:
     backend = FakeBackend(turns=None, pause=0.01)
-    with serve(time_scale=0.001, backend=backend) as emu, client_for(emu) as c:
+    # time_scale 0.01: a 3 s ceiling, so a loaded machine cannot end the call before the
+    # test reads it (at 0.001 the 0.3 s ceiling sometimes came first)
+    with serve(time_scale=0.01, backend=backend) as emu, client_for(emu) as c:
         aid = create_assistant(c)["realtimeAssistantId"]
         path = f"/realtime-assistants/builds/{aid}/simulate"
         with c.stream("POST", path, json={}) as response:

@@ -51,10 +51,13 @@ def test_limits_come_from_the_limits_module_and_none_are_invented() -> None:
         == L.MAX_CONTEXT_CHARS
     )
     assert (
-        SCHEMAS["RefineBody"]["properties"]["ownerFeedback"]["maxLength"]
+        SCHEMAS["EmulatorRefineBody"]["properties"]["ownerFeedback"]["maxLength"]
         == L.MAX_OWNER_FEEDBACK_CHARS
     )
-    assert SCHEMAS["TextToSpeechBody"]["properties"]["text"]["maxLength"] == L.MAX_TTS_TEXT_CHARS
+    assert (
+        SCHEMAS["EmulatorTextToSpeechBody"]["properties"]["text"]["maxLength"]
+        == L.MAX_TTS_TEXT_CHARS
+    )
     assert (
         SCHEMAS["PhraseReplacementBody"]["properties"]["phraseReplacements"]["maxItems"]
         == L.MAX_PHRASE_REPLACEMENTS

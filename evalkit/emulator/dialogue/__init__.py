@@ -140,7 +140,7 @@ asks_price               caller  asks about cost or a discount
 asks_repeat              caller  asks the agent to repeat
 asks_who                 caller  asks who is calling and why
 busy                     caller  says they are busy
-complains                caller  complains about a problem (inbound)
+complains                caller  complains about a problem
 confirms                 caller  confirms (yes)
 confirms_identity        caller  confirms they are the record's person
 objects                  caller  objects to the call

@@ -44,7 +44,7 @@ ACTS: Final[tuple[Act, ...]] = (
     Act("asks_repeat", "caller", "asks the agent to repeat"),
     Act("asks_who", "caller", "asks who is calling and why"),
     Act("busy", "caller", "says they are busy"),
-    Act("complains", "caller", "complains about a problem (inbound)"),
+    Act("complains", "caller", "complains about a problem"),
     Act("confirms", "caller", "confirms (yes)"),
     Act("confirms_identity", "caller", "confirms they are the record's person"),
     Act("objects", "caller", "objects to the call"),
