@@ -144,7 +144,7 @@ display(plots.outcomes_by_status([run]))"""),
         new_code_cell("""summary = grades.summary()
 Path(output_dir).mkdir(parents=True, exist_ok=True)
 summary.to_parquet(Path(output_dir) / "rules.parquet", index=False)
-display(HTML(table_html(summary)))
+display(HTML(table_html(summary, float_format="{:.2f}")))
 print(f"per-rule summary in {Path(output_dir) / 'rules.parquet'}")"""),
         new_code_cell("""browser = RunBrowser(run, grades.frame, page_size=page_size)
 browser"""),
