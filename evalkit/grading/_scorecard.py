@@ -246,7 +246,9 @@ def _unknown_keys(where: str, data: Mapping[Any, Any], known: tuple[str, ...]) -
 def _syntax_problem(file: Path, exc: json.JSONDecodeError | yaml.YAMLError) -> Problem:
     """``scorecard.yaml, line 3, column 9: not valid YAML: mapping values are not allowed``."""
     if isinstance(exc, json.JSONDecodeError):
-        return Problem(f"{file}, line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")
+        return Problem(
+            f"{file}, line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"
+        )
     mark = getattr(exc, "problem_mark", None)
     where = f"{file}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(file)
     problem = getattr(exc, "problem", None) or str(exc)

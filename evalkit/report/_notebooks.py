@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import EvalkitError
-from .._util import atomic_write_bytes, is_secret_key
+from .._util import atomic_write_bytes, closest_name, is_secret_key
 from ._page import report_page
 
 __all__ = [
@@ -87,15 +87,20 @@ def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, dict[str, Any
     return inspected
 
 
+def _with_guess(name: str, known: Mapping[str, Any]) -> str:
+    guess = closest_name(name, known)
+    return f"{name!r} (did you mean {guess!r}?)" if guess is not None else repr(name)
+
+
 def check_parameters(path: str | os.PathLike[str], parameters: Mapping[str, Any]) -> None:
     """Refuse unknown parameters (listing the known ones) and parameters that look secret."""
     known = notebook_parameters(path)
     unknown = sorted(set(parameters) - set(known))
     if unknown:
         listed = ", ".join(sorted(known)) or "(none: the notebook has no parameters cell)"
+        named = ", ".join(_with_guess(name, known) for name in unknown)
         raise ReportError(
-            f"{Path(path).name} has no parameter {', '.join(map(repr, unknown))}; "
-            f"its parameters are: {listed}"
+            f"{Path(path).name} has no parameter {named}; its parameters are: {listed}"
         )
     secret = sorted(name for name in parameters if is_secret_key(name) or "key" in name.lower())
     if secret:
