@@ -22,9 +22,16 @@ def params(src):
     return c
 
 
+def notebook_only(src):
+    """How to use the notebook: shown in JupyterLab, left out of reports."""
+    c = new_markdown_cell(src)
+    c.metadata["tags"] = ["notebook-only"]
+    return c
+
+
 compare = nb(
     [
-        new_markdown_cell(
+        notebook_only(
             "# Draft vs prod\n\nIs the draft better or worse than prod, and how sure are we? "
             "This notebook compares two stored runs of the same grid under one scorecard. "
             "Run it as it is to see the offline demo (the embedded emulator), or give it `store` "
@@ -44,7 +51,7 @@ scorecard = None           # scorecard file (None: the demo's Urdu appointment-r
 min_effect = 5.0           # points: smaller differences count as no difference
 confidence = 0.95
 seed = 7
-output_dir = "compare-output"
+output_dir = None          # None: ./evalkit-output/compare (a temp folder when run beside the notebook)
 fail_on_regression = False
 fail_unless_non_inferior = False  # raise unless the draft is shown not worse by more than min_effect
 title = "Draft vs prod"'''),
@@ -52,10 +59,11 @@ title = "Draft vs prod"'''),
 import logging
 import evalkit
 from evalkit import demo, flows
-from evalkit.report import RunBrowser, plots, rule_table, table_html
+from evalkit.report import RunBrowser, notebook_output_dir, plots, rule_table, table_html
 from IPython.display import HTML, Markdown, display
 
 logging.basicConfig(level=logging.WARNING)
+output_dir = notebook_output_dir("compare", output_dir)
 if store is None and assistant_id is None:
     store = demo.offline_runs(output_dir, seed=seed, repeats=repeats)
 elif store is None:
@@ -72,19 +80,22 @@ display(Markdown(outcome.judge_note))"""),
             "## Which rules moved\n\nPer-rule differences in pass rate (candidate minus baseline) with "
             "intervals adjusted for the number of rules compared at once."
         ),
-        new_code_cell("""display(plots.rule_forest(comparison))
+        new_code_cell("""# figures as <img> tags: the report keeps each plot's title as its alt text
+display(HTML(plots.figure_to_img_tag(plots.rule_forest(comparison))))
 display(HTML(table_html(rule_table(comparison))))"""),
         new_markdown_cell(
             "## Scores\n\nCell mean scores per side, then the candidate's mean score by persona and contact record."
         ),
-        new_code_cell("""display(plots.score_distributions(comparison))
-display(plots.persona_record_heatmap(outcome.candidate_grades, outcome.candidate))"""),
+        new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.score_distributions(comparison))))
+heatmap = plots.persona_record_heatmap(outcome.candidate_grades, outcome.candidate)
+display(HTML(plots.figure_to_img_tag(heatmap)))"""),
         new_markdown_cell(
             "## Outcomes and timing\n\nConversations that did not end `done` are left out of every score; "
             "here is how many, and why."
         ),
-        new_code_cell("""display(plots.outcomes_by_status([outcome.baseline, outcome.candidate]))
-display(plots.turns_and_latency([outcome.baseline, outcome.candidate]))"""),
+        new_code_cell("""sides = [outcome.baseline, outcome.candidate]
+display(HTML(plots.figure_to_img_tag(plots.outcomes_by_status(sides))))
+display(HTML(plots.figure_to_img_tag(plots.turns_and_latency(sides))))"""),
         new_markdown_cell(
             "## Conversations side by side\n\nThe same cells on both sides, with each rule's verdict, "
             "its reason and the evidence turn."
@@ -103,7 +114,7 @@ if fail_unless_non_inferior:
 
 explore = nb(
     [
-        new_markdown_cell(
+        notebook_only(
             "# Explore a run\n\nBrowse one run's conversations with their grades: filter by persona, "
             "rule, verdict, status or text. Run it as it is to explore the offline demo's draft run."
         ),
@@ -115,26 +126,29 @@ judge = None             # None: the stored grades (any judge) or EVALKIT_JUDGE_
 page_size = 10
 repeats = 1              # repeats per cell of the offline demo's grid (only when store is None)
 seed = 7
-output_dir = "explore-output"'''),
+output_dir = None        # None: ./evalkit-output/explore (a temp folder when run beside the notebook)'''),
         new_code_cell("""%matplotlib inline
 from pathlib import Path
 
 import evalkit
 from evalkit import demo, grading
-from evalkit.report import RunBrowser, plots
-from IPython.display import HTML, display
+from evalkit.report import RunBrowser, notebook_output_dir, plots, table_html
+from IPython.display import HTML, Markdown, display
 
+output_dir = notebook_output_dir("explore", output_dir)
 if store is None:
     store = demo.offline_runs(output_dir, seed=seed, repeats=repeats)
 run = evalkit.load_run(run_id, store=store)
 card = grading.Scorecard.load(scorecard or demo.demo_scorecard())
 grades = grading.grade_run(run, card, judge=judge)  # stored grades are reused when current
+display(Markdown(f"# Run `{run.run_id}`"))
 display(run)
 display(plots.outcomes_by_status([run]))"""),
         new_code_cell("""summary = grades.summary()
 Path(output_dir).mkdir(parents=True, exist_ok=True)
 summary.to_parquet(Path(output_dir) / "rules.parquet", index=False)
-display(HTML(summary.to_html(index=False)))"""),
+display(HTML(table_html(summary, float_format="{:.2f}")))
+print(f"per-rule summary in {Path(output_dir) / 'rules.parquet'}")"""),
         new_code_cell("""browser = RunBrowser(run, grades.frame, page_size=page_size)
 browser"""),
     ]

@@ -99,6 +99,13 @@ def test_report_refuses_an_unknown_parameter_listing_the_known_ones(tmp_path: Pa
     assert not (tmp_path / "r.html").exists()
 
 
+def test_report_suggests_the_parameter_a_typo_meant(tmp_path: Path) -> None:
+    notebook = bundled_path("notebooks") / "compare_draft_prod.ipynb"
+    result = runner.invoke(app, ["report", str(notebook), "-p", "stor", "runs"])
+    assert result.exit_code == 1
+    assert "no parameter 'stor' (did you mean 'store'?)" in result.output
+
+
 def test_report_refuses_a_secret_as_a_parameter(tmp_path: Path) -> None:
     notebook = bundled_path("notebooks") / "compare_draft_prod.ipynb"
     result = runner.invoke(

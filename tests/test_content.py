@@ -92,7 +92,7 @@ def test_readme_documents_every_check_type() -> None:
     ("check", "problem"),
     [
         ({"type": "spelling"}, "unknown check type"),
-        ({"type": "script", "script": "arabic"}, "check.min_share: Field required"),
+        ({"type": "script", "script": "arabic"}, "check.min_share: missing"),
         (
             {"type": "script", "script": "cyrillic", "min_share": 0.5},
             "check.script: Input should be",
@@ -100,7 +100,7 @@ def test_readme_documents_every_check_type() -> None:
         ({"type": "contains", "speaker": "agent"}, "needs 'text' or 'any'"),
         (
             {"type": "uses_variable", "varible": "x"},
-            "check.varible: Extra inputs are not permitted",
+            "check.varible: unknown key 'varible' (did you mean 'variable'?)",
         ),
         ({"type": "turns", "min": 5, "max": 2}, "min (5) > max (2)"),
         ({"type": "judge", "skip_personas": ["nobody"]}, "names unknown persona 'nobody'"),

@@ -12,12 +12,16 @@ import os
 import re
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli import app
-from evalkit.demo import DemoResult, run_demo
+from evalkit.demo import DemoResult, demo_scorecard, run_demo
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 ARABIC = re.compile(r"[\u0600-\u06FF]")
 LATIN = re.compile(r"[A-Za-z]")
@@ -128,6 +132,73 @@ def test_report_in_chromium_shows_plots_verdict_and_right_to_left_urdu(
         page.screenshot(path=str(shot), full_page=False)
         browser.close()
     assert shot.stat().st_size > 10_000
+
+
+#: Text of the notebook's instructions, which belong in JupyterLab, never in the report.
+INSTRUCTIONS = ("Run it as it is", "This notebook", "EVALKIT_API_KEY")
+NASTALIQ = "Noto Nastaliq Urdu"
+
+
+def _platform_fonts(page: Page, selector: str) -> list[set[str]]:
+    """For each element matching ``selector``: the fonts Chromium actually drew it with."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    nodes = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": selector})["nodeIds"]
+    return [
+        {f["familyName"] for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": n})["fonts"]}
+        for n in nodes
+    ]
+
+
+@pytest.mark.slow
+def test_report_reads_like_a_report_in_chromium(demo: DemoResult) -> None:
+    """What a reader sees: no instructions, no ``¶``, one title, every rule's title beside its
+    id with its Urdu in Nastaliq right to left, and words in every cell of the rule table."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    from evalkit.grading import Scorecard
+
+    card = Scorecard.load(demo_scorecard())
+    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=args)
+        page = browser.new_page(viewport={"width": 1100, "height": 1400})
+        page.goto(demo.report.resolve().as_uri())
+        text = page.locator("body").inner_text()
+        assert "¶" not in text
+        for instruction in INSTRUCTIONS:
+            assert instruction not in text, f"the notebook's instructions: {instruction!r}"
+        assert text.count("Draft vs prod") == 1
+        table = page.locator("table:has(th:text-is('baseline pass rate'))")
+        assert table.count() == 1
+        rows = table.locator("tbody tr")
+        assert rows.count() == len(card.rules)
+        shown = {}
+        for i in range(rows.count()):
+            cells = [c.strip() for c in rows.nth(i).locator("td").all_inner_texts()]
+            assert all(c and c != "–" for c in cells), f"an empty cell in {cells}"
+            shown[cells[0]] = " ".join(cells[1].split())
+        assert shown == {rule.rule_id: " ".join(rule.title.split()) for rule in card.rules}
+        never = rows.filter(has_text="wrong-person-privacy").inner_text()
+        assert "applies to no conversation" in never
+        urdu = table.locator("bdi[lang='ur']")
+        assert urdu.count() >= 1  # polite-close: (اللہ حافظ / خدا حافظ, in either script)
+        for i in range(urdu.count()):
+            assert urdu.nth(i).evaluate("e => getComputedStyle(e).direction") == "rtl"
+        drawn = _platform_fonts(page, "table bdi[lang='ur']")
+        assert drawn
+        assert all(fonts == {NASTALIQ} for fonts in drawn), drawn
+        forest = page.locator("img[alt^='Per-rule differences']")
+        assert forest.count() == 1
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        forest.screenshot(path=str(ARTIFACTS / "demo-report-forest.png"))
+        table.screenshot(path=str(ARTIFACTS / "demo-report-rule-table.png"))
+        browser.close()
 
 
 @pytest.mark.slow

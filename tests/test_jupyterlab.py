@@ -25,9 +25,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "explore_run.ipynb"
@@ -143,6 +147,38 @@ def _count(pattern: str, text: str) -> int:
     return int(found.group(1))
 
 
+FILTERS = ("persona", "rule", "verdict", "status", "search")
+#: The narrowest a filter may be drawn: wide enough for "any verdict" and its arrow.
+MIN_FILTER_PX = 150
+
+
+def _assert_filters_fit(page: Page) -> None:
+    """Every filter control of the RunBrowser is whole inside the output area (at 1400 px the
+    status dropdown used to be clipped to "sta")."""
+    area = page.locator(".jp-OutputArea-output", has=page.locator(".widget-dropdown")).first
+    box = area.bounding_box()
+    assert box is not None
+    for name in FILTERS:
+        control = (
+            page.locator(".widget-dropdown, .widget-text")
+            .filter(has=page.locator("label", has_text=re.compile(f"^{name}$")))
+            .locator("select, input")
+            .first
+        )
+        control.scroll_into_view_if_needed()
+        own = control.bounding_box()
+        assert own is not None, name
+        assert own["width"] >= MIN_FILTER_PX, (name, own)
+        assert own["x"] >= box["x"] - 1, (name, own, box)
+        assert own["x"] + own["width"] <= box["x"] + box["width"] + 1, (name, own, box)
+        visible = control.evaluate(
+            "e => { const r = e.getBoundingClientRect();"
+            " const hit = document.elementFromPoint(r.right - 4, r.top + r.height / 2);"
+            " return hit === e || e.contains(hit); }"
+        )
+        assert visible, f"the {name} filter's right edge is covered or off screen"
+
+
 @pytest.fixture
 def chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -214,8 +250,15 @@ def test_run_browser_in_jupyterlab_follows_the_persona_filter(
                 '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
             )
             assert not any("Error" in t for t in stderr.all_inner_texts()), stderr.all_inner_texts()
-            assert (root / "explore-output" / "rules.parquet").is_file()
+            # JupyterLab runs the kernel beside the notebook: the outputs went elsewhere
+            said = page.locator(".jp-OutputArea-output", has_text="per-rule summary in")
+            written = Path(said.first.inner_text().split("per-rule summary in", 1)[1].strip())
+            assert written.is_file()
+            assert root not in written.parents
+            assert not (root / "evalkit-output").exists()
+            shutil.rmtree(written.parent, ignore_errors=True)
 
+            _assert_filters_fit(page)
             select.scroll_into_view_if_needed()
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             shot = ARTIFACTS / "jupyterlab-explore-run.png"

@@ -3,9 +3,11 @@
 Static checks (fast): one cell tagged ``parameters``, kernelspec ``python3``, no committed
 outputs, the generated notebooks equal what ``make_notebooks.py`` writes, an unknown parameter
 refused. Executions (slow): each notebook runs in a real ``python3`` kernel with its
-defaults against the embedded emulator (offline), from a copy in ``tmp_path`` so its relative
-``output_dir`` lands there; the side outputs are read back; the compare notebook with
-``fail_on_regression`` makes papermill exit non-zero; progress under papermill is a few lines.
+defaults against the embedded emulator (offline), from a copy under ``tmp_path`` with the kernel
+in ``tmp_path`` (as ``evalkit report`` runs it in the caller's folder), so the default outputs
+land in ``tmp_path/evalkit-output/<notebook>``; the side outputs are read back; the compare
+notebook with ``fail_on_regression`` makes papermill exit non-zero; progress under papermill is a
+few lines. Run as papermill runs it from a checkout, a notebook leaves ``git status`` clean.
 """
 
 from __future__ import annotations
@@ -44,20 +46,27 @@ def _code_cells(book: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _copy(name: str, folder: Path) -> Path:
-    """A copy of the notebook in ``folder``: papermill runs it there (``--cwd``)."""
+    """A copy of the notebook in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
     return Path(shutil.copy(NOTEBOOKS / name, folder / name))
 
 
 def _execute(name: str, folder: Path, parameters: dict[str, Any] | None = None) -> NotebookRun:
-    source = _copy(name, folder)
+    """Run a copy kept in ``folder/notebooks`` with the kernel in ``folder``."""
+    source = _copy(name, folder / "notebooks")
     return execute_notebook(
         source,
         parameters or {},
-        output=folder / f"executed-{name}",
+        output=folder / "notebooks" / f"executed-{name}",
         html=folder / f"{source.stem}.html",
         timeout=EXECUTION_TIMEOUT,
+        cwd=folder,
     )
+
+
+def _outputs(run: NotebookRun, notebook: str) -> Path:
+    """Where a run with the default ``output_dir`` wrote: ``<kernel cwd>/evalkit-output/...``."""
+    return run.notebook.parent.parent / "evalkit-output" / notebook
 
 
 def _stderr_lines(executed: Path) -> list[str]:
@@ -126,7 +135,9 @@ def test_parameters_include_output_dir_and_run_offline_by_default(name: str) -> 
 
     params = notebook_parameters(NOTEBOOKS / name)
     assert "output_dir" in params
-    assert not Path(json.loads(params["output_dir"]["default"])).is_absolute()
+    assert (
+        params["output_dir"]["default"] == "None"
+    )  # ./evalkit-output/<notebook>, or a temp folder
     # every default that names the service is None: the embedded emulator is used
     for target in ("store", "assistant_id", "assistant"):
         if target in params:
@@ -169,7 +180,7 @@ def test_a_refused_parameter_runs_nothing(tmp_path: Path) -> None:
     with pytest.raises(ReportError, match="its parameters are"):
         execute_notebook(source, {"repeat": 2}, output=tmp_path / "out.ipynb")
     assert not (tmp_path / "out.ipynb").exists()
-    assert not (tmp_path / "compare-output").exists()
+    assert not (tmp_path / "evalkit-output").exists()
 
 
 # --------------------------------------------------------------------------- executed
@@ -195,7 +206,7 @@ def compare_run(tmp_path_factory: pytest.TempPathFactory) -> NotebookRun:
 def test_compare_runs_with_defaults_and_writes_the_verdict(compare_run: NotebookRun) -> None:
     assert compare_run.ok, compare_run.error
     assert compare_run.exit_code == 0
-    out = compare_run.notebook.parent / "compare-output"
+    out = _outputs(compare_run, "compare")
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["verdict"] == "regressed"  # the demo's draft lost its script and confirmation
     assert summary["baseline_run"] == "prod"
@@ -232,7 +243,7 @@ def test_progress_under_papermill_is_a_few_lines(compare_run: NotebookRun) -> No
     per_run = Counter(m["what"] for line in lines if (m := PROGRESS_LINE.match(line)))
     assert len(per_run) == 2, lines  # prod and draft each said something
     conversations = len(
-        pd.read_parquet(compare_run.notebook.parent / "compare-output" / "grades.parquet")[
+        pd.read_parquet(_outputs(compare_run, "compare") / "grades.parquet")[
             "conversation_id"
         ].unique()
     )
@@ -250,7 +261,7 @@ def test_fail_on_regression_makes_papermill_exit_non_zero(
     compare_run: NotebookRun, tmp_path: Path
 ) -> None:
     """As the nightly job runs it: papermill's CLI with ``-p fail_on_regression True``."""
-    store = compare_run.notebook.parent / "compare-output" / "runs"
+    store = _outputs(compare_run, "compare") / "runs"
     source = _copy("compare_draft_prod.ipynb", tmp_path)
     executed = tmp_path / "executed.ipynb"
     command = [sys.executable, "-m", "papermill", str(source), str(executed)]
@@ -274,7 +285,7 @@ def test_fail_on_regression_makes_papermill_exit_non_zero(
 def test_fail_on_regression_still_renders_the_report(
     compare_run: NotebookRun, tmp_path: Path
 ) -> None:
-    store = compare_run.notebook.parent / "compare-output" / "runs"
+    store = _outputs(compare_run, "compare") / "runs"
     run = _execute(
         "compare_draft_prod.ipynb",
         tmp_path,
@@ -294,7 +305,7 @@ def test_fail_on_regression_still_renders_the_report(
 def test_explore_runs_with_defaults(tmp_path: Path) -> None:
     run = _execute("explore_run.ipynb", tmp_path)
     assert run.ok, run.error
-    out = tmp_path / "explore-output"
+    out = _outputs(run, "explore")
     rules = pd.read_parquet(out / "rules.parquet")
     assert "urdu-script" in set(rules["rule_id"])
     book = json.loads(run.notebook.read_text(encoding="utf-8"))
@@ -314,13 +325,112 @@ def test_explore_runs_with_defaults(tmp_path: Path) -> None:
 def test_refine_loop_runs_with_defaults_and_writes_its_rounds(tmp_path: Path) -> None:
     run = _execute("refine_loop.ipynb", tmp_path)
     assert run.ok, run.error
-    out = tmp_path / "refine-loop-output"
+    out = _outputs(run, "refine-loop")
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     rounds = pd.read_parquet(out / "rounds.parquet")
     assert len(rounds) == len(summary["rounds"]) == 2  # round 0 (the draft) and one build
     assert summary["holdout_cells"], "no held-out cells"
     assert summary["stop_reason"]
     assert _errors(run.notebook) == []
+
+
+# --------------------------------------------------------------------------- outputs never in the checkout
+def test_default_outputs_go_under_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.report import notebook_output_dir
+
+    monkeypatch.chdir(tmp_path)
+    assert notebook_output_dir("explore") == tmp_path.resolve() / "evalkit-output" / "explore"
+    assert notebook_output_dir("explore", tmp_path / "mine") == tmp_path / "mine"
+    assert not (tmp_path / "evalkit-output").exists()  # choosing creates nothing
+
+
+@pytest.mark.parametrize("where", ["notebooks", "root"])
+def test_default_outputs_never_land_in_the_checkout(
+    where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.report import notebook_output_dir
+
+    monkeypatch.chdir(NOTEBOOKS if where == "notebooks" else ROOT)
+    chosen = notebook_output_dir("explore")
+    try:
+        assert ROOT not in chosen.resolve().parents, chosen
+        assert chosen.is_dir()
+        assert not any(chosen.iterdir())  # a fresh temp folder
+    finally:
+        shutil.rmtree(chosen, ignore_errors=True)
+
+
+def test_default_outputs_never_land_beside_a_notebook_jupyterlab_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.report import notebook_output_dir
+
+    monkeypatch.chdir(tmp_path)  # JupyterLab starts the kernel in the notebook's folder
+    monkeypatch.setenv("JPY_SESSION_NAME", str(tmp_path / "explore_run.ipynb"))
+    chosen = notebook_output_dir("explore")
+    try:
+        assert tmp_path.resolve() not in chosen.resolve().parents, chosen
+    finally:
+        shutil.rmtree(chosen, ignore_errors=True)
+
+
+def _git_status() -> str:
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if done.returncode != 0:
+        pytest.skip(f"{ROOT} is not a git checkout: {done.stderr.strip()}")
+    return done.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("kernel_cwd", ["caller", "notebook folder"])
+def test_papermill_on_the_checkouts_notebook_leaves_git_status_clean(
+    kernel_cwd: str, tmp_path: Path
+) -> None:
+    """``papermill notebooks/explore_run.ipynb out.ipynb`` from a temp folder, and with the
+    kernel in ``notebooks/`` (``--cwd``): nothing appears in the checkout."""
+    before = _git_status()
+    command = [sys.executable, "-m", "papermill", str(NOTEBOOKS / "explore_run.ipynb")]
+    command += [str(tmp_path / "out.ipynb"), "-k", "python3", "--no-progress-bar"]
+    if kernel_cwd == "notebook folder":
+        command += ["--cwd", str(NOTEBOOKS)]
+    done = subprocess.run(
+        command,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=EXECUTION_TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert _git_status() == before
+    if kernel_cwd == "caller":
+        assert (tmp_path / "evalkit-output" / "explore" / "rules.parquet").is_file()
+    else:
+        assert not (tmp_path / "evalkit-output").exists()
+        # the notebook says where its outputs went: a temp folder outside the checkout
+        book = json.loads((tmp_path / "out.ipynb").read_text(encoding="utf-8"))
+        said = "".join(
+            "".join(o.get("text", ""))
+            for c in book["cells"]
+            for o in c.get("outputs", [])
+            if o.get("output_type") == "stream"
+        )
+        match = re.search(r"per-rule summary in (\S+rules\.parquet)", said)
+        assert match, said
+        written = Path(match.group(1))
+        assert written.is_file()
+        assert ROOT not in written.resolve().parents
+        shutil.rmtree(written.parent, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- nightly CI example

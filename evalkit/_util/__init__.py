@@ -10,6 +10,7 @@ from ._exports import publish
 from ._poll import PollOutcome, PollPolicy, apoll
 from ._progress import Progress
 from ._redact import MASK, is_masked, is_secret_key, mask, redact, redact_text, strip_masked
+from ._suggest import closest_name, unknown_name
 from ._sync import run_sync
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "atomic_write",
     "atomic_write_bytes",
     "canonical_json",
+    "closest_name",
     "content_hash",
     "fsync_dir",
     "is_masked",
@@ -35,4 +37,5 @@ __all__ = [
     "remove_stale_temps",
     "run_sync",
     "strip_masked",
+    "unknown_name",
 ]

@@ -1,5 +1,5 @@
-"""`evalkit assistants list|create|show|publish`: get an assistant onto the service (or the
-emulator) without curl.
+"""`evalkit assistants list|create|show|update|publish`: get an assistant onto the service (or
+the emulator) and change it without curl.
 
 ``publish`` and ``create --brief`` use the emulator's admin API (``/_emulator/...``); the spec
 does not show the real service's publish or build endpoints, so against the real service they
@@ -20,7 +20,7 @@ from ._app import app
 
 assistants_app = typer.Typer(
     name="assistants",
-    help="List, create, show and publish assistants.",
+    help="List, create, show, update and publish assistants.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -141,6 +141,86 @@ def create_command(
     typer.echo(f"created {assistant_id} ({name})")
     run = ["evalkit", "run", "--assistant", assistant_id, "--variables", str(contacts_path())]
     typer.echo("try: " + shlex.join([*run, "--context", "A reminder from the clinic."]))
+
+
+def _prompt_text(path: Path) -> str:
+    """The system prompt in ``path`` (UTF-8 text, surrounding blank lines dropped)."""
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise typer.BadParameter(
+            f"cannot read {path}: {exc.strerror}", param_hint="--instructions"
+        ) from None
+    except UnicodeDecodeError:
+        raise typer.BadParameter(f"{path} is not UTF-8 text", param_hint="--instructions") from None
+    if not text:
+        raise typer.BadParameter(f"{path} is empty", param_hint="--instructions")
+    return text
+
+
+def _with_prompt(config: dict[str, Any], text: str) -> dict[str, Any]:
+    """``config`` with its system prompt (``agent.instructions``) set to ``text``."""
+    agent = config.get("agent")
+    return {**config, "agent": {**(agent if isinstance(agent, dict) else {}), "instructions": text}}
+
+
+def _echo_changes(before: dict[str, Any], after: dict[str, Any], versions: tuple[int, int]) -> None:
+    """The prompt as a unified diff, then every other config path that changed (redacted)."""
+    from ..refine._diff import PROMPT_PATH, config_edits, prompt_diff
+
+    old_prompt = str((before.get("agent") or {}).get("instructions", ""))
+    new_prompt = str((after.get("agent") or {}).get("instructions", ""))
+    diff = prompt_diff(
+        old_prompt, new_prompt, version_before=versions[0], version_after=versions[1]
+    )
+    if diff:
+        typer.echo(diff, nl=False)
+    for edit in config_edits(before, after, skip=(PROMPT_PATH,)):
+        typer.echo(f"changed {edit}")
+
+
+@assistants_app.command("update")
+def update_command(
+    assistant: Annotated[str, typer.Argument(metavar="ID", help="Assistant id.")],
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE", help="A whole new draft config, YAML or JSON (the service's format)."
+        ),
+    ] = None,
+    instructions: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="FILE",
+            help="A text file with the new system prompt (config agent.instructions); the rest "
+            "of the config stays as it is (or as --config has it).",
+        ),
+    ] = None,
+) -> None:
+    """Change an assistant's draft config (E3): replace it with --config FILE, set its prompt
+    from --instructions FILE, or both. The new config is checked before anything is sent; what
+    changed is printed (the prompt as a diff, every other path old -> new)."""
+    if config is None and instructions is None:
+        raise typer.BadParameter("give --config FILE, --instructions FILE, or both")
+    from ._client import cli_client
+
+    with cli_client() as client:
+        found = next((a for a in client.list_assistants() if a.id == assistant), None)
+        if found is None:  # E5 answers 404/403 with the service's own words
+            client.get_assistant_metadata(assistant)
+            raise typer.BadParameter(f"no assistant {assistant} in this project")
+        before = found.config.to_json()
+        after = read_document(config, "--config") if config is not None else dict(before)
+        if instructions is not None:
+            after = _with_prompt(after, _prompt_text(instructions))
+        if after == before:
+            typer.echo(f"no change: {assistant}'s draft config is already this one; nothing sent")
+            return
+        old_version = client.get_assistant_metadata(assistant).aliases.draft.version
+        client.update_assistant(assistant, config=after)  # checked first: nothing sent if bad
+        new_version = client.get_assistant_metadata(assistant).aliases.draft.version
+    _echo_changes(before, after, (old_version, new_version))
+    typer.echo(f"updated {assistant}: draft v{old_version} -> v{new_version}")
 
 
 @assistants_app.command("publish")

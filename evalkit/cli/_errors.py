@@ -18,6 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from .._exceptions import EvalkitError
+from ._pipes import stdout_reader_gone
 
 __all__ = ["ARGV_KEY", "EvalkitGroup", "ExitCode", "debug_enabled", "describe", "fail"]
 
@@ -212,6 +213,8 @@ class EvalkitGroup(TyperGroup):
         except Exception as exc:
             if type(exc).__module__.startswith("typer"):  # Exit, Abort, usage errors: typer's
                 raise
+            if isinstance(exc, BrokenPipeError) and stdout_reader_gone():
+                raise  # `evalkit runs | head -1`: typer ends quietly (see _pipes)
             if debug_enabled(bool(ctx.params.get("debug"))):
                 raise
             message = describe(exc)

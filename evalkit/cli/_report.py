@@ -59,19 +59,28 @@ def report_command(
     Parameters: -p NAME VALUE (repeatable; VALUE is read as JSON when it parses, so 3 is a
     number and "x" a string; ids with leading zeros stay text) and -r NAME VALUE (always text).
 
-    Unknown parameters are refused with the notebook's list. Exits with the notebook's status:
-    0 when every cell ran, 1 when a cell raised, 124 when the timeout struck.
+    The notebook runs in this folder: relative paths in parameters (-p store runs) mean what
+    they mean here. Unknown parameters are refused with the notebook's list. Exits with the
+    notebook's status: 0 when every cell ran, 1 when a cell raised (its whole message is
+    printed), 124 when the timeout struck.
     """
     from ..report import execute_notebook
 
     params = _parameters(list(ctx.args))
+    cwd = Path.cwd()
     result = execute_notebook(
-        notebook, params, html=output, output=output.with_suffix(".ipynb"), timeout=timeout
+        notebook,
+        params,
+        html=output,
+        output=output.with_suffix(".ipynb"),
+        timeout=timeout,
+        cwd=cwd,
     )
     where = result.html or "(no HTML: the notebook was not written)"
     if result.ok:
         typer.echo(f"report: {where} ({result.duration_s:.0f}s)")
         return
     typer.echo(f"evalkit: error: the notebook failed: {result.error}", err=True)
+    typer.echo(f"the notebook ran in {cwd} (relative paths in parameters resolve there)", err=True)
     typer.echo(f"report (up to the failure): {where}", err=True)
     raise typer.Exit(result.exit_code)

@@ -1,8 +1,12 @@
 """``Scorecard``: the service's scorecard plus an optional typed ``check`` per rule.
 
-The wire form is camelCase (``rubricVersionId``, ``ruleId``); unknown rule fields are kept, so
-the same file can go into an assistant's ``config.grading.scorecard``. Every problem is
-reported at once in one :class:`ScorecardError`.
+The wire form is camelCase (``rubricVersionId``, ``ruleId``), so the same file can go into an
+assistant's ``config.grading.scorecard``. Every problem is reported at once in one
+:class:`ScorecardError`. In a file (or a dict you wrote), an unknown key is a problem that names
+it and the closest known key (``pionts`` -> ``points``): a typo must never silently drop a
+rule's points or weaken its check. A scorecard read back from an assistant keeps the fields
+the service stores beyond those evalkit knows (the spec does not show them). A file that does
+not parse names the file, line and column.
 """
 
 from __future__ import annotations
@@ -11,13 +15,13 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
-from .._util import content_hash
+from .._util import content_hash, unknown_name
 from ..api import Problem
 from ._check_models import CheckModel, JudgeCheck
 from ._errors import ScorecardError
@@ -25,6 +29,11 @@ from ._errors import ScorecardError
 __all__ = ["Scorecard", "ScorecardRule", "canonical_hash"]
 
 _CHECK: TypeAdapter[Any] = TypeAdapter(CheckModel)
+
+#: Keys a scorecard and a rule may have (wire spelling; the snake_case names are accepted too).
+SCORECARD_KEYS = ("rubricVersionId", "rules")
+RULE_KEYS = ("ruleId", "title", "points", "check")
+_SNAKE_KEYS = frozenset({"rubric_version_id", "rule_id"})
 
 
 def canonical_hash(value: Any) -> str:
@@ -94,34 +103,53 @@ class Scorecard(_Wire):
     # ------------------------------------------------------------------ building
 
     @classmethod
-    def problems(cls, data: Any, persona_labels: Iterable[str] | None = None) -> list[Problem]:
+    def problems(
+        cls,
+        data: Any,
+        persona_labels: Iterable[str] | None = None,
+        *,
+        unknown_keys: bool = False,
+    ) -> list[Problem]:
         """Every problem with ``data`` (a scorecard dict); empty when it is valid.
 
         With ``persona_labels``, ``only_personas``/``skip_personas`` must name known personas.
+        Unknown keys are problems unless ``unknown_keys`` (the service's own scorecards).
         """
         if not isinstance(data, Mapping):
             return [Problem("scorecard", f"must be a mapping, got {type(data).__name__}")]
-        out: list[Problem] = []
+        out: list[Problem] = [] if unknown_keys else _unknown_keys("", data, SCORECARD_KEYS)
         rvid = data.get("rubricVersionId", data.get("rubric_version_id"))
         if not isinstance(rvid, str) or not rvid.strip():
-            out.append(Problem("rubricVersionId", "must be a non-empty string"))
+            out.append(Problem("rubricVersionId", f"{_missing(rvid)}a non-empty string"))
         rules = data.get("rules")
         if not isinstance(rules, list) or not rules:
             out.append(Problem("rules", "needs at least one rule"))
             return out
         out.extend(_rules_problems(rules))
+        if not unknown_keys:
+            for i, rule in enumerate(rules):
+                if isinstance(rule, Mapping):
+                    out.extend(_unknown_keys(_where(i, rule), rule, RULE_KEYS))
         labels = set(persona_labels) if persona_labels is not None else None
         for i, rule in enumerate(rules):
             if isinstance(rule, Mapping) and rule.get("check") is not None:
                 out.extend(_check_problems(_where(i, rule), rule["check"], labels))
-        return out
+        return sorted(out, key=_reading_order)
 
     @classmethod
     def from_dict(
-        cls, data: Any, *, source: str = "scorecard", persona_labels: Iterable[str] | None = None
+        cls,
+        data: Any,
+        *,
+        source: str = "scorecard",
+        persona_labels: Iterable[str] | None = None,
+        unknown_keys: bool = False,
     ) -> Self:
-        """Validate ``data`` and build the scorecard; :class:`ScorecardError` lists every problem."""
-        problems = cls.problems(data, persona_labels)
+        """Validate ``data`` and build the scorecard; :class:`ScorecardError` lists every problem.
+
+        ``unknown_keys=True`` keeps keys evalkit does not know instead of refusing them.
+        """
+        problems = cls.problems(data, persona_labels, unknown_keys=unknown_keys)
         if problems:
             raise ScorecardError(problems, source)
         return cls.model_validate(data)
@@ -143,7 +171,7 @@ class Scorecard(_Wire):
         try:
             data = json.loads(text) if file.suffix.lower() == ".json" else yaml.safe_load(text)
         except (json.JSONDecodeError, yaml.YAMLError) as exc:
-            raise ScorecardError([Problem(str(file), f"cannot parse: {exc}")], str(file)) from None
+            raise ScorecardError([_syntax_problem(file, exc)], str(file)) from None
         return cls.from_dict(data, source=str(file))
 
     @classmethod
@@ -166,7 +194,7 @@ class Scorecard(_Wire):
             raise ScorecardError(
                 [Problem("config.grading.scorecard", "the assistant has no scorecard")]
             )
-        return cls.from_dict(scorecard, source="config.grading.scorecard")
+        return cls.from_dict(scorecard, source="config.grading.scorecard", unknown_keys=True)
 
     # ------------------------------------------------------------------ views
 
@@ -196,6 +224,38 @@ class Scorecard(_Wire):
         return f"<Scorecard {self.rubric_version_id!r}: {len(self.rules)} rule(s), {kinds}>"
 
 
+def _reading_order(problem: Problem) -> tuple[int, bool]:
+    """Rule by rule; within a rule, an unknown key first (it often explains a missing one)."""
+    index = problem.field.removeprefix("rules[").split("]", 1)[0]
+    return (int(index) if index.isdigit() else -1, "unknown key" not in problem.message)
+
+
+def _missing(value: Any) -> str:
+    return "missing: " if value is None else "must be "
+
+
+def _unknown_keys(where: str, data: Mapping[Any, Any], known: tuple[str, ...]) -> list[Problem]:
+    """A problem for each key of ``data`` evalkit does not know, naming the closest known one."""
+    return [
+        Problem(f"{where}.{key}" if where else str(key), unknown_name(str(key), known))
+        for key in data
+        if key not in known and key not in _SNAKE_KEYS
+    ]
+
+
+def _syntax_problem(file: Path, exc: json.JSONDecodeError | yaml.YAMLError) -> Problem:
+    """``scorecard.yaml, line 3, column 9: not valid YAML: mapping values are not allowed``."""
+    if isinstance(exc, json.JSONDecodeError):
+        return Problem(
+            f"{file}, line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"
+        )
+    mark = getattr(exc, "problem_mark", None)
+    where = f"{file}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(file)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    return Problem(where, f"not valid YAML: {problem}" + (f" ({context})" if context else ""))
+
+
 def _where(i: int, rule: Any) -> str:
     rid = rule.get("ruleId", rule.get("rule_id")) if isinstance(rule, Mapping) else None
     return f"rules[{i}] ({rid})" if isinstance(rid, str) else f"rules[{i}]"
@@ -217,10 +277,13 @@ def _rules_problems(rules: list[Any]) -> list[Problem]:
             out.append(Problem(f"{where}.ruleId", f"duplicate rule id (also rules[{seen[rid]}])"))
         else:
             seen[rid] = i
-        if not isinstance(rule.get("title"), str):
-            out.append(Problem(f"{where}.title", "must be a string"))
+        title = rule.get("title")
+        if not isinstance(title, str):
+            out.append(Problem(f"{where}.title", f"{_missing(title)}a string"))
         points = rule.get("points")
-        if isinstance(points, bool) or not isinstance(points, int | float) or points < 0:
+        if points is None:
+            out.append(Problem(f"{where}.points", "missing: a number >= 0"))
+        elif isinstance(points, bool) or not isinstance(points, int | float) or points < 0:
             out.append(Problem(f"{where}.points", f"must be a number >= 0, got {points!r}"))
         else:
             total += points
@@ -246,10 +309,25 @@ def _check_problems(where: str, check: Any, labels: set[str] | None) -> list[Pro
         for err in exc.errors():
             loc = [str(x) for x in err["loc"][1:]]  # drop the union tag
             path = ".".join([field, *loc])
-            out.append(Problem(path, err["msg"].removeprefix("Value error, ")))
+            if err["type"] == "extra_forbidden" and len(loc) == 1:
+                message = unknown_name(loc[0], _check_keys(str(kind)))
+            elif err["type"] == "missing":
+                message = f"missing (a {kind} check needs it)"
+            else:
+                message = err["msg"].removeprefix("Value error, ")
+            out.append(Problem(path, message))
     if labels is not None:
         for key in ("only_personas", "skip_personas"):
             for label in check.get(key) or []:
                 if label not in labels:
                     out.append(Problem(f"{field}.{key}", f"names unknown persona {label!r}"))
     return out
+
+
+def _check_keys(kind: str) -> tuple[str, ...]:
+    """The keys a check of type ``kind`` takes."""
+    union = get_args(CheckModel)[0]
+    for model in get_args(union):
+        if kind in get_args(model.model_fields["type"].annotation):
+            return tuple(model.model_fields)
+    return ()

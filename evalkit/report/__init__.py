@@ -22,6 +22,7 @@ from ._fonts import (
     is_arabic_script,
 )
 from ._notebooks import (
+    NOTEBOOK_ONLY_TAG,
     NotebookRun,
     ReportError,
     check_parameters,
@@ -29,6 +30,7 @@ from ._notebooks import (
     export_html,
     notebook_parameters,
 )
+from ._output_dir import OUTPUT_FOLDER, notebook_output_dir
 from ._page import report_page
 from ._runs_html import runs_overview_html, write_runs_overview
 from ._tables import rule_table
@@ -41,9 +43,12 @@ from ._transcript_html import (
     table_html,
     transcript_html,
 )
+from ._urdu_html import urdu_html
 
 __all__ = [
     "NASTALIQ_FONT_STACK",
+    "NOTEBOOK_ONLY_TAG",
+    "OUTPUT_FOLDER",
     "REPORT_CSS",
     "ArabicFont",
     "NotebookRun",
@@ -57,6 +62,7 @@ __all__ = [
     "find_arabic_font",
     "html_page",
     "is_arabic_script",
+    "notebook_output_dir",
     "notebook_parameters",
     "report_page",
     "rule_table",
@@ -65,6 +71,7 @@ __all__ = [
     "side_by_side_html",
     "table_html",
     "transcript_html",
+    "urdu_html",
     "write_runs_overview",
 ]
 

@@ -34,6 +34,10 @@ logger = logging.getLogger("evalkit.report")
 
 _ALL = ""
 _VERDICTS = ("pass", "fail", "na", "error")
+#: The filter row: as many columns of at least 260 px as fit, so nothing is clipped at any
+#: notebook width (the controls wrap onto a second line instead).
+_FILTER_COLUMNS = "repeat(auto-fill, minmax(260px, 1fr))"
+_LABEL_WIDTH = "64px"
 
 
 @dataclass(frozen=True)
@@ -173,27 +177,35 @@ class RunBrowser:
             else pd.Series(dtype=str)
         )
         rules = [(f"{rid} — {title[:40]}", str(rid)) for rid, title in titles.items()]
-        layout = w.Layout(width="auto")
+        # each control fills its grid cell; a long rule title never widens the row
+        layout = w.Layout(width="auto", min_width="0")
+        style = {"description_width": _LABEL_WIDTH}
         self.persona = w.Dropdown(
             options=[("any persona", _ALL), *((p, p) for p in personas)],
             description="persona",
             layout=layout,
+            style=style,
         )
         self.rule = w.Dropdown(
-            options=[("any rule", _ALL), *rules], description="rule", layout=layout
+            options=[("any rule", _ALL), *rules], description="rule", layout=layout, style=style
         )
         self.verdict = w.Dropdown(
             options=[("any verdict", _ALL), *((v, v) for v in _VERDICTS)],
             description="verdict",
             layout=layout,
+            style=style,
         )
         self.status = w.Dropdown(
             options=[("any status", _ALL), *((s, s) for s in statuses)],
             description="status",
             layout=layout,
+            style=style,
         )
         self.search = w.Text(
-            placeholder="text in turns, id or variables", description="search", layout=layout
+            placeholder="text in turns, id or variables",
+            description="search",
+            layout=layout,
+            style=style,
         )
         self.prev_button = w.Button(description="◀ previous", layout=w.Layout(width="auto"))
         self.next_button = w.Button(description="next ▶", layout=w.Layout(width="auto"))
@@ -206,12 +218,20 @@ class RunBrowser:
         self.conversation.observe(self._on_select, names="value")
         self.prev_button.on_click(lambda _: self.go_to_page(self.page - 1))
         self.next_button.on_click(lambda _: self.go_to_page(self.page + 1))
-        style = w.HTML(f"<style>{REPORT_CSS}</style>")
+        css = w.HTML(f"<style>{REPORT_CSS}</style>")
+        filters = w.GridBox(
+            [self.persona, self.rule, self.verdict, self.status, self.search],
+            layout=w.Layout(grid_template_columns=_FILTER_COLUMNS, grid_gap="4px 16px"),
+        )
+        paging = w.HBox(
+            [self.prev_button, self.page_label, self.next_button],
+            layout=w.Layout(align_items="center"),
+        )
         self.widget: ipywidgets.VBox = w.VBox(
             [
-                style,
-                w.HBox([self.persona, self.rule, self.verdict, self.status]),
-                w.HBox([self.search, self.prev_button, self.page_label, self.next_button]),
+                css,
+                filters,
+                paging,
                 self.page_html,
                 self.conversation,
                 self.transcript_html,

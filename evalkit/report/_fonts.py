@@ -2,13 +2,18 @@
 
 Matplotlib draws a missing glyph as an empty box, so plots use Arabic-script labels only when
 :func:`find_arabic_font` finds a font with the Urdu letters; otherwise labels fall back to
-Latin stand-ins (:func:`plot_label`). HTML uses :data:`NASTALIQ_FONT_STACK` and lets the
+Latin stand-ins (:func:`plot_label`, :func:`without_arabic`). Matplotlib 3.11 shapes text with
+libraqm (joining, Nastaliq's contextual forms, bidi), so a label is drawn with
+:func:`label_families`: Urdu in the Nastaliq font, Latin in a sans face without Arabic letters
+(so no Urdu letter is taken from a Naskh-style fallback), and :func:`directed` gives every line
+of a label the label's own direction. HTML uses :data:`NASTALIQ_FONT_STACK` and lets the
 browser pick.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,11 +21,15 @@ __all__ = [
     "ARABIC_FONT_PREFERENCE",
     "NASTALIQ_FONT_STACK",
     "ArabicFont",
+    "arabic_runs",
     "arabic_share",
+    "directed",
     "find_arabic_font",
     "has_arabic",
     "is_arabic_script",
+    "label_families",
     "plot_label",
+    "without_arabic",
 ]
 
 logger = logging.getLogger("evalkit.report")
@@ -50,6 +59,16 @@ _ARABIC_RANGES: tuple[tuple[int, int], ...] = (
 
 #: Letters a font must have to draw Urdu: ٹ ڈ ڑ ں ہ ھ ی ے گ ک پ چ.
 _URDU_LETTERS = "ٹڈڑںہھیےگکپچ"
+
+#: Sans faces without Arabic letters, best first: Latin in a label that also holds Urdu.
+LATIN_PARTNERS: tuple[str, ...] = ("Noto Sans", "Liberation Sans", "Arimo", "Open Sans")
+
+_ARABIC_CLASS = "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in _ARABIC_RANGES)
+#: A run of Arabic-script words, with the spaces and punctuation between them.
+_ARABIC_RUN = re.compile(f"[{_ARABIC_CLASS}]+(?:[\\s/،؛.,:\\-]+[{_ARABIC_CLASS}]+)*")
+
+#: Unicode direction marks: the first strong character of a line sets its direction.
+LRM, RLM = "\u200e", "\u200f"
 
 
 def _is_arabic_char(ch: str) -> bool:
@@ -114,3 +133,58 @@ def plot_label(text: str, fallback: str, font: ArabicFont | None) -> str:
     if font is None and has_arabic(text):
         return fallback
     return text
+
+
+def arabic_runs(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each run of Arabic-script words in ``text`` (spaces and ``/`` inside)."""
+    return [match.span() for match in _ARABIC_RUN.finditer(text)]
+
+
+def without_arabic(text: str, placeholder: str = "…") -> str:
+    """``text`` with each Arabic-script run replaced by ``placeholder`` (no font to draw it);
+    empty when nothing but punctuation would be left."""
+    kept = _ARABIC_RUN.sub(placeholder, text)
+    return kept if any(ch.isalpha() for ch in kept) else ""
+
+
+def _has_arabic_letters(path: str) -> bool:
+    from matplotlib.ft2font import FT2Font
+
+    try:
+        return ord("ا") in FT2Font(path).get_charmap()
+    except (OSError, RuntimeError, ValueError):
+        return True  # unreadable: never pair it
+
+
+def _latin_partner() -> str | None:
+    from matplotlib import font_manager
+
+    by_name = {entry.name: entry.fname for entry in font_manager.fontManager.ttflist}
+    for family in LATIN_PARTNERS:
+        if family in by_name and not _has_arabic_letters(by_name[family]):
+            return family
+    return None
+
+
+def label_families(text: str, font: ArabicFont | None) -> list[str] | None:
+    """Font families for a plot label holding Arabic script, or None (the default font).
+
+    Mostly Urdu: the Urdu font first (its spacing), Latin from sans-serif. Mostly Latin: a sans
+    face without Arabic letters first, so every Urdu letter comes from the Urdu font.
+    """
+    if font is None or not has_arabic(text):
+        return None
+    if is_arabic_script(text):
+        return [font.family, "sans-serif"]
+    partner = _latin_partner()
+    return [partner, font.family] if partner else [font.family, "sans-serif"]
+
+
+def directed(text: str) -> str:
+    """``text`` with a direction mark at the start of each line when it holds Arabic script:
+    right to left when most letters are Arabic, else left to right (a wrapped line that starts
+    with an Urdu word keeps the label's direction)."""
+    if not has_arabic(text):
+        return text
+    mark = RLM if is_arabic_script(text) else LRM
+    return "\n".join(mark + line for line in text.split("\n"))

@@ -6,7 +6,12 @@ environment, never from parameters, so they never land in the executed notebook)
 ``python -m papermill`` in a child process under an outer timeout (kernels can hang), with the
 parameters passed as a YAML file so ``"0012"`` stays a string. The HTML is rendered from the
 executed notebook even when execution failed: inputs hidden, widget state dropped, no script or
-stylesheet from a CDN; evalkit's own page and fonts.
+stylesheet from a CDN; evalkit's own page and fonts. A report is what the notebook shows, not how
+to use it: cells tagged ``notebook-only`` (a notebook's instructions) and nbconvert's ``¶`` heading
+anchors are left out.
+
+The kernel runs in the caller's working directory (papermill's ``--cwd``), so a relative path
+given as a parameter (``-p store runs``) means what it means in the caller's shell.
 """
 
 from __future__ import annotations
@@ -27,10 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from .._exceptions import EvalkitError
-from .._util import atomic_write_bytes, is_secret_key
+from .._util import atomic_write_bytes, closest_name, is_secret_key
 from ._page import report_page
 
 __all__ = [
+    "NOTEBOOK_ONLY_TAG",
     "NotebookRun",
     "ReportError",
     "check_parameters",
@@ -43,6 +49,9 @@ logger = logging.getLogger("evalkit.report")
 
 #: Mime types of live widgets: a static report keeps their text fallback instead.
 _WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+#: Cells with this tag (how to use the notebook) show in JupyterLab, never in a report.
+NOTEBOOK_ONLY_TAG = "notebook-only"
 
 
 class ReportError(EvalkitError):
@@ -78,15 +87,20 @@ def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, dict[str, Any
     return inspected
 
 
+def _with_guess(name: str, known: Mapping[str, Any]) -> str:
+    guess = closest_name(name, known)
+    return f"{name!r} (did you mean {guess!r}?)" if guess is not None else repr(name)
+
+
 def check_parameters(path: str | os.PathLike[str], parameters: Mapping[str, Any]) -> None:
     """Refuse unknown parameters (listing the known ones) and parameters that look secret."""
     known = notebook_parameters(path)
     unknown = sorted(set(parameters) - set(known))
     if unknown:
         listed = ", ".join(sorted(known)) or "(none: the notebook has no parameters cell)"
+        named = ", ".join(_with_guess(name, known) for name in unknown)
         raise ReportError(
-            f"{Path(path).name} has no parameter {', '.join(map(repr, unknown))}; "
-            f"its parameters are: {listed}"
+            f"{Path(path).name} has no parameter {named}; its parameters are: {listed}"
         )
     secret = sorted(name for name in parameters if is_secret_key(name) or "key" in name.lower())
     if secret:
@@ -104,10 +118,13 @@ def execute_notebook(
     html: str | os.PathLike[str] | None = None,
     timeout: float = 1800.0,
     kernel: str = "python3",
+    cwd: str | os.PathLike[str] | None = None,
 ) -> NotebookRun:
     """Execute ``path`` with papermill, then export ``html`` (also when a cell failed).
 
-    ``output`` is the executed notebook (default: beside ``html``, or a temp folder).
+    ``output`` is the executed notebook (default: beside ``html``, or a temp folder). The
+    kernel runs in ``cwd`` (default: this process's working directory, never the notebook's
+    folder), where relative paths in the parameters resolve.
     """
     source = Path(path)
     params = dict(parameters or {})
@@ -121,7 +138,8 @@ def execute_notebook(
         executed = Path(tempfile.mkdtemp(prefix="evalkit-nb-")) / source.name
     executed.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    ok, error = _run_papermill(source, executed, params, timeout, kernel)
+    workdir = Path(cwd) if cwd is not None else Path.cwd()
+    ok, error = _run_papermill(source, executed, params, timeout, kernel, workdir.resolve())
     if not ok and error and not error.startswith("timed out"):
         error = _cell_error(executed, error)
     duration = time.monotonic() - started
@@ -134,7 +152,12 @@ def execute_notebook(
 
 
 def _run_papermill(
-    source: Path, executed: Path, params: dict[str, Any], timeout: float, kernel: str
+    source: Path,
+    executed: Path,
+    params: dict[str, Any],
+    timeout: float,
+    kernel: str,
+    workdir: Path,
 ) -> tuple[bool, str | None]:
     with tempfile.NamedTemporaryFile(
         "w", suffix=".yaml", prefix="evalkit-params-", delete=False, encoding="utf-8"
@@ -152,7 +175,7 @@ def _run_papermill(
         "-k",
         kernel,
         "--cwd",
-        str(source.parent.resolve()),
+        str(workdir),
         "--no-progress-bar",
     ]
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "EVALKIT_IN_PAPERMILL": "1"}
@@ -188,7 +211,7 @@ def _failure(log: str, code: int) -> str:
     lines = [line.strip() for line in log.splitlines() if line.strip()]
     errors = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception)\b", line)]
     tail = errors[-1] if errors else (lines[-1] if lines else "")
-    return f"exit code {code}: {tail[:500]}"
+    return f"exit code {code}: {tail}"
 
 
 def _cell_error(executed: Path, fallback: str) -> str:
@@ -201,7 +224,7 @@ def _cell_error(executed: Path, fallback: str) -> str:
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 head = fallback.split(":", 1)[0]
-                return f"{head}: {out.get('ename', '')}: {str(out.get('evalue', ''))[:500]}"
+                return f"{head}: {out.get('ename', '')}: {out.get('evalue', '')}"
     return fallback
 
 
@@ -218,12 +241,14 @@ def _is_widget(output: Any) -> bool:
 def export_html(
     notebook: str | os.PathLike[str], html: str | os.PathLike[str], *, title: str = "report"
 ) -> Path:
-    """Render an executed notebook as a static report: inputs hidden, widgets dropped."""
+    """Render an executed notebook as a static report: inputs hidden, widgets dropped, no
+    ``notebook-only`` cells, no heading anchors."""
     import nbformat
     from nbconvert import HTMLExporter
 
     nb = nbformat.read(str(notebook), as_version=4)  # type: ignore[no-untyped-call]
     nb.metadata.pop("widgets", None)
+    nb.cells = [c for c in nb.cells if NOTEBOOK_ONLY_TAG not in c.metadata.get("tags", ())]
     for cell in nb.cells:
         if "outputs" in cell:  # a live widget's output ("VBox(children=...)") says nothing here
             cell["outputs"] = [out for out in cell["outputs"] if not _is_widget(out)]
@@ -232,6 +257,7 @@ def export_html(
         exclude_input=True,
         exclude_input_prompt=True,
         exclude_output_prompt=True,
+        exclude_anchor_links=True,
     )
     quiet = logging.getLogger("traitlets")  # its "alternative text is missing" note on plots
     level = quiet.level

@@ -1,7 +1,9 @@
 """Static HTML pieces for reports: transcripts as bubbles, rule verdicts, tables, one CSS string.
 
 Everything is escaped. A turn gets ``lang="ur" dir="rtl"`` and the Nastaliq font stack only
-when most of its letters are Arabic script; Latin turns stay left to right. A rule's evidence
+when most of its letters are Arabic script; Latin turns stay left to right. In tables and rule
+titles, Urdu is marked by ``urdu_html`` (a right-to-left block, or isolated Urdu runs in Latin
+text). A rule's evidence
 turn carries an anchor and a mark naming the rule, and the rules table links to it. No CDN, no
 web fonts: the browser uses an installed Nastaliq font, else a Naskh one.
 """
@@ -17,6 +19,7 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ._fonts import NASTALIQ_FONT_STACK, is_arabic_script
+from ._urdu_html import NOWRAP_CLASS, URDU_CLASS, urdu_html
 
 __all__ = [
     "REPORT_CSS",
@@ -53,6 +56,8 @@ REPORT_CSS = (
     ".ek-text{white-space:pre-wrap;overflow-wrap:anywhere}"
     f'.ek-text[lang="ur"]{{font-family:{NASTALIQ_FONT_STACK};direction:rtl;text-align:right;'
     "line-height:2.3;font-size:1.1rem}"
+    f".{URDU_CLASS}{{font-family:{NASTALIQ_FONT_STACK};font-size:1.1em;line-height:2}}"
+    f"div.{URDU_CLASS}{{text-align:right}}.{NOWRAP_CLASS}{{white-space:nowrap}}"
     ".ek-evidence{border-color:#d4a72c;box-shadow:0 0 0 2px #fff8c5}"
     ".ek-mark{display:inline-block;font-size:.72rem;padding:0 .35rem;margin:.15rem .2rem 0 0;"
     "border-radius:4px}"
@@ -136,9 +141,9 @@ def rules_html(grades: pd.DataFrame, anchor: str = "conv") -> str:
         verdict = _esc(row.verdict)
         rows.append(
             f'<tr><td><span class="ek-chip ek-v-{verdict}">{verdict}</span></td>'
-            f"<td>{_esc(getattr(row, 'title', row.rule_id))}<br>"
+            f"<td>{urdu_html(str(getattr(row, 'title', row.rule_id)))}<br>"
             f'<span class="ek-note">{_esc(row.rule_id)}</span></td>'
-            f"<td>{_esc(getattr(row, 'rationale', None))}</td><td>{link}</td></tr>"
+            f"<td>{_cell(getattr(row, 'rationale', None))}</td><td>{link}</td></tr>"
         )
     head = "<tr><th>verdict</th><th>rule</th><th>rationale</th><th>evidence</th></tr>"
     return f'<table class="ek-table">{head}{"".join(rows)}</table>'
@@ -173,17 +178,20 @@ def side_by_side_html(panes: Mapping[str, str]) -> str:
     return f'<div class="ek ek-pair">{cells}</div>'
 
 
+def _cell(value: Any, float_format: str = "{:.1f}") -> str:
+    """One table cell as HTML: escaped, Urdu marked, a missing value as ``–``."""
+    if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
+        return "–"
+    if isinstance(value, float):
+        return _esc(float_format.format(value))
+    return urdu_html(str(value))
+
+
 def table_html(frame: pd.DataFrame, max_rows: int = 50, float_format: str = "{:.1f}") -> str:
-    """``frame`` as an escaped HTML table (first ``max_rows`` rows, a note if cut)."""
-    shown = frame.head(max_rows)
-    body = shown.to_html(
-        index=False,
-        escape=True,
-        border=0,
-        classes="ek-table",
-        na_rep="–",
-        float_format=float_format.format,
-    )
+    """``frame`` as an escaped HTML table, Urdu marked (first ``max_rows`` rows, a note if cut)."""
+    shown = frame.head(max_rows).map(lambda value: _cell(value, float_format))
+    shown.columns = [_esc(name) for name in shown.columns]
+    body = shown.to_html(index=False, escape=False, border=0, classes="ek-table")
     more = len(frame) - len(shown)
     note = f'<p class="ek-note">… {more} more rows not shown</p>' if more > 0 else ""
     return f'<div class="ek">{body}{note}</div>'

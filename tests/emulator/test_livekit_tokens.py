@@ -40,7 +40,9 @@ def _three_sessions(base_url: str, api_key: str) -> list[dict[str, str]]:
 
 
 def _verify(creds: dict[str, str], key: str, secret: str) -> None:
+    """LiveKit's verifier accepts the token under (key, secret) and reads the right grants."""
     claims = TokenVerifier(key, secret).verify(creds["token"])
+    assert jwt.get_unverified_header(creds["token"])["alg"] == "HS256"
     assert claims.name == "Ayesha"
     assert claims.identity
     assert claims.video.room_join is True
@@ -64,7 +66,14 @@ def test_environment_variables_set_the_pair(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("EVALKIT_LIVEKIT_API_KEY", KEY)
     monkeypatch.setenv("EVALKIT_LIVEKIT_API_SECRET", SECRET)
     with serve() as emu:
-        _verify(_three_sessions(emu.base_url, emu.api_key)[0], KEY, SECRET)
+        assert (emu.livekit_api_key, emu.livekit_api_secret) == (KEY, SECRET)
+        sessions = _three_sessions(emu.base_url, emu.api_key)
+    assert len(sessions) == 3
+    for creds in sessions:
+        _verify(creds, KEY, SECRET)
+        assert jwt.decode(creds["token"], options={"verify_signature": False})["iss"] == KEY
+        with pytest.raises(jwt.InvalidSignatureError):  # signed with this pair, no other
+            TokenVerifier(KEY, "y" * 43).verify(creds["token"])
 
 
 def test_the_generated_pair_is_printable_and_verifies() -> None:

@@ -254,10 +254,28 @@ def test_stored_grades_schema_is_exact(tmp_path: Path) -> None:
     import pyarrow.parquet as pq
 
     table = pq.read_table(run.path / "grades" / "demo_v1.parquet")
-    assert (
-        table.schema.remove_metadata().equals(GRADES_SCHEMA)
-        or table.schema.names == GRADES_SCHEMA.names
-    )
+    stored = [(f.name, str(f.type), f.nullable) for f in table.schema]
+    declared = [(f.name, str(f.type), f.nullable) for f in GRADES_SCHEMA]
+    assert stored == declared  # names, order, types and nullability, field by field
+    assert table.schema.remove_metadata().equals(GRADES_SCHEMA)
+    # the columns DESIGN.md promises, with the types a reader relies on
+    promised = {
+        "run_id": pa.large_string(),
+        "conversation_id": pa.large_string(),
+        "cell_id": pa.large_string(),
+        "persona_label": pa.large_string(),
+        "repeat": pa.int64(),
+        "rubric_version_id": pa.large_string(),
+        "rule_id": pa.large_string(),
+        "title": pa.large_string(),
+        "points": pa.float64(),
+        "verdict": pa.large_string(),
+        "points_awarded": pa.float64(),
+        "rationale": pa.large_string(),
+        "evidence_turn": pa.int64(),
+        "grader": pa.large_string(),
+    }
+    assert {name: table.schema.field(name).type for name in promised} == promised
     assert table.schema.metadata[b"evalkit.rubric_version_id"] == b"demo/v1"
     assert isinstance(table, pa.Table)
     assert os.path.exists(run.path.parent / ".rubrics.json")

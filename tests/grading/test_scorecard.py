@@ -83,10 +83,65 @@ def test_no_rules_and_persona_labels() -> None:
     ]
 
 
-def test_unknown_rule_fields_are_kept_and_hash_changes_with_rules() -> None:
+def test_a_typo_names_the_unknown_key_and_the_closest_known_one(tmp_path: Path) -> None:
+    file = tmp_path / "typo.yaml"
+    file.write_text(
+        "rubricVersionId: v\nrules:\n"
+        "  - {ruleId: a, title: A, pionts: 60}\n"
+        "  - {ruleId: b, title: B, points: 40, check: {type: script, script: arabic, minshare: 0.8}}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ScorecardError) as caught:
+        Scorecard.load(file)
+    assert [str(p) for p in caught.value.problems] == [
+        "rules[0] (a).pionts: unknown key 'pionts' (did you mean 'points'?)",
+        "rules[0] (a).points: missing: a number >= 0",
+        "rules[1] (b).check.minshare: unknown key 'minshare' (did you mean 'min_share'?)",
+        "rules[1] (b).check.min_share: missing (a script check needs it)",
+    ]
+    assert str(file) in str(caught.value)
+
+
+def test_an_unknown_key_with_no_close_one_lists_the_known_keys() -> None:
+    data = {"rubricVersionId": "v", "rules": [rule("a", 100) | {"severity": "high"}], "x": 1}
+    problems = [str(p) for p in Scorecard.problems(data)]
+    assert problems == [
+        "x: unknown key 'x' (known: rubricVersionId, rules)",
+        "rules[0] (a).severity: unknown key 'severity' (known: check, points, ruleId, title)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        (
+            "bad.yaml",
+            "rubricVersionId: v\nrules:\n  - ruleId: a\n    title: A: B\n",
+            "line 4, column 13",
+        ),
+        ("bad.yaml", "rubricVersionId: v\nrules: [\n", "line 3, column 1"),
+        ("bad.json", '{"rubricVersionId": "v",\n "rules": [}\n', "line 2, column 12"),
+    ],
+)
+def test_a_syntax_error_names_the_file_line_and_column(
+    tmp_path: Path, name: str, text: str, where: str
+) -> None:
+    file = tmp_path / name
+    file.write_text(text, encoding="utf-8")
+    with pytest.raises(ScorecardError) as caught:
+        Scorecard.load(file)
+    (problem,) = caught.value.problems
+    assert problem.field == f"{file}, {where}"
+    assert problem.message.startswith(("not valid YAML: ", "not valid JSON: "))
+    assert "<unicode string>" not in str(caught.value)
+
+
+def test_unknown_rule_fields_are_kept_when_asked_and_hash_changes_with_rules() -> None:
     data = {"rubricVersionId": "v", "rules": [rule("a", 100) | {"severity": "high"}]}
-    card = Scorecard.from_dict(data)
+    card = Scorecard.from_dict(data, unknown_keys=True)
     assert card.to_service()["rules"][0]["severity"] == "high"
+    from_service = Scorecard.from_assistant({"config": {"grading": {"scorecard": data}}})
+    assert from_service.to_service()["rules"][0]["severity"] == "high"
     assert card.rules[0].judged
     other = Scorecard.from_dict(
         {"rubricVersionId": "v", "rules": [rule("a", 100) | {"title": "B"}]}

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from evalkit.compare import Comparison, SyntheticTruth, compare_grades, synthetic_grades
+from evalkit.report import ArabicFont, _fonts
 from evalkit.store import Run
 
 from .fixtures import RunSpec, write_graded_run
@@ -28,3 +29,16 @@ def regressed() -> Comparison:
     prod = synthetic_grades(truth, repeats=3, seed=10, run_id="prod")
     draft = synthetic_grades(truth.shifted(-15), repeats=3, seed=11, run_id="draft")
     return compare_grades(prod, draft)
+
+
+@pytest.fixture
+def urdu_font() -> ArabicFont:
+    """The installed font that draws Urdu; its absence fails the test, never skips it silently.
+
+    CI installs Debian's fonts-noto-core (Noto Nastaliq Urdu); without it the report's Urdu
+    cannot be checked, which is a broken test machine, not a pass.
+    """
+    font = _fonts.find_arabic_font()
+    if font is None:
+        pytest.fail("no installed font draws Urdu: install fonts-noto-core (.ci/run does)")
+    return font

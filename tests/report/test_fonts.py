@@ -33,14 +33,40 @@ def test_plot_label_falls_back_only_without_a_font(tmp_path: object) -> None:
     assert _fonts.plot_label("Ayesha", "record 1", None) == "Ayesha"
 
 
-def test_finder_returns_a_font_with_urdu_letters_or_none() -> None:
-    found = _fonts.find_arabic_font()
-    if found is not None:
-        from matplotlib.ft2font import FT2Font
+def test_finder_finds_the_nastaliq_font_ci_installs(urdu_font: _fonts.ArabicFont) -> None:
+    """fonts-noto-core (installed by .ci/run) has Noto Nastaliq Urdu: the finder must take it,
+    in its regular weight, and its file must hold the Urdu letters."""
+    from matplotlib.ft2font import FT2Font
 
-        charmap = FT2Font(str(found.path)).get_charmap()
-        assert all(ord(ch) in charmap for ch in "ےہںٹ")
-        assert found.family in _fonts.ARABIC_FONT_PREFERENCE
+    assert urdu_font.family == "Noto Nastaliq Urdu"  # first in the preference, and installed
+    assert "bold" not in urdu_font.path.name.lower()
+    charmap = FT2Font(str(urdu_font.path)).get_charmap()
+    assert all(ord(ch) in charmap for ch in "ےہںٹڈڑھگکپچ")
+
+
+def test_finder_refuses_families_without_urdu_letters() -> None:
     assert _fonts.find_arabic_font(("No Such Font Family",)) is None
-    # DejaVu Sans lacks some Urdu letters, so it is never taken for Urdu
+    # DejaVu Sans has Arabic but lacks some Urdu letters (ہ, ے), so it is never taken for Urdu
     assert _fonts.find_arabic_font(("DejaVu Sans",)) is None
+
+
+def test_a_label_pairs_latin_with_the_urdu_font(urdu_font: _fonts.ArabicFont) -> None:
+    # Latin from Noto Sans (fonts-noto-core; no Arabic letters), every Urdu letter from Nastaliq
+    mixed = _fonts.label_families("closes with a farewell (اللہ حافظ)", urdu_font)
+    assert mixed == ["Noto Sans", urdu_font.family]
+    assert _fonts.label_families(URDU, urdu_font) == [urdu_font.family, "sans-serif"]
+    assert _fonts.label_families("plain English", urdu_font) is None
+    assert _fonts.label_families(URDU, None) is None
+
+
+def test_direction_marks_follow_the_labels_script() -> None:
+    assert _fonts.directed("plain") == "plain"
+    mixed = "closes with a farewell\n(اللہ حافظ)"  # mostly Latin: every line left to right
+    assert _fonts.directed(mixed) == f"{_fonts.LRM}closes with a farewell\n{_fonts.LRM}(اللہ حافظ)"
+    assert _fonts.directed(f"{URDU}\nok") == f"{_fonts.RLM}{URDU}\n{_fonts.RLM}ok"
+
+
+def test_without_arabic_keeps_the_latin_words() -> None:
+    text = "The agent closes with a farewell (اللہ حافظ / خدا حافظ, in either script)"
+    assert _fonts.without_arabic(text) == "The agent closes with a farewell (…, in either script)"
+    assert _fonts.without_arabic(URDU) == ""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import base64
 import io
+import itertools
+from collections.abc import Iterable
 
 import matplotlib.image
 import pytest
@@ -12,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from evalkit.compare import Comparison, SyntheticTruth, compare_grades, synthetic_grades
-from evalkit.report import _fonts, plots
+from evalkit.report import ArabicFont, _fonts, plots
 from evalkit.store import Run
 
 from .fixtures import NOT_DONE, PERSONAS
@@ -68,7 +70,7 @@ def test_rule_forest_colours_follow_direction(regressed: Comparison) -> None:
         assert colour == plots._common.DIRECTION_COLORS[direction]
 
 
-def test_long_rule_titles_are_wrapped_and_cut() -> None:
+def test_very_long_rule_titles_are_wrapped_and_cut_after_four_lines() -> None:
     truth = SyntheticTruth.demo(seed=4)
     long = "The agent states the appointment date and time clearly and asks for a yes or no " * 3
     sides = []
@@ -79,9 +81,9 @@ def test_long_rule_titles_are_wrapped_and_cut() -> None:
     fig = plots.rule_forest(compare_grades(*sides))
     for label in fig.axes[0].get_yticklabels():
         lines = label.get_text().splitlines()
-        assert len(lines) == 3  # two lines of title, then [rule id]
-        assert all(len(line) <= 34 for line in lines[:2])
-        assert lines[1].endswith("…")
+        assert len(lines) == 5  # four lines of title, then [rule id]
+        assert all(len(line) <= 44 for line in lines[:4])
+        assert lines[3].endswith("…")
 
 
 def test_score_distributions_from_a_comparison(regressed: Comparison) -> None:
@@ -137,15 +139,112 @@ def test_no_arabic_glyph_anywhere_without_a_font(
         assert not [t for t in texts(fig) if _fonts.has_arabic(t)]
 
 
-def test_urdu_labels_are_kept_when_a_font_has_them(prod_run: Run) -> None:
-    if _fonts.find_arabic_font() is None:
-        pytest.skip("no font with Urdu letters installed")
+def test_urdu_labels_are_kept_when_a_font_has_them(prod_run: Run, urdu_font: ArabicFont) -> None:
     fig = plots.persona_record_heatmap(prod_run.grades(), prod_run)
     labels = fig.axes[0].get_xticklabels()
     urdu = [t for t in labels if _fonts.has_arabic(t.get_text())]
     assert len(urdu) == 1
-    assert urdu[0].get_fontfamily()[-1] in _fonts.ARABIC_FONT_PREFERENCE
+    assert urdu_font.family in urdu[0].get_fontfamily()
+    assert_drawn_in_urdu_font(urdu[0], urdu_font)
     plots.figure_to_png(fig)
+
+
+# --------------------------------------------------------------------------- rule titles
+#: Rule id -> title: plain, Urdu inside English, all Urdu, and one no conversation applied to.
+TITLES = {
+    "rule-0": "The agent states the appointment date and time from the record",
+    "rule-1": "The agent closes with a farewell (اللہ حافظ / خدا حافظ, in either script)",
+    "rule-2": "ایجنٹ کال کے آخر میں شکریہ اور اللہ حافظ کہتا ہے",
+    "rule-3": "With the wrong person, the agent reveals no appointment details and ends politely",
+}
+NEVER_APPLIES = "rule-3"
+
+
+@pytest.fixture(scope="module")
+def titled() -> Comparison:
+    truth = SyntheticTruth.demo(seed=6)
+    sides = []
+    for seed, t in ((1, truth), (2, truth.shifted(-10))):
+        grades = synthetic_grades(t, repeats=3, seed=seed)
+        grades["title"] = grades["rule_id"].map(TITLES).fillna(grades["title"])
+        never = grades["rule_id"] == NEVER_APPLIES
+        grades.loc[never, "verdict"] = "na"
+        grades.loc[never, "points_awarded"] = 0.0
+        sides.append(grades)
+    return compare_grades(*sides)
+
+
+def _plain(label: str) -> str:
+    """A label's text as a person reads it: no direction marks, lines joined."""
+    return " ".join(label.replace(_fonts.LRM, "").replace(_fonts.RLM, "").split())
+
+
+def _collapsed(chars: Iterable[str]) -> list[str]:
+    return [ch for ch, _ in itertools.groupby(chars)]
+
+
+def assert_drawn_in_urdu_font(label: Text, font: ArabicFont) -> None:
+    """Every Arabic letter of ``label`` is drawn by ``font``, shaped, in right-to-left order.
+
+    Uses matplotlib's own text layout (libraqm): the font each glyph came from, the glyph
+    chosen (a joined letter is not the letter's isolated form), and the visual order.
+    """
+    from matplotlib import _text_helpers
+    from matplotlib.font_manager import fontManager, get_font
+
+    ft = get_font(fontManager._find_fonts_by_props(label.get_fontproperties()))
+    for line in label.get_text().splitlines():
+        if not _fonts.has_arabic(line):
+            continue
+        items = list(_text_helpers.layout(line, ft))
+        arabic = [i for i in items if _fonts.has_arabic(i.char)]
+        assert {i.ft_object.family_name for i in arabic} == {font.family}, line
+        shaped = [i for i in arabic if i.glyph_index != i.ft_object.get_char_index(ord(i.char))]
+        assert len(shaped) > len(arabic) / 2, f"{line!r}: letters not joined"
+        # Nastaliq may draw one letter with several glyphs: compare letters, repeats collapsed
+        (start, end), *_ = _fonts.arabic_runs(line)
+        logical = _collapsed(ch for ch in line[start:end] if _fonts.has_arabic(ch))
+        visual = _collapsed(i.char for i in arabic)
+        assert visual[: len(logical)] == logical[::-1], f"{line!r}: not right to left"
+
+
+def test_rule_forest_shows_every_title_beside_its_id(titled: Comparison) -> None:
+    fig = plots.rule_forest(titled)
+    labels = [_plain(t.get_text()) for t in fig.axes[0].get_yticklabels()]
+    for rule_id, title in zip(titled.by_rule["rule_id"], titled.by_rule["title"], strict=True):
+        assert f"{title} [{rule_id}]" in labels, (title, labels)
+
+
+def test_rule_forest_draws_urdu_titles_in_nastaliq_shaped_right_to_left(
+    titled: Comparison, urdu_font: ArabicFont
+) -> None:
+    fig = plots.rule_forest(titled)
+    urdu = [t for t in fig.axes[0].get_yticklabels() if _fonts.has_arabic(t.get_text())]
+    assert len(urdu) == 2  # the mixed title and the all-Urdu one
+    for label in urdu:
+        assert_drawn_in_urdu_font(label, urdu_font)
+    mixed = next(t for t in urdu if "farewell" in t.get_text())
+    assert "اللہ حافظ / خدا حافظ" in mixed.get_text().replace("\n", " ")  # never split
+    assert plots.figure_to_png(fig).startswith(b"\x89PNG")
+
+
+def test_rule_forest_says_in_words_why_a_rule_was_not_compared(titled: Comparison) -> None:
+    fig = plots.rule_forest(titled)
+    ax = fig.axes[0]
+    notes = [t.get_text() for t in ax.texts]
+    assert len(notes) == 1
+    assert "applies to no conversation" in notes[0]
+    assert "n/a in all" in " ".join(notes[0].split())
+
+
+def test_rule_forest_without_an_urdu_font_keeps_the_latin_words(
+    titled: Comparison, no_font: None
+) -> None:
+    fig = plots.rule_forest(titled)
+    labels = [_plain(t.get_text()) for t in fig.axes[0].get_yticklabels()]
+    assert not [label for label in labels if _fonts.has_arabic(label)]
+    assert "The agent closes with a farewell (…, in either script) [rule-1]" in labels
+    assert "(title in Urdu: no Urdu font installed to draw it) [rule-2]" in labels
 
 
 def test_outcomes_by_status_counts_every_conversation(prod_run: Run, draft_run: Run) -> None:

@@ -120,3 +120,42 @@ def test_no_turns_and_no_grades() -> None:
     page = transcript_html(TURNS.iloc[:0], GRADES.iloc[:0])
     assert "No turns." in page
     assert "No grades" in page
+
+
+# --------------------------------------------------------------------------- Urdu in tables
+MIXED = "The agent closes with a farewell (اللہ حافظ / خدا حافظ, in either script)"
+ALL_URDU = "ایجنٹ کال کے آخر میں شکریہ اور اللہ حافظ کہتا ہے"
+
+
+def test_urdu_inside_latin_text_is_an_isolated_right_to_left_run() -> None:
+    from evalkit.report import urdu_html
+
+    out = urdu_html(MIXED + " <b>")
+    (marked,) = [a for t, a in tags(out) if t == "bdi"]
+    assert marked["lang"] == "ur"
+    assert marked["dir"] == "rtl"
+    assert ">اللہ حافظ / خدا حافظ</bdi>" in out  # the whole phrase, slash included
+    assert out.startswith("The agent closes with a farewell (")
+    assert "&lt;b&gt;" in out
+    assert "<b>" not in out
+
+
+def test_mostly_urdu_text_is_one_right_to_left_block() -> None:
+    from evalkit.report import urdu_html
+
+    out = urdu_html(ALL_URDU)
+    assert tags(out) == [("div", {"class": "ek-ur", "lang": "ur", "dir": "rtl"})]
+    assert urdu_html("Ji, theek hai") == "Ji, theek hai"
+
+
+def test_table_cells_and_rule_titles_mark_their_urdu() -> None:
+    frame = pd.DataFrame({"title": [MIXED, ALL_URDU, "plain"], "n": [1.0, None, 3.0]})
+    out = table_html(frame)
+    urdu = [a for _, a in tags(out) if a.get("lang") == "ur"]
+    assert len(urdu) == 2
+    assert all(a["dir"] == "rtl" for a in urdu)
+    assert "<td>–</td>" in out  # a missing value
+    grades = GRADES.assign(title=[MIXED, ALL_URDU, "Polite close"])
+    page = transcript_html(TURNS, grades)
+    assert ">اللہ حافظ / خدا حافظ</bdi>" in page
+    assert f'<div class="ek-ur" lang="ur" dir="rtl">{ALL_URDU}</div>' in page

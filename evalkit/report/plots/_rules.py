@@ -1,36 +1,71 @@
-"""The per-rule forest plot: each rule's difference with its adjusted interval."""
+"""The per-rule forest plot: each rule's difference with its adjusted interval.
+
+Every rule is labelled with its title above its id: wrapped, whole up to four lines (about 170
+characters; a longer one ends in "…", the rule table has it whole), its Urdu drawn in the Urdu
+font, shaped and right to left. A rule that could not be compared says why on its row.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from ...compare import Comparison
 from .. import _fonts
+from .._tables import unscored_reason
 from ._common import (
     DIRECTION_COLORS,
     add_caption,
     color_for,
-    label_font,
     left_out_text,
     new_figure,
+    style_urdu_labels,
     wrap_label,
 )
 
 __all__ = ["rule_forest"]
 
+#: Characters per label line, and lines of title at most.
+_LABEL_WIDTH, _LABEL_LINES = 44, 4
+#: Inches per label line (9 pt text, Nastaliq's taller lines included) and per row.
+_LINE_IN, _ROW_PAD_IN = 0.19, 0.12
+#: When no installed font draws Urdu, an all-Urdu title is named, not dropped.
+_NO_URDU_FONT = "(title in Urdu: no Urdu font installed to draw it)"
+
+
+def _title_text(row: pd.Series, font: _fonts.ArabicFont | None) -> str:
+    title = " ".join(str(row["title"]).split()) if pd.notna(row["title"]) else ""
+    if font is None and _fonts.has_arabic(title):
+        return _fonts.without_arabic(title) or _NO_URDU_FONT
+    return title
+
 
 def _rule_label(row: pd.Series, font: _fonts.ArabicFont | None) -> str:
     rule_id = str(row["rule_id"])
-    title = str(row["title"]) if pd.notna(row["title"]) else ""
-    title = _fonts.plot_label(title, "", font)
+    title = _title_text(row, font)
     if not title or title == rule_id:
         return rule_id
-    return f"{wrap_label(title, width=34)}\n[{rule_id}]"
+    wrapped = wrap_label(title, width=_LABEL_WIDTH, max_lines=_LABEL_LINES)
+    return _fonts.directed(f"{wrapped}\n[{rule_id}]")
+
+
+def _mark_not_compared(ax: Axes, y: float, reason: str) -> None:
+    ax.text(
+        0.0,
+        y,
+        wrap_label(reason, width=70, max_lines=None),
+        ha="center",
+        va="center",
+        fontsize=8,
+        style="italic",
+        color="#57606a",
+        bbox={"facecolor": "white", "edgecolor": "#d0d7de", "boxstyle": "round,pad=0.3"},
+    )
 
 
 def _applicable(rules: pd.DataFrame, side: str) -> str:
@@ -68,7 +103,9 @@ def rule_forest(comparison: Comparison) -> Figure:
     row = comparison.summary.iloc[0]
     min_effect = float(row["min_effect"])
     font = _fonts.find_arabic_font()
-    fig, (ax,) = new_figure(max(2.8, 0.55 * len(rules) + 1.6))
+    labels = [_rule_label(r, font) for _, r in rules.iterrows()]
+    lines = max((label.count("\n") + 1 for label in labels), default=1)
+    fig, (ax,) = new_figure(max(2.8, (lines * _LINE_IN + _ROW_PAD_IN) * len(rules) + 1.6))
     y = np.arange(len(rules))[::-1]
     diff = rules["difference"].to_numpy(dtype=np.float64)
     low = rules["difference_low"].to_numpy(dtype=np.float64)
@@ -86,12 +123,12 @@ def rule_forest(comparison: Comparison) -> Figure:
             capsize=3,
             markersize=6,
         )
-    ax.set_yticks(
-        y,
-        labels=[_rule_label(r, font) for _, r in rules.iterrows()],
-        fontsize=9,
-        **label_font(font),
-    )
+    ax.set_yticks(y, labels=labels, fontsize=9)
+    style_urdu_labels(ax.get_yticklabels(), font)
+    for i, r in enumerate(rules.to_dict("records")):
+        reason = unscored_reason(r)
+        if reason is not None:
+            _mark_not_compared(ax, float(y[i]), reason)
     finite = np.concatenate(
         [low[np.isfinite(low)], high[np.isfinite(high)], [-min_effect, min_effect]]
     )
@@ -108,7 +145,8 @@ def rule_forest(comparison: Comparison) -> Figure:
         f"band = ±{min_effect:g} points (min effect)",
         fontsize=10,
     )
-    present = list(dict.fromkeys(rules["direction"].astype(str)))
+    compared = [unscored_reason(r) is None for r in rules.to_dict("records")]
+    present = list(dict.fromkeys(rules["direction"].astype(str)[compared]))
     handles: list[Artist] = [
         Line2D(
             [],

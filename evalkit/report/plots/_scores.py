@@ -15,7 +15,7 @@ from ...compare import Comparison
 from ...store import Run
 from .. import _fonts
 from .._frames import conversation_scores, record_labels
-from ._common import SIDE_COLORS, add_caption, label_font, left_out_text, new_figure
+from ._common import SIDE_COLORS, add_caption, left_out_text, new_figure, style_urdu_labels
 
 __all__ = ["ScoresLike", "persona_record_heatmap", "score_distributions"]
 
@@ -181,13 +181,15 @@ def persona_record_heatmap(
         if not np.isnan(value):
             text = f"{value:.0f}\nn={count[r, c]}"
             ax.text(c, r, text, ha="center", va="center", fontsize=8)
-    kw = label_font(font)
     ax.set_yticks(
         range(len(personas)),
-        labels=[_fonts.plot_label(p, f"persona {i + 1}", font) for i, p in enumerate(personas)],
-        **kw,
+        labels=[
+            _fonts.directed(_fonts.plot_label(p, f"persona {i + 1}", font))
+            for i, p in enumerate(personas)
+        ],
     )
-    ax.set_xticks(range(len(records)), labels=records, **kw)
+    ax.set_xticks(range(len(records)), labels=[_fonts.directed(r) for r in records])
+    style_urdu_labels([*ax.get_yticklabels(), *ax.get_xticklabels()], font)
     ax.set_xlabel("variable record")
     ax.set_title("Mean score by persona and variable record")
     fig.colorbar(image, ax=ax, label="mean score", shrink=0.9)
