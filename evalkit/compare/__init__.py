@@ -13,22 +13,27 @@ from __future__ import annotations
 from .._util import publish
 from ._compare import compare_grades, compare_runs
 from ._comparison import Comparison
+from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
 from ._synthetic import VERDICT_CODES, SyntheticTruth, synthetic_grades
 from ._verdict import VERDICT_RULES, Verdict, decide
 
 __all__ = [
+    "HISTORY_COLUMNS",
     "VERDICT_CODES",
     "VERDICT_RULES",
     "CompareOptions",
     "Comparison",
+    "HistoryOptions",
     "RepeatPlan",
     "SyntheticTruth",
     "Verdict",
     "compare_grades",
     "compare_runs",
     "decide",
+    "history",
+    "latest_regression",
     "plan_repeats",
     "synthetic_grades",
 ]

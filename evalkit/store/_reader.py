@@ -211,6 +211,13 @@ def load_run(path_or_id: StoreLike, store: StoreLike = "runs") -> Run:
     )
 
 
+def local_folder(store: StoreLike) -> Path:
+    """A local folder for what belongs with ``store`` but must stay on this machine (config
+    snapshots, the judge cache): the store folder itself, or a cache folder for a URL store."""
+    where = open_store(store)
+    return where if isinstance(where, Path) else local_cache_for(str(where))
+
+
 def local_cache_for(url: str) -> Path:
     """A local folder for caches that belong to the store at ``url``."""
     base = os.environ.get("EVALKIT_CACHE_DIR") or os.path.join(
