@@ -140,8 +140,11 @@ def _series(points: list[_Point], opts: HistoryOptions) -> list[dict[str, Any]]:
             )
         if good is not None:
             row["last_good_run"] = good.run_id
-            row["difference_vs_last_good"], row["verdict_vs_last_good"] = _versus(
-                good.grades, point.grades, opts
+            same = prev is not None and good.run_id == prev.run_id  # one comparison, not two
+            row["difference_vs_last_good"], row["verdict_vs_last_good"] = (
+                (row["difference_vs_previous"], row["verdict_vs_previous"])
+                if same
+                else _versus(good.grades, point.grades, opts)
             )
         regressed = row.get("verdict_vs_last_good") == Verdict.REGRESSED.value
         if good is None or (point.meta.get("outcome") == "complete" and not regressed):
