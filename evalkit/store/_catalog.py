@@ -41,19 +41,23 @@ CATALOG_COLUMNS: Final[dict[str, Any]] = {
     "path": "str",
 }
 SCORE_PREFIX: Final = "mean_score."
+_PER_SHARD: Final = frozenset({"shard", "selection", "cells_digest", "n_cells", "n_conversations"})
 
 
 def grid_identity(manifest: Mapping[str, Any]) -> str | None:
-    """A hash of the run's grid without its shard: parallel shards of one grid share it."""
+    """A hash of the run's grid without its shard (nor the digest of the shard's cells):
+    parallel shards of one grid share it."""
     grid = manifest.get("grid")
     if not isinstance(grid, Mapping):
         return None
-    return content_hash({k: v for k, v in grid.items() if k != "shard"})[:16]
+    return content_hash({k: v for k, v in grid.items() if k not in _PER_SHARD})[:16]
 
 
 def _shard(manifest: Mapping[str, Any]) -> str | None:
     grid = manifest.get("grid")
     shard = grid.get("shard") if isinstance(grid, Mapping) else None
+    if isinstance(shard, Mapping) and {"index", "count"} <= set(shard):
+        return f"{shard['index']}/{shard['count']}"
     if isinstance(shard, list | tuple) and len(shard) == 2:
         return f"{shard[0]}/{shard[1]}"
     return None

@@ -33,8 +33,13 @@ def run_nights(
     runs = []
     for night in range(nights):
         run = run_grid(
-            load_grid(3, 2), assistant, client, store=store, run_id=f"night-{night:02d}",
-            concurrency=8, progress=False,
+            load_grid(3, 2),
+            assistant,
+            client,
+            store=store,
+            run_id=f"night-{night:02d}",
+            concurrency=8,
+            progress=False,
         )
         grade_run(run, card, judge=False)
         runs.append(run)

@@ -159,7 +159,9 @@ def test_history_marks_a_planted_drop_against_the_previous_and_the_last_good_run
     shown = runner.invoke(app, ["history", "--store", str(tmp_path), "--json"])
     assert shown.exit_code == 0
     assert [row["verdict_vs_last_good"] for row in __import__("json").loads(shown.output)][1:] == [
-        "no_difference", "regressed", "regressed"
+        "no_difference",
+        "regressed",
+        "regressed",
     ] or shown.output.count("regressed") >= 2
 
 
@@ -171,7 +173,9 @@ def test_catalog_and_sql_agree_with_the_tables(tmp_path: Path) -> None:
     assert (cat["conversations"] == cat["done"]).all()
     assert cat["rubrics"].notna().all()
     grades = load_runs(tmp_path, table="grades")
-    counted = sql("select run_id, count(*) as n from grades group by run_id order by run_id", tmp_path)
+    counted = sql(
+        "select run_id, count(*) as n from grades group by run_id order by run_id", tmp_path
+    )
     assert counted["n"].tolist() == grades.groupby("run_id").size().sort_index().tolist()
     joined = sql(
         "select r.run_id, count(*) as n from runs r join conversations c using (run_id) "
