@@ -208,3 +208,22 @@ def test_history_false_alarms_stay_within_nominal_and_a_15_point_drop_is_caught(
     print(f"false alarms {alarms}/{trials}; 15-point drop caught {caught}/{trials}")
     assert alarms <= binom.ppf(0.999, trials, 0.025)
     assert caught / trials >= 0.75
+
+
+def test_the_nightly_example_writes_to_a_bucket_and_renders_the_trend() -> None:
+    import yaml
+
+    root = Path(__file__).resolve().parents[2]
+    workflow = yaml.safe_load((root / "examples" / "nightly.yml").read_text(encoding="utf-8"))
+    (job,) = workflow["jobs"].values()
+    assert job["env"]["RUNS_URL"] == "${{ vars.EVALKIT_RUNS_URL }}"
+    keyed = [step for step in job["steps"] if "AWS_SECRET_ACCESS_KEY" in step.get("env", {})]
+    assert keyed
+    assert all(
+        s["env"]["AWS_SECRET_ACCESS_KEY"] == "${{ secrets.AWS_SECRET_ACCESS_KEY }}" for s in keyed
+    )
+    runs = "\n".join(step.get("run", "") for step in job["steps"])
+    assert '-r store "$RUNS_URL"' in runs
+    assert "'.[s3]'" in runs
+    assert 'evalkit history --store "$RUNS_URL"' in runs
+    assert "score_trend" in runs
