@@ -223,7 +223,7 @@ def test_the_nightly_example_writes_to_a_bucket_and_renders_the_trend() -> None:
         s["env"]["AWS_SECRET_ACCESS_KEY"] == "${{ secrets.AWS_SECRET_ACCESS_KEY }}" for s in keyed
     )
     runs = "\n".join(step.get("run", "") for step in job["steps"])
-    assert '-r store "$RUNS_URL"' in runs
+    assert '-r store "${RUNS_URL:-$OUT/runs}"' in runs
     assert "'.[s3]'" in runs
-    assert 'evalkit history --store "$RUNS_URL"' in runs
+    assert 'evalkit history --store "${RUNS_URL:-$OUT/runs}"' in runs
     assert "score_trend" in runs
