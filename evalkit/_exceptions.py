@@ -31,6 +31,7 @@ Each family lives beside the code that raises it and is exported from that packa
     │   ├── RunExistsError (FileExistsError)
     │   ├── IdentityMismatchError                       resume with another definition
     │   ├── RunLockedError                              another writer has the run open
+    │   ├── UnsupportedStoreError                       a store URL whose backend is missing
     │   └── CorruptRunError                             unreadable manifest, journal or table
     ├── GradingError                                evalkit.grading  e.g. judged rules, no judge
     ├── RefineError                                 evalkit.refine  builds that cannot go ahead

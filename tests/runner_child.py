@@ -31,9 +31,11 @@ def main(spec: dict[str, Any]) -> int:
     if isinstance(target, dict):
         target = Variant.with_instructions(target["variant"], target["instructions"])
 
+    shard = tuple(spec["shard"]) if spec.get("shard") else None
+
     def run() -> Any:
         return run_grid(
-            load_grid(spec["personas"], spec["repeats"]),
+            load_grid(spec["personas"], spec["repeats"], shard),
             spec["assistant_id"],
             target=target,
             store=spec["store"],

@@ -99,9 +99,9 @@ def make_grid(personas: list[Persona], n: int = 5, repeats: int = 2, **kw: Any) 
     )
 
 
-def load_grid(n_personas: int, repeats: int) -> Grid:
+def load_grid(n_personas: int, repeats: int, shard: tuple[int, int] | None = None) -> Grid:
     """The grid the child process and its test both build (same cells, same ids)."""
-    return make_grid(load_personas(PERSONAS_DIR), n_personas, repeats)
+    return make_grid(load_personas(PERSONAS_DIR), n_personas, repeats, shard=shard)
 
 
 def wait_idle(emu: EmulatorServer, timeout: float = 10.0) -> dict[str, int]:

@@ -14,6 +14,7 @@ from . import (
     _demo,
     _emulator,
     _grade,
+    _history,
     _personas,
     _refine,
     _report,
@@ -30,6 +31,7 @@ __all__ = ["ExitCode", "app", "main"]
 _COMMAND_MODULES = (
     _run,
     _runs,
+    _history,
     _targets,
     _grade,
     _compare,

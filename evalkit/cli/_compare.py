@@ -61,7 +61,10 @@ def compare_command(
     scorecard: Annotated[
         Path, typer.Option("--scorecard", "-s", help="Scorecard file.", metavar="FILE")
     ],
-    store: Annotated[Path, typer.Option(help="Folder holding runs.", metavar="DIR")] = Path("runs"),
+    store: Annotated[
+        str,
+        typer.Option(help="Folder or URL (s3://bucket/prefix) holding runs.", metavar="DIR|URL"),
+    ] = "runs",
     min_effect: Annotated[
         float, typer.Option(help="Points below which a difference counts as none.", metavar="X")
     ] = 5.0,

@@ -70,7 +70,10 @@ def grade_command(
     scorecard: Annotated[
         Path, typer.Option("--scorecard", "-s", help="Scorecard file.", metavar="FILE")
     ],
-    store: Annotated[Path, typer.Option(help="Folder holding runs.", metavar="DIR")] = Path("runs"),
+    store: Annotated[
+        str,
+        typer.Option(help="Folder or URL (s3://bucket/prefix) holding runs.", metavar="DIR|URL"),
+    ] = "runs",
     judge_model: Annotated[
         str | None,
         typer.Option(

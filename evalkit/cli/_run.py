@@ -94,7 +94,10 @@ def run_command(
         Path | None,
         typer.Option(metavar="FILE", help="With --variant: a JSON merge patch over the base."),
     ] = None,
-    store: Annotated[Path, typer.Option(metavar="DIR", help="Folder holding runs.")] = Path("runs"),
+    store: Annotated[
+        str,
+        typer.Option(metavar="DIR|URL", help="Folder or URL (s3://bucket/prefix) holding runs."),
+    ] = "runs",
     run_id: Annotated[
         str | None, typer.Option("--run-id", metavar="ID", help="Resume or name a run.")
     ] = None,
@@ -180,7 +183,7 @@ def _run(
     assistant: str,
     client: Client,
     target: Target,
-    store: Path,
+    store: str,
     run_id: str,
     options: RunOptions,
     argv: list[str],
@@ -215,14 +218,15 @@ def _run(
     return RunReport.of(run.manifest, str(run.path))
 
 
-def _stored_report(store: Path, run_id: str) -> RunReport | None:
-    from ..store import read_stored_manifest
+def _stored_report(store: str, run_id: str) -> RunReport | None:
+    from ..store import open_store, read_stored_manifest
     from ._outcome import RunReport
 
-    manifest = read_stored_manifest(store / run_id)
+    folder = open_store(store) / run_id
+    manifest = read_stored_manifest(folder)
     if manifest is None or "counts" not in manifest:
         return None
-    return RunReport.of(manifest, str(store / run_id))
+    return RunReport.of(manifest, str(folder))
 
 
 def _variant(name: str, base: str, instructions: Path | None, patch: Path | None) -> Variant:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated, Any, Final
 
 import typer
@@ -65,7 +64,10 @@ def format_runs(rows: list[dict[str, Any]], width: int = WIDTH) -> str:
 
 @app.command("runs")
 def runs_command(
-    store: Annotated[Path, typer.Option(metavar="DIR", help="Folder holding runs.")] = Path("runs"),
+    store: Annotated[
+        str,
+        typer.Option(metavar="DIR|URL", help="Folder or URL (s3://bucket/prefix) holding runs."),
+    ] = "runs",
     as_json: Annotated[
         bool, typer.Option("--json", help="Print every column as a JSON array, for scripts.")
     ] = False,

@@ -15,18 +15,21 @@ from ._calibration import calibrate
 from ._compare import compare_grades, compare_runs
 from ._comparison import Comparison
 from ._generator import Design, GradeGenerator
+from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
 from ._synthetic import VERDICT_CODES, SyntheticTruth, synthetic_grades
 from ._verdict import VERDICT_RULES, Verdict, decide
 
 __all__ = [
+    "HISTORY_COLUMNS",
     "VERDICT_CODES",
     "VERDICT_RULES",
     "CompareOptions",
     "Comparison",
     "Design",
     "GradeGenerator",
+    "HistoryOptions",
     "RepeatPlan",
     "SyntheticTruth",
     "Verdict",
@@ -34,6 +37,8 @@ __all__ = [
     "compare_grades",
     "compare_runs",
     "decide",
+    "history",
+    "latest_regression",
     "plan_repeats",
     "synthetic_grades",
 ]

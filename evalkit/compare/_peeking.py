@@ -48,7 +48,8 @@ def _size(run: Run) -> int:
     return int((run.conversations["status"] == "done").sum())
 
 
-def _folder(run: Run) -> Path:
+def _folder(run: Run) -> Any:
+    """The records' folder: a local :class:`Path` or a store URL's ``RemotePath``."""
     return run.path.parent / PEEKING_DIR
 
 
@@ -59,7 +60,7 @@ def peeking_warning(baseline: Run, candidate: Run) -> str | None:
     earlier: list[dict[str, Any]] = []
     for path in sorted(_folder(baseline).glob(f"{key}-*.json")):
         try:
-            record = json.loads(path.read_text(encoding="utf-8"))
+            record = json.loads(path.read_bytes().decode("utf-8"))
         except (OSError, ValueError):
             continue
         before = tuple(record.get("conversations") or (0, 0))
@@ -88,15 +89,17 @@ def record_comparison(baseline: Run, candidate: Run) -> None:
         "compared_at": now_iso(),
     }
     folder = _folder(baseline)
+    target = folder / f"{record['pair']}-{uuid.uuid4().hex[:12]}.json"
+    data = json.dumps(record, sort_keys=True).encode("utf-8")
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(record, sort_keys=True)
+        if isinstance(target, Path):
+            folder.mkdir(parents=True, exist_ok=True)
 
-        def write(tmp: Path) -> None:
-            tmp.write_text(text, encoding="utf-8")
+            def write(tmp: Path) -> None:
+                tmp.write_bytes(data)
 
-        atomic_write(
-            folder / f"{record['pair']}-{uuid.uuid4().hex[:12]}.json", write, durable=False
-        )
+            atomic_write(target, write, durable=False)
+        else:  # an object store: one PUT of a new object
+            target.create_bytes(data)
     except OSError as exc:
         logger.debug("could not record the comparison under %s: %s", folder, exc)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
@@ -12,7 +11,7 @@ from ..compare import CompareOptions, Comparison, compare_grades
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
 from ..grid import Grid
 from ..runner import RunOptions, arun_grid
-from ..store import Run
+from ..store import Run, StoreLike
 
 __all__ = ["DraftVsProd", "DraftVsProdOptions", "adraft_vs_prod", "draft_vs_prod"]
 
@@ -51,7 +50,7 @@ async def adraft_vs_prod(
     *,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
-    store: str | Path = "runs",
+    store: StoreLike = "runs",
     options: DraftVsProdOptions | None = None,
 ) -> DraftVsProd:
     """Run ``grid`` on prod and on the draft (resuming runs of the same ids), grade both with
@@ -82,7 +81,7 @@ def draft_vs_prod(
     *,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
-    store: str | Path = "runs",
+    store: StoreLike = "runs",
     options: DraftVsProdOptions | None = None,
 ) -> DraftVsProd:
     """Run ``grid`` on prod and on the draft, grade both and compare (draft minus prod).

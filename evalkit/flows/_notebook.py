@@ -126,7 +126,7 @@ def compare_request(request: ComparisonRequest) -> ComparisonOutcome:
             grid,
             request.assistant_id,
             scorecard,
-            store=Path(request.store),
+            store=request.store,
             options=DraftVsProdOptions(
                 baseline_run_id=request.baseline_run,
                 candidate_run_id=request.candidate_run,

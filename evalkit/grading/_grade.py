@@ -23,11 +23,12 @@ from ..store import (
     grades_frame,
     grades_metadata,
     grades_path,
+    record_grades_summary,
     write_grades,
 )
 from ._checks import persona_filter, run_check
 from ._errors import GradingError
-from ._grades import Grades
+from ._grades import Grades, scores_of
 from ._io import check_rubric_hash
 from ._judging import JudgeArg, grader_name, judge_rows, resolve_judge, with_cache
 from ._scorecard import Scorecard, ScorecardRule
@@ -271,9 +272,9 @@ async def agrade_run(
     options = GradeOptions(
         judge_samples=judge_samples,
         run_id=run.run_id,
-        judge_cache_dir=run.path.parent / ".judge-cache",
+        judge_cache_dir=run.local_folder / ".judge-cache",
     )
-    check_rubric_hash(run.path.parent, card.rubric_version_id, card.content_hash)
+    check_rubric_hash(run.local_folder, card.rubric_version_id, card.content_hash)
     t = Transcripts.build(run.turns, done)
     frame = await _grade(t, card, judge, options, run.run_id)
     path = None
@@ -285,6 +286,10 @@ async def agrade_run(
             **_provenance(frame, card, done),
         }
         write_grades(frame, path, metadata)
+        scores = scores_of(frame)["score"]
+        record_grades_summary(
+            run.path, card.rubric_version_id, int(scores.notna().sum()), scores.mean()
+        )
         logger.info("run %s: %d grade(s) written to %s", run.run_id, len(frame), path)
     return Grades(frame, card.rubric_version_id, path)
 

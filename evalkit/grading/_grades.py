@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..store import RemotePath
+
 __all__ = ["UNSTABLE_BELOW", "Grades", "scores_of"]
 
 #: a judged rule whose mean agreement across samples is below this is flagged unstable
@@ -25,7 +27,7 @@ class Grades:
 
     frame: pd.DataFrame
     rubric_version_id: str
-    path: Path | None = None
+    path: Path | RemotePath | None = None
     _scores: list[pd.DataFrame] = field(default_factory=list, repr=False, compare=False)
 
     @property

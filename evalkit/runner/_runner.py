@@ -18,7 +18,6 @@ import secrets
 import ssl
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import httpx
 from typing_extensions import Unpack
@@ -31,6 +30,9 @@ from ..store import (
     Run,
     RunWriter,
     StoreError,
+    StoreLike,
+    local_folder,
+    open_store,
     read_stored_manifest,
     storage_error,
 )
@@ -58,7 +60,7 @@ def run_grid(
     assistant_id: str,
     client: Client | AsyncClient | None = None,
     target: Target = "draft",
-    store: str | Path = "runs",
+    store: StoreLike = "runs",
     run_id: str | None = None,
     options: RunOptions | None = None,
     **knobs: Unpack[RunKnobs],
@@ -77,7 +79,7 @@ async def arun_grid(
     assistant_id: str,
     client: Client | AsyncClient | None = None,
     target: Target = "draft",
-    store: str | Path = "runs",
+    store: StoreLike = "runs",
     run_id: str | None = None,
     options: RunOptions | None = None,
     **knobs: Unpack[RunKnobs],
@@ -97,7 +99,7 @@ async def arun_grid(
     owned = not isinstance(client, AsyncClient)
     aclient = _as_async_client(client)
     try:
-        snapshots = SnapshotStore(store)
+        snapshots = SnapshotStore(local_folder(store))  # a URL store keeps them on this machine
         try:
             resolved = await resolve_target(aclient, assistant_id, target, snapshots)
         except FATAL_ERRORS as exc:
@@ -115,7 +117,7 @@ async def arun_grid(
 
 
 def _open_writer(
-    store: str | Path,
+    store: StoreLike,
     run_id: str,
     definition: RunDefinition,
     resolved: ResolvedTarget,
@@ -126,7 +128,7 @@ def _open_writer(
     try:
         return RunWriter.open(store, run_id, manifest)
     except IdentityMismatchError as exc:
-        path = Path(store) / run_id
+        path = open_store(store) / run_id
         stored = read_stored_manifest(path)
         changes = definition.changes_from(stored) if stored is not None else []
         detail = "; ".join(changes) or "the stored manifest does not say what"

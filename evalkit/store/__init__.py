@@ -11,11 +11,19 @@ A run lives in ``<store>/<run_id>/``::
 Readers: ``load_run(run_id).conversations``, ``.conversations_wide()`` (a column per variable
 and per persona tag), ``.turns``, ``.grades()``, ``list_runs()``, ``load_runs(store="runs")``
 (every run stacked, e.g. for nightly history; :func:`expand_variables` widens it too).
+
+A store is a local folder or an fsspec URL (``s3://bucket/prefix``, ``gs://``, ``az://``,
+``memory://``; :func:`open_store` adds ``storage_options``). At a URL the journal is
+``journal/<epoch>-<seq>.jsonl``, one object per group commit, and ``writers/`` numbers the
+writers that opened the run (one at a time). :func:`catalog` lists a store's runs from their
+manifests; :func:`sql` runs DuckDB over the views ``runs``, ``conversations``, ``turns`` and
+``grades`` of every run.
 """
 
 from __future__ import annotations
 
 from .._util import publish
+from ._catalog import CATALOG_COLUMNS, catalog, grid_identity, record_grades_summary
 from ._errors import (
     CorruptRunError,
     IdentityMismatchError,
@@ -29,7 +37,7 @@ from ._errors import (
 from ._grades import grades_frame, grades_metadata, grades_path, write_grades
 from ._listing import list_runs, load_runs
 from ._manifest import identity_hash, read_stored_manifest
-from ._reader import Run, load_run
+from ._reader import Run, load_run, local_folder
 from ._records import (
     STATUSES,
     ConversationRecord,
@@ -38,25 +46,35 @@ from ._records import (
     dump_variables,
     transcript_hash,
 )
+from ._remote import RemotePath
+from ._sql import VIEWS, sql, store_table
 from ._tables import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
+from ._urls import STORE_BACKENDS, StoreLike, UnsupportedStoreError, is_store_url, open_store
 from ._wide import expand_variables
 from ._writer import RunWriter, finalize_run
 
 __all__ = [
+    "CATALOG_COLUMNS",
     "CONVERSATIONS_SCHEMA",
     "GRADES_SCHEMA",
     "STATUSES",
+    "STORE_BACKENDS",
     "TURNS_SCHEMA",
+    "VIEWS",
     "ConversationRecord",
     "CorruptRunError",
     "IdentityMismatchError",
+    "RemotePath",
     "Run",
     "RunExistsError",
     "RunLockedError",
     "RunNotFoundError",
     "RunWriter",
     "StoreError",
+    "StoreLike",
     "TurnRecord",
+    "UnsupportedStoreError",
+    "catalog",
     "dump_tags",
     "dump_variables",
     "expand_variables",
@@ -64,13 +82,20 @@ __all__ = [
     "grades_frame",
     "grades_metadata",
     "grades_path",
+    "grid_identity",
     "identity_hash",
+    "is_store_url",
     "list_runs",
     "load_run",
     "load_runs",
+    "local_folder",
+    "open_store",
     "read_stored_manifest",
+    "record_grades_summary",
+    "sql",
     "storage_error",
     "storage_errors",
+    "store_table",
     "transcript_hash",
     "write_grades",
 ]

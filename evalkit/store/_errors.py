@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .._exceptions import EvalkitError
+from ._remote import RemotePath
 
 __all__ = [
     "CorruptRunError",
@@ -48,11 +49,20 @@ _HINTS: dict[int, str] = {
 }
 
 
+def _is_url(path: object) -> bool:
+    return isinstance(path, str) and "://" in path and not path.startswith("file://")
+
+
 class StoreError(EvalkitError):
     """A run folder cannot be used as asked."""
 
-    def __init__(self, message: str, path: str | Path | None = None) -> None:
-        self.path = Path(path) if path is not None else None
+    def __init__(self, message: str, path: str | Path | RemotePath | None = None) -> None:
+        # a URL stays a string (a RemotePath holds its filesystem, which may hold credentials)
+        self.path: Path | str | None = (
+            (str(path) if isinstance(path, RemotePath) or _is_url(path) else Path(path))
+            if path is not None
+            else None
+        )
         super().__init__(message)
 
 
@@ -67,7 +77,9 @@ class RunExistsError(StoreError, FileExistsError):
 class IdentityMismatchError(StoreError):
     """The stored run was made from a different definition (grid, assistant, target, ...)."""
 
-    def __init__(self, path: Path, stored: str, requested: str, detail: str = "") -> None:
+    def __init__(
+        self, path: Path | RemotePath, stored: str, requested: str, detail: str = ""
+    ) -> None:
         self.stored = stored
         self.requested = requested
         self.detail = detail
@@ -87,7 +99,7 @@ class CorruptRunError(StoreError):
     """A manifest, journal or table in the run folder cannot be read."""
 
 
-def storage_error(exc: OSError, path: str | Path, doing: str) -> StoreError:
+def storage_error(exc: OSError, path: str | Path | RemotePath, doing: str) -> StoreError:
     """A :class:`StoreError` for ``exc`` met while ``doing`` (``"write"``...) ``path``."""
     if isinstance(exc, StoreError):
         return exc
@@ -101,7 +113,7 @@ def storage_error(exc: OSError, path: str | Path, doing: str) -> StoreError:
 
 
 @contextlib.contextmanager
-def storage_errors(path: str | Path, doing: str) -> Iterator[None]:
+def storage_errors(path: str | Path | RemotePath, doing: str) -> Iterator[None]:
     """Turn an ``OSError`` raised inside the block into a :class:`StoreError` (see above)."""
     try:
         yield

@@ -22,8 +22,6 @@ Readers parse the whole file with Arrow's multithreaded JSON reader (about 10x f
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import os
@@ -41,6 +39,7 @@ import pyarrow.compute as pc
 import pyarrow.json as pj
 
 from .._util import redact_text
+from ._committer import GroupCommitter, Pending
 from ._errors import CorruptRunError, RunLockedError, StoreError, storage_error, storage_errors
 from ._records import CONVERSATION_FIELDS, ROLES, STATUSES, ConversationRecord, TurnRecord
 from ._tables import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
@@ -55,6 +54,7 @@ __all__ = [
     "JournalWriter",
     "complete_size",
     "encode_line",
+    "parse_journal",
     "read_journal",
 ]
 
@@ -113,42 +113,15 @@ def complete_size(path: Path) -> int:
         return 0
 
 
-@dataclass(slots=True)
-class _Pending:
-    """A line waiting for the committer, and how to tell its coroutine it is durable."""
-
-    line: bytes
-    loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[None]
-    on_durable: Callable[[], None] | None
-    error: BaseException | None = None
-
-
-def _settle(batch: list[_Pending]) -> None:
-    """Resolve a committed batch's futures (runs in their event loop)."""
-    for item in batch:
-        if item.future.done():  # the awaiting task was cancelled; the line is written anyway
-            continue
-        if item.error is not None:
-            item.future.set_exception(item.error)
-        else:
-            item.future.set_result(None)
-
-
-class JournalWriter:
+class JournalWriter(GroupCommitter):
     """Appends lines to a journal; thread-safe; one per journal (exclusive lock)."""
 
     def __init__(self, path: Path, *, fsync: bool = True) -> None:
+        super().__init__(f"evalkit-journal-{path.parent.name}")
         self.path = path
         self.fsync = fsync
         self._lock = threading.Lock()
         self._broken: str | None = None
-        # the group committer: lines queued by aappend, a thread started on first use
-        self._queue_lock = threading.Condition()
-        self._queue: list[_Pending] = []
-        self._unsettled = 0  # queued or being committed
-        self._committer: threading.Thread | None = None
-        self._stopping = False
         with storage_errors(path, "open the journal"):
             self._fd: int | None = self._open(path)
 
@@ -199,47 +172,11 @@ class JournalWriter:
         if self.fsync:
             self._fsync(fd)
 
-    async def aappend(self, line: bytes, on_durable: Callable[[], None] | None = None) -> None:
-        """:meth:`append` without blocking the event loop; returns once the line is durable.
+    def _accepting(self) -> bool:
+        return self._fd is not None
 
-        The line goes to the committer thread, which writes every waiting line and fsyncs once
-        for the batch, then calls ``on_durable`` (in its thread) and wakes the awaiting
-        coroutines, one hop back to each loop per batch. If the awaiting task is cancelled the
-        line is still written.
-        """
-        loop = asyncio.get_running_loop()
-        item = _Pending(line, loop, loop.create_future(), on_durable)
-        with self._queue_lock:
-            if self._fd is None or self._stopping:
-                raise StoreError(f"{self.path}: the journal is closed", self.path)
-            self._queue.append(item)
-            self._unsettled += 1
-            if self._committer is None or not self._committer.is_alive():
-                self._committer = threading.Thread(
-                    target=self._commit_loop, name=f"evalkit-journal-{self.path.parent.name}"
-                )
-                self._committer.daemon = True  # a forgotten writer never blocks exit
-                self._committer.start()
-            self._queue_lock.notify_all()
-        await item.future
-
-    def _commit_loop(self) -> None:
-        while True:
-            with self._queue_lock:
-                while not self._queue and not self._stopping:
-                    self._queue_lock.wait()
-                if not self._queue:
-                    return
-                batch, self._queue = self._queue, []
-            try:
-                self._commit(batch)
-            finally:
-                with self._queue_lock:
-                    self._unsettled -= len(batch)
-                    self._queue_lock.notify_all()
-
-    def _commit(self, batch: list[_Pending]) -> None:
-        """Write each line, one fsync for the batch, then report back; never raises."""
+    def _write_batch(self, batch: list[Pending]) -> None:
+        """Write each line, then one fsync for the batch (group commit); errors go on items."""
         fd: int | None = None
         for item in batch:
             try:
@@ -252,34 +189,6 @@ class JournalWriter:
             except BaseException as exc:
                 for item in batch:
                     item.error = item.error or exc
-        for item in batch:
-            if item.error is None and item.on_durable is not None:
-                try:
-                    item.on_durable()
-                except BaseException as exc:
-                    item.error = exc
-        by_loop: dict[asyncio.AbstractEventLoop, list[_Pending]] = {}
-        for item in batch:
-            by_loop.setdefault(item.loop, []).append(item)
-        for loop, items in by_loop.items():
-            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody is waiting
-                loop.call_soon_threadsafe(_settle, items)
-
-    def _drain(self) -> None:
-        """Wait until every line handed to :meth:`aappend` is committed (or failed)."""
-        if threading.current_thread() is self._committer:
-            return
-        with self._queue_lock:
-            while self._unsettled:
-                self._queue_lock.wait()
-
-    def _stop_committer(self) -> None:
-        with self._queue_lock:
-            self._stopping = True
-            self._queue_lock.notify_all()
-            thread = self._committer
-        if thread is not None and thread is not threading.current_thread():
-            thread.join()
 
     def _write(self, line: bytes) -> int:
         """Write ``line`` under the lock (rolled back if it fails); the fd it went to."""
@@ -374,7 +283,7 @@ def _empty_contents(size: int = 0) -> JournalContents:
     )
 
 
-def _diagnose(path: Path, body: memoryview) -> None:
+def _diagnose(path: Any, body: memoryview) -> None:
     """Raise CorruptRunError naming the first line that is not a journal entry."""
     start = 0
     number = 0
@@ -395,7 +304,7 @@ def _diagnose(path: Path, body: memoryview) -> None:
             raise CorruptRunError(f"{path}: line {number} is not a journal entry", path)
 
 
-def _parse(path: Path, body: memoryview, schema: pa.Schema) -> pa.Table:
+def _parse(path: Any, body: memoryview, schema: pa.Schema) -> pa.Table:
     def read(block_size: int) -> pa.Table:
         return pj.read_json(
             pa.BufferReader(pa.py_buffer(body)),
@@ -416,7 +325,7 @@ def _parse(path: Path, body: memoryview, schema: pa.Schema) -> pa.Table:
 
 
 def _check_required(
-    path: Path, table: pa.Table, schema: pa.Schema, where: Callable[[int], str]
+    path: Any, table: pa.Table, schema: pa.Schema, where: Callable[[int], str]
 ) -> None:
     for field in schema:
         if field.nullable:
@@ -428,7 +337,7 @@ def _check_required(
 
 
 def _check_values(
-    path: Path, column: Any, allowed: Sequence[str], name: str, where: Callable[[int], str]
+    path: Any, column: Any, allowed: Sequence[str], name: str, where: Callable[[int], str]
 ) -> None:
     if len(column) == 0:
         return
@@ -447,10 +356,14 @@ def read_journal(path: Path, *, with_turns: bool = True) -> JournalContents:
     conversation in index order, so the tables do not depend on finishing order.
     ``with_turns=False`` skips the turns (faster; ``turns`` is then empty).
     """
-    try:
-        data = path.read_bytes()
+    try:  # the bytes go straight to parse_journal, which drops them before building tables
+        return parse_journal(path.read_bytes(), path, with_turns=with_turns)
     except FileNotFoundError:
         return _empty_contents()
+
+
+def parse_journal(data: bytes, path: Any, *, with_turns: bool = True) -> JournalContents:
+    """:func:`read_journal` on bytes already read (``path`` names the source in errors)."""
     end = data.rfind(b"\n") + 1
     if end < len(data):
         logger.info("%s: ignoring a torn last line (%d bytes)", path, len(data) - end)

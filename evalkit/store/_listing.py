@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Iterable
@@ -13,13 +14,8 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from ._errors import (
     StoreError,
 )
-from ._journal import (
-    JOURNAL_NAME,
-    read_journal,
-)
 from ._layout import (
     SCHEMAS,
-    PathLike,
     TableName,
     count_statuses,
 )
@@ -28,9 +24,12 @@ from ._reader import Run, load_run
 from ._records import (
     STATUSES,
 )
+from ._remote import RemotePath
+from ._runio import load_journal
 from ._tables import (
     empty_frame,
 )
+from ._urls import RunPath, StoreLike, is_store_url, open_store
 
 logger = logging.getLogger("evalkit.store")
 
@@ -52,34 +51,65 @@ _LIST_COLUMNS: Final[dict[str, Any]] = {
 }
 
 
-def list_runs(store: PathLike = "runs") -> pd.DataFrame:
-    """One row per run in ``store``, oldest first.
+def stored_manifests(root: RunPath) -> list[tuple[RunPath, dict[str, Any]]]:
+    """(run folder, manifest) for every run directly inside ``root``, in name order.
 
-    Columns: run_id, created_at, finalized_at, assistant_id, target, outcome (``complete``,
-    ``partial``: stopped by a budget or a shard of the grid left to run, ``interrupted``:
-    Ctrl-C, an abort or a kill), n_conversations (recorded), grid_size (conversations in the
-    grid), done, error, dropped, failed (counts as of the last finalize; from the journal for a
-    run never finalized), finalized, identity, evalkit_version, path. A folder with an
-    unreadable manifest is skipped with a warning.
+    At a URL the manifests are fetched concurrently. A folder with an unreadable manifest is
+    skipped with a warning; one without a manifest (snapshots, caches) silently.
     """
-    root = Path(store)
-    rows: list[dict[str, Any]] = []
+    if isinstance(root, RemotePath):
+        return _remote_manifests(root)
+    found: list[tuple[RunPath, dict[str, Any]]] = []
     children = sorted(root.iterdir()) if root.is_dir() else []
     for child in children:
         manifest_path = child / MANIFEST_NAME
         if child.name.startswith(".") or not manifest_path.is_file():
             continue
         try:
-            manifest = read_manifest(manifest_path)
+            found.append((child, read_manifest(manifest_path)))
         except StoreError as exc:
             logger.warning("list_runs: skipping %s: %s", child, exc)
+    return found
+
+
+def _remote_manifests(root: RemotePath) -> list[tuple[RunPath, dict[str, Any]]]:
+    children = sorted(
+        (c for c in root.iterdir() if not c.name.startswith(".")), key=lambda c: c.name
+    )
+    wanted = [child / MANIFEST_NAME for child in children]
+    data = root.read_many(wanted)
+    found: list[tuple[RunPath, dict[str, Any]]] = []
+    for child, path in zip(children, wanted, strict=True):
+        raw = data.get(path)
+        if raw is None:
             continue
+        try:
+            manifest = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            logger.warning("list_runs: skipping %s: corrupt run manifest: %s", child, exc)
+            continue
+        if isinstance(manifest, dict):
+            found.append((child, manifest))
+    return found
+
+
+def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
+    """One row per run in ``store``, oldest first.
+
+    Columns: run_id, created_at, finalized_at, assistant_id, target, outcome (``complete``,
+    ``partial``: stopped by a budget or a shard of the grid left to run, ``interrupted``:
+    Ctrl-C, an abort or a kill), n_conversations (recorded), grid_size (conversations in the
+    grid), done, error, dropped, failed (counts as of the last finalize; from the journal for a
+    run never finalized), finalized, identity, evalkit_version, path. ``store`` is a folder
+    or an fsspec URL (``s3://bucket/prefix``). A folder with an unreadable manifest is skipped
+    with a warning.
+    """
+    rows: list[dict[str, Any]] = []
+    for child, manifest in stored_manifests(open_store(store)):
         counts = manifest.get("counts") or {}
         if manifest.get("finalized_at") is None:  # never finalized (killed): count the journal
             try:
-                counts = count_statuses(
-                    read_journal(child / JOURNAL_NAME, with_turns=False).conversations
-                )
+                counts = count_statuses(load_journal(child, with_turns=False).conversations)
             except StoreError as exc:
                 logger.warning("list_runs: cannot count %s: %s", child, exc)
         rows.append(
@@ -127,12 +157,20 @@ def run_outcome(manifest: dict[str, Any], counts: dict[str, Any]) -> str:
     return "complete" if stored in (None, "complete") else str(stored)
 
 
-RunsInput: TypeAlias = PathLike | Run | Iterable[PathLike | Run]
+RunsInput: TypeAlias = StoreLike | Run | Iterable[StoreLike | Run]
 
 
-def _resolve_runs(runs_or_store: RunsInput, store: PathLike) -> list[Run]:
+def _resolve_runs(runs_or_store: RunsInput, store: StoreLike) -> list[Run]:
     if isinstance(runs_or_store, Run):
         return [runs_or_store]
+    if isinstance(runs_or_store, RemotePath) or is_store_url(runs_or_store):
+        assert isinstance(runs_or_store, str | RemotePath)
+        where = open_store(runs_or_store)
+        if (where / MANIFEST_NAME).is_file():
+            return [Run(where)]
+        found = stored_manifests(where)  # oldest first, like a local store
+        found.sort(key=lambda item: (str(item[1].get("created_at") or ""), item[0].name))
+        return [Run(folder) for folder, _ in found]
     if isinstance(runs_or_store, str | os.PathLike):
         path = Path(runs_or_store)
         if (path / MANIFEST_NAME).is_file():
@@ -147,13 +185,13 @@ def load_runs(
     runs_or_store: RunsInput | None = None,
     *,
     table: TableName = "conversations",
-    store: PathLike = "runs",
+    store: StoreLike = "runs",
 ) -> pd.DataFrame:
     """Several runs' ``table`` stacked into one frame (``run_id`` tells them apart).
 
-    ``runs_or_store`` is a store folder (every run in it, oldest first), a run folder, or an
-    iterable of runs, run folders and run ids (resolved in ``store``); None means every run in
-    ``store``. ``table`` is ``"conversations"``, ``"turns"`` or ``"grades"`` (keyword only).
+    ``runs_or_store`` is a store folder or URL (every run in it: parallel CI shards written to
+    one prefix come back merged), a run folder, or an iterable of runs, run folders and run ids
+    (resolved in ``store``); None means every run in ``store``. ``table`` is ``"conversations"``, ``"turns"`` or ``"grades"`` (keyword only).
     """
     if table not in SCHEMAS:
         raise ValueError(f"table must be one of {sorted(SCHEMAS)}, not {table!r}")

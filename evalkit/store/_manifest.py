@@ -9,9 +9,11 @@ from typing import Any
 
 from .._util import atomic_write_bytes, content_hash, json_default, redact
 from ._errors import CorruptRunError, RunNotFoundError, StoreError, storage_errors
+from ._remote import RemotePath
 
 __all__ = [
     "MANIFEST_NAME",
+    "create_manifest",
     "identity_hash",
     "read_manifest",
     "read_stored_manifest",
@@ -37,19 +39,39 @@ def scrub_secrets(value: Any) -> Any:
     return redact(value)
 
 
-def write_manifest(path: Path, manifest: Mapping[str, Any]) -> None:
-    """Atomically write ``manifest`` (already scrubbed) as indented JSON."""
+def _manifest_bytes(path: Path | RemotePath, manifest: Mapping[str, Any]) -> bytes:
     try:
         text = json.dumps(
             manifest, indent=2, ensure_ascii=False, allow_nan=False, default=json_default
         )
     except (TypeError, ValueError) as exc:
         raise StoreError(f"cannot write {path}: the manifest is not JSON ({exc})", path) from exc
+    return (text + "\n").encode("utf-8")
+
+
+def write_manifest(path: Path | RemotePath, manifest: Mapping[str, Any]) -> None:
+    """Atomically write ``manifest`` (already scrubbed) as indented JSON (at a URL: one PUT)."""
+    data = _manifest_bytes(path, manifest)
     with storage_errors(path, "write"):
-        atomic_write_bytes(path, (text + "\n").encode("utf-8"))
+        if isinstance(path, RemotePath):
+            path.write_bytes(data)
+        else:
+            atomic_write_bytes(path, data)
 
 
-def read_manifest(path: Path) -> dict[str, Any]:
+def create_manifest(path: RemotePath, manifest: Mapping[str, Any]) -> None:
+    """Create ``manifest`` at a URL only if none is there (a conditional create):
+    :class:`FileExistsError` when another writer created the run first."""
+    data = _manifest_bytes(path, manifest)
+    try:
+        path.create_bytes(data)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        raise StoreError(f"cannot write {path}: {exc}", path) from exc
+
+
+def read_manifest(path: Path | RemotePath) -> dict[str, Any]:
     """Read ``manifest.json``; errors name the file."""
     try:
         raw = path.read_bytes()
@@ -64,9 +86,10 @@ def read_manifest(path: Path) -> dict[str, Any]:
     return manifest
 
 
-def read_stored_manifest(run_folder: Path) -> dict[str, Any] | None:
+def read_stored_manifest(run_folder: Path | RemotePath) -> dict[str, Any] | None:
     """A run folder's manifest, or None when it is missing or unreadable."""
+    folder = run_folder if isinstance(run_folder, RemotePath) else Path(run_folder)
     try:
-        return read_manifest(Path(run_folder) / MANIFEST_NAME)
+        return read_manifest(folder / MANIFEST_NAME)
     except StoreError:
         return None

@@ -11,27 +11,24 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .._util import content_hash
 from ._errors import (
     RunNotFoundError,
 )
 from ._grades import grades_path
-from ._journal import (
-    JOURNAL_NAME,
-    complete_size,
-    read_journal,
-)
 from ._layout import (
     CONVERSATIONS_FILE,
     GRADES_DIR,
     SCHEMAS,
     STAMP_KEY,
     TURNS_FILE,
-    PathLike,
 )
 from ._manifest import MANIFEST_NAME, read_manifest
 from ._records import (
     STATUSES,
 )
+from ._remote import RemotePath
+from ._runio import journal_state, load_journal
 from ._tables import (
     GRADES_SCHEMA,
     empty_frame,
@@ -39,6 +36,7 @@ from ._tables import (
     table_metadata,
     to_frame,
 )
+from ._urls import RunPath, StoreLike, is_store_url, open_store
 from ._wide import DEFAULT_TAG_PREFIX, DEFAULT_VARIABLE_PREFIX, expand_variables
 
 logger = logging.getLogger("evalkit.store")
@@ -52,8 +50,8 @@ class Run:
     from the same source. The frames are cached: reuse them, copy before changing them.
     """
 
-    def __init__(self, path: PathLike) -> None:
-        self.path = Path(path)
+    def __init__(self, path: StoreLike) -> None:
+        self.path: RunPath = open_store(path)
         self.manifest: dict[str, Any] = read_manifest(self.path / MANIFEST_NAME)
         self.run_id: str = str(self.manifest.get("run_id") or self.path.name)
         self._frames: dict[str, pd.DataFrame] = {}
@@ -112,18 +110,28 @@ class Run:
             self._frames[name] = frame
         return frame
 
+    @property
+    def local_folder(self) -> Path:
+        """A local folder for this run's store-wide caches (the judge cache, the rubric
+        registry): the store folder itself, or for a run at a URL a folder under the user's
+        cache named after the store (``EVALKIT_CACHE_DIR`` overrides where)."""
+        if isinstance(self.path, Path):
+            return self.path.parent
+        return local_cache_for(str(self.path.parent))
+
     def _table(self, name: Literal["conversations", "turns"]) -> pa.Table:
         if self._from_journal:
             return self._replay(name)
-        journal = self.path / JOURNAL_NAME
         parquet = self.path / (CONVERSATIONS_FILE if name == "conversations" else TURNS_FILE)
         if not parquet.exists():
-            return self._replay(name) if journal.exists() else SCHEMAS[name].empty_table()
+            has_journal = journal_state(self.path) is not None
+            return self._replay(name) if has_journal else SCHEMAS[name].empty_table()
         table = read_parquet_table(parquet, SCHEMAS[name])
         stamp = (table.schema.metadata or {}).get(STAMP_KEY.encode(), b"").decode() or None
         expected = self._stamp
-        if expected is None and journal.exists():
-            expected = str(complete_size(journal))  # tables are fresh if built from all of it
+        if expected is None:
+            size = journal_state(self.path)  # tables are fresh if built from all of it
+            expected = str(size) if size is not None else None
         if expected is not None and stamp != expected:
             return self._replay(name)
         self._stamp = stamp
@@ -133,7 +141,7 @@ class Run:
         logger.info(
             "run %s: tables missing or older than the journal; reading the journal", self.run_id
         )
-        contents = read_journal(self.path / JOURNAL_NAME)
+        contents = load_journal(self.path)
         self._from_journal = True
         self._frames.clear()  # never mix a parquet frame with a journal frame
         other = "turns" if name == "conversations" else "conversations"
@@ -154,7 +162,7 @@ class Run:
         own = grades_path(self.path, wanted) if wanted is not None else None
         if own is not None and own.is_file() and _holds_only(own, wanted):
             return to_frame(read_parquet_table(own, GRADES_SCHEMA), GRADES_SCHEMA)
-        files = sorted(folder.glob("*.parquet")) if folder.is_dir() else []
+        files: list[RunPath] = sorted(folder.glob("*.parquet"), key=str) if folder.is_dir() else []
         if not files:
             return empty_frame(GRADES_SCHEMA)
         tables = [read_parquet_table(file, GRADES_SCHEMA) for file in files]
@@ -173,15 +181,28 @@ class Run:
         return turns[turns["conversation_id"] == conversation_id].reset_index(drop=True)
 
 
-def load_run(path_or_id: PathLike, store: PathLike = "runs") -> Run:
-    """Open a run: a path to its folder, or its id inside ``store``.
+def load_run(path_or_id: StoreLike, store: StoreLike = "runs") -> Run:
+    """Open a run: a path or URL to its folder, or its id inside ``store`` (a folder or URL).
 
     Raises :class:`RunNotFoundError` (naming the paths tried) or :class:`CorruptRunError`.
     """
-    direct = Path(path_or_id)
+    if isinstance(path_or_id, RemotePath) or is_store_url(path_or_id):
+        folder = open_store(path_or_id)
+        if (folder / MANIFEST_NAME).is_file():
+            return Run(folder)
+        raise RunNotFoundError(f"no run at {folder}: it holds no {MANIFEST_NAME}", folder)
+    root = open_store(store)
+    if isinstance(root, RemotePath):
+        in_root = root / os.fspath(path_or_id)
+        if (in_root / MANIFEST_NAME).is_file():
+            return Run(in_root)
+        raise RunNotFoundError(
+            f"no run {os.fspath(path_or_id)!r}: {in_root} holds no {MANIFEST_NAME}", in_root
+        )
+    direct = Path(os.fspath(path_or_id))
     if (direct / MANIFEST_NAME).is_file():
         return Run(direct)
-    in_store = Path(store) / os.fspath(path_or_id)
+    in_store = root / os.fspath(path_or_id)
     if (in_store / MANIFEST_NAME).is_file():
         return Run(in_store)
     tried = direct if direct == in_store else f"{direct} nor {in_store}"
@@ -190,7 +211,23 @@ def load_run(path_or_id: PathLike, store: PathLike = "runs") -> Run:
     )
 
 
-def _holds_only(path: Path, rubric_version_id: str | None) -> bool:
+def local_folder(store: StoreLike) -> Path:
+    """A local folder for what belongs with ``store`` but must stay on this machine (config
+    snapshots, the judge cache): the store folder itself, or a cache folder for a URL store."""
+    where = open_store(store)
+    return where if isinstance(where, Path) else local_cache_for(str(where))
+
+
+def local_cache_for(url: str) -> Path:
+    """A local folder for caches that belong to the store at ``url``."""
+    base = os.environ.get("EVALKIT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "evalkit"
+    )
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in url)[-80:]
+    return Path(base) / "stores" / f"{safe}-{content_hash(url)[:12]}"
+
+
+def _holds_only(path: RunPath, rubric_version_id: str | None) -> bool:
     """True when a grades file says (in its footer) it holds that rubric version only."""
     try:
         return table_metadata(path).get("evalkit.rubric_version_id") == rubric_version_id

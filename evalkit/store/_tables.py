@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from .._util import atomic_write
 from ._errors import CorruptRunError, storage_errors
+from ._remote import RemotePath
 
 __all__ = [
     "CONVERSATIONS_SCHEMA",
@@ -130,7 +131,7 @@ def _types_mapper(type_: pa.DataType) -> Any:
     return STRING_DTYPE if type_ in _STRING_TYPES else None
 
 
-def conform(table: pa.Table, schema: pa.Schema, source: Path | str) -> pa.Table:
+def conform(table: pa.Table, schema: pa.Schema, source: Path | RemotePath | str) -> pa.Table:
     """``table`` with ``schema``'s columns first, in order and type; extra columns kept after.
 
     A missing nullable column (a run stored by an older evalkit) becomes all-null; a missing
@@ -180,20 +181,31 @@ def empty_frame(schema: pa.Schema) -> pd.DataFrame:
 
 
 def write_parquet_atomic(
-    table: pa.Table, path: Path, metadata: Mapping[str, str] | None = None
+    table: pa.Table, path: Path | RemotePath, metadata: Mapping[str, str] | None = None
 ) -> None:
-    """Write ``table`` to ``path`` via a temp file and a rename; ``metadata`` goes in the schema."""
+    """Write ``table`` to ``path`` via a temp file and a rename (at a URL: one PUT, which is
+    atomic for readers too); ``metadata`` goes in the schema."""
     if metadata:
         merged = dict(table.schema.metadata or {})
         merged.update({k.encode(): v.encode() for k, v in metadata.items()})
         table = table.replace_schema_metadata(merged)
+    if isinstance(path, RemotePath):
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink, compression="snappy")
+        with storage_errors(path, "write"):
+            path.write_bytes(sink.getvalue().to_pybytes())
+        return
     with storage_errors(path, "write"):  # pyarrow's errors are OSError too
         atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="snappy"))
 
 
-def table_metadata(path: Path) -> dict[str, str]:
+def table_metadata(path: Path | RemotePath) -> dict[str, str]:
     """The string metadata :func:`write_parquet_atomic` stored (reads only the footer)."""
-    raw = pq.read_schema(path).metadata or {}
+    if isinstance(path, RemotePath):
+        with path.fs.open(path.key, "rb") as handle:
+            raw = pq.read_schema(handle).metadata or {}
+    else:
+        raw = pq.read_schema(path).metadata or {}
     return {
         k.decode(): v.decode("utf-8", "replace")
         for k, v in raw.items()
@@ -201,10 +213,13 @@ def table_metadata(path: Path) -> dict[str, str]:
     }
 
 
-def read_parquet_table(path: Path, schema: pa.Schema) -> pa.Table:
+def read_parquet_table(path: Path | RemotePath, schema: pa.Schema) -> pa.Table:
     """Read a parquet table and conform it to ``schema``; errors name the file."""
     try:
-        table = pq.read_table(path)
+        if isinstance(path, RemotePath):  # one GET, then Arrow reads from memory
+            table = pq.read_table(pa.BufferReader(path.read_bytes()))
+        else:
+            table = pq.read_table(path)
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowException) as exc:

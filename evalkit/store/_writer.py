@@ -52,7 +52,6 @@ from ._journal import (
     JOURNAL_NAME,
     JournalWriter,
     encode_line,
-    read_journal,
     records_from_table,
 )
 from ._layout import (
@@ -60,21 +59,33 @@ from ._layout import (
     MANIFEST_FORMAT,
     STAMP_KEY,
     TURNS_FILE,
-    PathLike,
     check_run_id,
     count_statuses,
     requested_identity,
 )
-from ._manifest import MANIFEST_NAME, read_manifest, scrub_secrets, write_manifest
+from ._leases import WriterLease
+from ._manifest import (
+    MANIFEST_NAME,
+    create_manifest,
+    read_manifest,
+    scrub_secrets,
+    write_manifest,
+)
+from ._object_journal import ObjectJournalWriter
 from ._reader import Run, load_run
 from ._records import (
     ConversationRecord,
     TurnInput,
     check_turns,
 )
+from ._remote import RemotePath
+from ._runio import load_journal, open_journal
 from ._tables import (
     write_parquet_atomic,
 )
+from ._urls import RunPath, StoreLike, open_store
+
+Journal = JournalWriter | ObjectJournalWriter
 
 logger = logging.getLogger("evalkit.store")
 
@@ -89,9 +100,9 @@ class RunWriter:
 
     def __init__(
         self,
-        path: Path,
+        path: RunPath,
         manifest: dict[str, Any],
-        journal: JournalWriter,
+        journal: Journal,
         recorded: pa.Table | None = None,
     ) -> None:
         """Internal: use :meth:`create`, :meth:`resume` or :meth:`open`."""
@@ -113,17 +124,22 @@ class RunWriter:
 
     @classmethod
     def create(
-        cls, store: PathLike, run_id: str, manifest: Mapping[str, Any], *, fsync: bool = True
+        cls, store: StoreLike, run_id: str, manifest: Mapping[str, Any], *, fsync: bool = True
     ) -> RunWriter:
-        """Start a new run in ``<store>/<run_id>``.
+        """Start a new run in ``<store>/<run_id>`` (a folder, or an fsspec URL).
 
         Refuses a folder that already holds a run: :class:`IdentityMismatchError` if it was made
         from another definition, :class:`RunExistsError` otherwise (use :meth:`resume`).
-        ``fsync=False`` skips the per-conversation fsync (benchmarks, throwaway runs).
+        ``fsync=False`` skips the per-conversation fsync (benchmarks, throwaway runs). At a URL
+        the manifest is created conditionally, so of two writers creating one run id exactly
+        one wins (see :mod:`evalkit.store._leases`).
         """
-        path = Path(store) / check_run_id(run_id)
+        root = open_store(store)
+        path = root / check_run_id(run_id)
         identity = requested_identity(manifest, run_id)
         cls._refuse_existing(path, identity)
+        if isinstance(path, RemotePath):
+            return cls._create_remote(path, run_id, identity, manifest)
         with storage_errors(path, "create the run folder"):
             path.mkdir(parents=True, exist_ok=True)
         journal = JournalWriter(path / JOURNAL_NAME, fsync=fsync)
@@ -136,16 +152,7 @@ class RunWriter:
                     path,
                 )
             remove_stale_temps(path)
-            now = now_iso("auto")
-            stored = {
-                "format": MANIFEST_FORMAT,
-                "run_id": run_id,
-                "identity": identity,
-                "created_at": now,
-                "evalkit_version": _version.__version__,
-                **scrub_secrets(dict(manifest)),
-                "finalized_at": None,
-            }
+            stored = cls._new_manifest(run_id, identity, manifest)
             write_manifest(path / MANIFEST_NAME, stored)
             with storage_errors(path.parent, "sync the folder"):
                 fsync_dir(path.parent)
@@ -156,7 +163,39 @@ class RunWriter:
         return cls(path, stored, journal)
 
     @staticmethod
-    def _refuse_existing(path: Path, identity: str) -> None:
+    def _new_manifest(run_id: str, identity: str, manifest: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "format": MANIFEST_FORMAT,
+            "run_id": run_id,
+            "identity": identity,
+            "created_at": now_iso("auto"),
+            "evalkit_version": _version.__version__,
+            **scrub_secrets(dict(manifest)),
+            "finalized_at": None,
+        }
+
+    @classmethod
+    def _create_remote(
+        cls, path: RemotePath, run_id: str, identity: str, manifest: Mapping[str, Any]
+    ) -> RunWriter:
+        stored = cls._new_manifest(run_id, identity, manifest)
+        try:
+            create_manifest(path / MANIFEST_NAME, stored)
+        except FileExistsError:  # another writer created it since we looked
+            cls._refuse_existing(path, identity)
+            raise
+        journal = ObjectJournalWriter(path, WriterLease.claim(path))
+        if journal.size:
+            journal.close()
+            raise CorruptRunError(
+                f"{path} has journal objects from before its {MANIFEST_NAME}; delete them",
+                path,
+            )
+        logger.info("run %s: created at %s", run_id, path)
+        return cls(path, stored, journal)
+
+    @staticmethod
+    def _refuse_existing(path: RunPath, identity: str) -> None:
         manifest_path = path / MANIFEST_NAME
         if not manifest_path.exists():
             return
@@ -171,15 +210,16 @@ class RunWriter:
 
     @classmethod
     def resume(
-        cls, store: PathLike, run_id: str, manifest: Mapping[str, Any], *, fsync: bool = True
+        cls, store: StoreLike, run_id: str, manifest: Mapping[str, Any], *, fsync: bool = True
     ) -> RunWriter:
         """Continue the run in ``<store>/<run_id>``; refuses when the identity hash differs.
 
         The journal is replayed (a torn last line is cut off), :attr:`finished` lists the
         conversations already recorded, and ``manifest``'s values update the stored manifest
-        (``created_at`` is kept; the time is added to ``resumed_at``).
+        (``created_at`` is kept; the time is added to ``resumed_at``). At a URL the writer
+        takes the run over: an older writer still running stops at its next commit.
         """
-        path = Path(store) / check_run_id(run_id)
+        path = open_store(store) / check_run_id(run_id)
         identity = requested_identity(manifest, run_id)
         stored = read_manifest(path / MANIFEST_NAME)
         if stored.get("identity") != identity:
@@ -194,22 +234,24 @@ class RunWriter:
 
     @classmethod
     def open(
-        cls, store: PathLike, run_id: str, manifest: Mapping[str, Any], *, fsync: bool = True
+        cls, store: StoreLike, run_id: str, manifest: Mapping[str, Any], *, fsync: bool = True
     ) -> RunWriter:
         """:meth:`resume` the run if ``<store>/<run_id>`` holds one, else :meth:`create` it."""
-        if (Path(store) / check_run_id(run_id) / MANIFEST_NAME).exists():
+        store = open_store(store)
+        if (store / check_run_id(run_id) / MANIFEST_NAME).exists():
             return cls.resume(store, run_id, manifest, fsync=fsync)
         return cls.create(store, run_id, manifest, fsync=fsync)
 
     @classmethod
     def _attach(
-        cls, path: Path, update: Mapping[str, Any] | None, *, fsync: bool = True
+        cls, path: RunPath, update: Mapping[str, Any] | None, *, fsync: bool = True
     ) -> RunWriter:
-        journal = JournalWriter(path / JOURNAL_NAME, fsync=fsync)
+        journal = open_journal(path, fsync=fsync)
         try:
             stored = read_manifest(path / MANIFEST_NAME)
-            recorded = read_journal(path / JOURNAL_NAME, with_turns=False).conversations
-            remove_stale_temps(path)
+            recorded = load_journal(path, with_turns=False).conversations
+            if isinstance(path, Path):
+                remove_stale_temps(path)
             if update is not None:
                 stored.update(update)
                 write_manifest(path / MANIFEST_NAME, stored)
@@ -322,7 +364,9 @@ class RunWriter:
 
     def _finalize(self, extra_manifest: Mapping[str, Any] | None) -> Run:
         self._journal.sync()
-        contents = read_journal(self.path / JOURNAL_NAME)
+        contents = load_journal(self.path)
+        if isinstance(self._journal, ObjectJournalWriter):  # never finalize over a newer writer
+            self._journal.lease.check(now=True)
         stamp = {STAMP_KEY: str(contents.journal_bytes), "evalkit.run_id": self.run_id}
         write_parquet_atomic(contents.turns, self.path / TURNS_FILE, stamp)
         write_parquet_atomic(contents.conversations, self.path / CONVERSATIONS_FILE, stamp)
@@ -366,7 +410,7 @@ class RunWriter:
         self.close()
 
 
-def finalize_run(path_or_id: PathLike, store: PathLike = "runs") -> Run:
+def finalize_run(path_or_id: StoreLike, store: StoreLike = "runs") -> Run:
     """Write a crashed run's parquet tables and counts from its journal (needs no writer open)."""
     run = load_run(path_or_id, store)
     writer = RunWriter._attach(run.path, None)

@@ -1,6 +1,7 @@
 """Plots for reports and notebooks (matplotlib; each returns a Figure, nothing is shown).
 
     fig = rule_forest(comparison)          # per-rule differences with adjusted intervals
+    fig = score_trend(evalkit.history(store))  # nightly scores with intervals and verdicts
     html = figure_to_img_tag(fig)          # a static <img> with a PNG data URI
 
 Every figure is 900 px wide at 100 dpi and carries a caption with n and what was left out.
@@ -16,6 +17,7 @@ from ._png import figure_to_img_tag, figure_to_png
 from ._rules import rule_forest
 from ._runs import outcomes_by_status, turns_and_latency
 from ._scores import persona_record_heatmap, score_distributions
+from ._trend import score_trend
 
 __all__ = [
     "CAPTION_GID",
@@ -26,6 +28,7 @@ __all__ = [
     "persona_record_heatmap",
     "rule_forest",
     "score_distributions",
+    "score_trend",
     "turns_and_latency",
 ]
 

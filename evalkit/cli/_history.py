@@ -1,0 +1,114 @@
+"""`evalkit history`: a store's graded runs as a trend, verdicts against the night before and
+the last-known-good run; ``--fail-on-regression`` exits 1 when the newest run regressed."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated, Any, Final
+
+import typer
+
+from ._app import app
+from ._errors import ExitCode
+
+__all__ = ["format_history"]
+
+REGRESSION_EXIT: Final = int(ExitCode.ERROR)
+_SHORT: Final = {
+    "improved": "improved",
+    "regressed": "REGRESSED",
+    "no_difference": "same",
+    "insufficient_evidence": "unsure",
+}
+
+
+def _num(value: Any, spec: str = ".1f") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return format(value, spec)
+
+
+def format_history(rows: list[dict[str, Any]]) -> str:
+    """A fixed-width table: run, started, [rule], n, score [low, high], verdicts."""
+    by_rule = any("rule_id" in row for row in rows)
+    header = ["run", "started (UTC)", *(["rule"] if by_rule else []), "n", "score", "interval"]
+    header += ["vs previous", "vs last good", "good"]
+    body = []
+    for row in rows:
+        started = str(row.get("started_at") or "-")[:16].replace("T", " ")
+        cells = [str(row["run_id"]), started, *([str(row.get("rule_id"))] if by_rule else [])]
+        cells += [
+            str(row.get("conversations", "-")),
+            _num(row.get("score")),
+            f"[{_num(row.get('score_low'))}, {_num(row.get('score_high'))}]",
+            _SHORT.get(str(row.get("verdict_vs_previous")), "-"),
+            _SHORT.get(str(row.get("verdict_vs_last_good")), "-"),
+            "*" if row.get("is_last_good") else "",
+        ]
+        body.append(cells)
+    widths = [max(len(line[i]) for line in (header, *body)) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
+        for line in (header, *body)
+    )
+
+
+@app.command("history")
+def history_command(
+    store: Annotated[
+        str, typer.Option(metavar="DIR|URL", help="Folder or URL (s3://bucket/prefix) of runs.")
+    ] = "runs",
+    assistant: Annotated[
+        str | None, typer.Option("--assistant", help="Only this assistant's runs.")
+    ] = None,
+    rubric: Annotated[
+        str | None, typer.Option(help="Rubric version id (default: the newest run's).")
+    ] = None,
+    since: Annotated[
+        str | None, typer.Option(help="Only runs started on/after (ISO date).")
+    ] = None,
+    target: Annotated[
+        str | None, typer.Option(help="Only runs of this target (prod, draft...).")
+    ] = None,
+    by_rule: Annotated[bool, typer.Option("--by-rule", help="One row per run x rule.")] = False,
+    min_effect: Annotated[float, typer.Option(help="Points that count as a difference.")] = 5.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 when the newest run regressed against the last-known-good run.",
+        ),
+    ] = False,
+) -> None:
+    """Score by run over time, with intervals and verdicts (vs the previous and last-good run)."""
+    from ..compare import HistoryOptions, history, latest_regression
+
+    options = HistoryOptions(min_effect=min_effect, target=target)
+    frame = history(
+        store,
+        assistant_id=assistant,
+        rubric=rubric,
+        since=since,
+        by="rule" if by_rule else None,
+        options=options,
+    )
+    rows = json.loads(frame.to_json(orient="records", date_format="iso"))
+    if as_json:
+        typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
+    elif not rows:
+        typer.echo(f"no graded runs in {store}")
+    else:
+        typer.echo(format_history(rows))
+    regression = latest_regression(frame)
+    if fail_on_regression and regression is not None:
+        what = f" (rule {regression['rule_id']})" if regression.get("rule_id") else ""
+        typer.echo(
+            f"regression: run {regression['run_id']}{what} scored "
+            f"{_num(regression.get('score'))}, below last-known-good run "
+            f"{regression['last_good_run']} by {_num(-regression['difference_vs_last_good'])} "
+            "points",
+            err=True,
+        )
+        raise typer.Exit(REGRESSION_EXIT)

@@ -1,0 +1,156 @@
+"""SQL over a whole store with DuckDB: views ``runs``, ``conversations``, ``turns``, ``grades``.
+
+The tables are read with pyarrow (through fsspec at a URL: every object fetched concurrently)
+and handed to an in-memory DuckDB as Arrow tables, so no DuckDB extension (httpfs...) is ever
+installed or loaded. Only the views a query names are read. A finalized run is read from its
+parquet tables; a run still being written (or killed) from its journal, as :func:`load_run`
+does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ._catalog import catalog
+from ._errors import CorruptRunError, StoreError
+from ._layout import CONVERSATIONS_FILE, GRADES_DIR, SCHEMAS, STAMP_KEY, TURNS_FILE
+from ._listing import stored_manifests
+from ._reader import Run
+from ._remote import RemotePath
+from ._tables import GRADES_SCHEMA, conform
+from ._urls import RunPath, StoreLike, open_store
+
+__all__ = ["VIEWS", "sql", "store_table"]
+
+#: The views a query can use.
+VIEWS: Final = ("runs", "conversations", "turns", "grades")
+_FILES: Final = {"conversations": CONVERSATIONS_FILE, "turns": TURNS_FILE}
+
+
+def _fresh(manifest: Mapping[str, Any], table: pa.Table) -> bool:
+    """A finalized run's table is current when it was built from the journal the manifest
+    counted (a run resumed after finalize has ``finalized_at`` null again)."""
+    if manifest.get("finalized_at") is None:
+        return False
+    stamp = (table.schema.metadata or {}).get(STAMP_KEY.encode(), b"").decode()
+    journal = manifest.get("journal")
+    return isinstance(journal, Mapping) and stamp == str(journal.get("bytes"))
+
+
+def _read(path: RunPath, data: bytes | None = None) -> pa.Table:
+    try:
+        if isinstance(path, RemotePath):
+            return pq.read_table(pa.BufferReader(data if data is not None else path.read_bytes()))
+        return pq.read_table(path)
+    except (OSError, pa.ArrowException) as exc:
+        raise CorruptRunError(f"cannot read {path}: {exc}", path) from exc
+
+
+def _fetch(paths: list[RunPath]) -> dict[RunPath, bytes | None]:
+    """Every remote object's bytes at once (concurrent requests); local files are read later."""
+    remote = [p for p in paths if isinstance(p, RemotePath)]
+    found: dict[RunPath, bytes | None] = dict.fromkeys(paths)
+    if remote:
+        for path, data in remote[0].read_many(remote).items():
+            found[path] = data
+    return found
+
+
+def _run_tables(root: RunPath, name: str) -> list[pa.Table]:
+    manifests = stored_manifests(root)
+    schema = SCHEMAS[name]
+    if name == "grades":
+        files = _grades_files(root, [folder for folder, _ in manifests])
+        data = _fetch(files)
+        return [conform(_read(p, data.get(p)), GRADES_SCHEMA, str(p)) for p in files]
+    wanted = [folder / _FILES[name] for folder, _ in manifests]
+    data = _fetch(wanted)
+    tables = []
+    for (folder, manifest), path in zip(manifests, wanted, strict=True):
+        table = None
+        if (isinstance(path, Path) and path.is_file()) or data.get(path) is not None:
+            table = conform(_read(path, data.get(path)), schema, str(path))
+            if not _fresh(manifest, table):
+                table = None
+        if table is None:  # never finalized, or resumed since: the journal says
+            table = Run(folder)._table(name)  # type: ignore[arg-type]
+        tables.append(table)
+    return tables
+
+
+def _grades_files(root: RunPath, folders: list[RunPath]) -> list[RunPath]:
+    if isinstance(root, RemotePath):  # one recursive listing instead of one per run
+        runs = {f.name for f in folders}
+        keys = root.fs.find(root.key)
+        base = root.key.strip("/")
+        found: list[RunPath] = []
+        for key in sorted(keys):
+            parts = str(key).strip("/")[len(base) :].strip("/").split("/")
+            if (
+                len(parts) == 3
+                and parts[0] in runs
+                and parts[1] == GRADES_DIR
+                and parts[2].endswith(".parquet")
+                and not parts[2].startswith(".")
+            ):
+                found.append(root / parts[0] / GRADES_DIR / parts[2])
+        return found
+    local: list[RunPath] = []
+    for folder in folders:
+        local.extend(sorted((folder / GRADES_DIR).glob("*.parquet"), key=str))
+    return local
+
+
+def store_table(
+    name: str, store: StoreLike = "runs", *, storage_options: Mapping[str, Any] | None = None
+) -> pa.Table:
+    """Every run's ``conversations``, ``turns`` or ``grades`` as one Arrow table."""
+    if name not in SCHEMAS:
+        raise ValueError(f"name must be one of {sorted(SCHEMAS)}, not {name!r}")
+    root = open_store(store, storage_options)
+    tables = _run_tables(root, name)
+    schema = SCHEMAS[name]
+    if not tables:
+        return schema.empty_table()
+    return pa.concat_tables(
+        [t.select(schema.names).cast(schema) for t in tables], promote_options="default"
+    )
+
+
+def sql(
+    query: str,
+    store: StoreLike = "runs",
+    *,
+    storage_options: Mapping[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Run ``query`` (DuckDB SQL) over every run of ``store`` (a folder or an fsspec URL).
+
+    Views: ``runs`` (the :func:`catalog`), ``conversations``, ``turns`` and ``grades`` (the
+    run tables' columns, ``run_id`` telling runs apart). Only the views the query names are
+    read. Returns a pandas DataFrame. No DuckDB extension is installed or loaded.
+    """
+    import duckdb
+
+    root = open_store(store, storage_options)
+    used = [v for v in VIEWS if re.search(rf"\b{v}\b", query, flags=re.IGNORECASE)]
+    con = duckdb.connect(
+        ":memory:",
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+    )
+    try:
+        for view in used:
+            data: Any = catalog(root) if view == "runs" else store_table(view, root)
+            con.register(view, data)
+        try:
+            return con.execute(query).df()
+        except duckdb.Error as exc:
+            raise StoreError(f"sql over {root}: {exc}", None) from exc
+    finally:
+        con.close()
