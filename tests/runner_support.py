@@ -137,7 +137,7 @@ def start_child(emu: EmulatorServer, spec: dict[str, Any]) -> subprocess.Popen[s
 
 
 def wait_for_child(
-    child: subprocess.Popen[str], condition: Callable[[], Any], what: str, timeout: float = 30.0
+    child: subprocess.Popen[str], condition: Callable[[], Any], what: str, timeout: float = 90.0
 ) -> None:
     """Poll ``condition`` while ``child`` runs; fail at once (with its output) if it exits."""
 

@@ -115,7 +115,9 @@ def test_clones_delete_leaves_a_live_runs_clone_alone(
         "run_id": "live",
         "assistant_id": assistant,
         "personas": 2,
-        "repeats": 4,
+        # long enough that the run is still going when `clones --delete` (a CLI start) runs,
+        # on a loaded machine too
+        "repeats": 16,
         "concurrency": 2,
         "target": {"variant": "v", "instructions": "Be brief with {{name}}."},
     }

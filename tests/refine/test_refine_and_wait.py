@@ -97,9 +97,18 @@ def test_a_second_refine_while_one_is_in_flight_is_refused(tmp_path: Path) -> No
     assert result.after.version == result.before.version + 1
 
 
-def test_a_timeout_leaves_the_build_recorded_and_nothing_half_written(
-    client: Client, emu: EmulatorServer, demo: Demo
-) -> None:
+def test_a_timeout_leaves_the_build_recorded_and_nothing_half_written(tmp_path: Path) -> None:
+    # builds of 2.4 s here, so the refusal is checked while the first is surely in flight
+    # (at the module's 0.24 s a loaded machine finished the build between check and call)
+    with (
+        serve(port=0, time_scale=0.02, seed=7) as emu,
+        Client(emu.base_url, emu.api_key) as client,
+    ):
+        demo = make_demo(emu, client, tmp_path / "runs")
+        _timeout_leaves_the_build_recorded(client, emu, demo)
+
+
+def _timeout_leaves_the_build_recorded(client: Client, emu: EmulatorServer, demo: Demo) -> None:
     hasty = PollPolicy(interval=0.001, backoff=1.0, max_interval=0.001, timeout=0.01)
     with pytest.raises(RefineTimeout) as caught:
         refine_and_wait(client, demo.assistant_id, NASTALIQ_FEEDBACK, poll=hasty, store=demo.store)
@@ -112,9 +121,9 @@ def test_a_timeout_leaves_the_build_recorded_and_nothing_half_written(
     assert SnapshotStore(demo.store).versions(demo.assistant_id) == [1, 2]  # no "after"
 
     # the next call finds it: refused while it is in flight ...
-    if emu.build_status(build_id)["status"] not in ("succeeded", "failed"):
-        with pytest.raises(BuildInFlightError, match=build_id):
-            refine_and_wait(client, demo.assistant_id, "Be brief.", store=demo.store)
+    assert emu.build_status(build_id)["status"] not in ("succeeded", "failed")
+    with pytest.raises(BuildInFlightError, match=build_id):
+        refine_and_wait(client, demo.assistant_id, "Be brief.", store=demo.store)
     # ... or waited for on request, and then its own build runs
     result = refine_and_wait(
         client,
