@@ -72,4 +72,3 @@ def normalise_one(text: str, case_sensitive: bool = False) -> str:
         out = out.lower()  # utf8_lower, as the vectorised path does
     out = _MARKS_RE.sub("", out.translate(_FOLD))
     return _SPACE_RE.sub(" ", out).strip()
-
