@@ -83,17 +83,20 @@ async def test_a_huge_answer_is_abandoned_after_the_limit(mode: Mode) -> None:
 def test_grading_75_conversations_against_a_50_mb_judge_keeps_memory_flat(
     tmp_path: Path,
 ) -> None:
-    """Peak RSS of a child process that grades 75 conversations with a judged scorecard while
-    every answer is 50 MB (was 6.7 GB). The server runs in this process, not the child."""
+    """Peak RSS (VmHWM) of a child process that grades 75 conversations with a judged
+    scorecard while every answer is 50 MB (was 6.7 GB). The server runs in this process."""
     hostile = HostileJudge("huge_chunked", size=50 * 1024 * 1024)
     script = textwrap.dedent(
         """
-        import json, resource, sys
+        import json, re, sys
         import pandas as pd
         from evalkit.grading import Judge, Scorecard, grade_transcripts
 
         def peak_mb():
-            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            # this process's own high-water mark (getrusage's ru_maxrss would carry the
+            # forking test worker's peak over exec)
+            status = open("/proc/self/status", encoding="ascii").read()
+            return int(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1)) / 1024
 
         card = Scorecard.from_dict({"rubricVersionId": "hostile-judge", "rules": [
             {"ruleId": "polite", "title": "The agent is polite", "points": 60},
