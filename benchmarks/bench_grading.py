@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from evalkit.grading import (
@@ -41,6 +43,7 @@ from evalkit.grading import (
 from evalkit.store import (
     CONVERSATIONS_SCHEMA,
     TURNS_SCHEMA,
+    Run,
     RunWriter,
     identity_hash,
     load_run,
@@ -177,12 +180,24 @@ def main() -> None:
     parser.add_argument(
         "--distinct", action="store_true", help="every conversation's texts distinct (worst case)"
     )
+    parser.add_argument(
+        "--regex-pattern",
+        action="append",
+        help="a regex rule timed alone against a bare RE2 match over the turns (repeatable; "
+        "default: a capturing group, the same without, a lookaround)",
+    )
+    parser.add_argument(
+        "--regex-only", action="store_true", help="time the regex rules only (faster)"
+    )
     args = parser.parse_args()
     card = Scorecard.load(ROOT / "scorecards" / "appointment-reminder-ur.yaml")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         path = synthesise(Path(tmp), args.conversations, args.seed, args.distinct)
         print(f"synthesised in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        if args.regex_only:
+            regex_rows(load_run(path), args.repeat, args.regex_pattern or REGEX_PATTERNS)
+            return
         loads, grades = [], []
         for _ in range(args.repeat):
             gc.collect()
@@ -201,6 +216,7 @@ def main() -> None:
         print(f"grade ({rules} checks, judge=False, stored): {grade:6.2f} s")
         print(f"ratio grade / load:      {grade / load:6.2f}x  (target <= 3x, < 20 s)")
         print(result.summary()[["rule_id", "pass", "fail", "na"]].to_string(index=False))
+        regex_rows(run, args.repeat, args.regex_pattern or REGEX_PATTERNS)
         # the whole scorecard, judged rules included, graded once; then graded again (cached)
         judge = InstantJudge()
         t0 = time.perf_counter()
@@ -214,6 +230,50 @@ def main() -> None:
             f"cached re-grade (judged rules included, fresh load_run): {cached:6.2f} s "
             f"(target < 2 s); {len(again.frame)} grades, {judge.calls} judge tasks in all"
         )
+
+
+#: RE2 with a capturing group, the same without one, and a lookbehind (the backtracking engine)
+REGEX_PATTERNS = (r"(haan|nahi|jee)", r"(?:haan|nahi|jee)", r"(?<=main )busy|(?<!dobara )bataiye")
+#: the baseline drops lookarounds, which RE2 cannot run
+_RE2_BASELINE = re.compile(r"\(\?<?[=!][^)]*\)")
+
+
+def regex_rows(run: Run, repeat: int, patterns: Sequence[str]) -> None:
+    """Each regex rule graded alone against a bare ``match_substring_regex`` over every turn."""
+    text = pa.chunked_array([pa.array(run.turns["text"], pa.large_string())])
+    for number, pattern in enumerate(patterns):
+        card = Scorecard.from_dict(
+            {
+                "rubricVersionId": f"bench-regex-{number}",
+                "rules": [
+                    {
+                        "ruleId": "r",
+                        "title": "regex",
+                        "points": 100,
+                        "check": {"type": "regex", "pattern": pattern, "speaker": "caller"},
+                    }
+                ],
+            }
+        )
+        bare_times, rule_times = [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            pc.match_substring_regex(text, "(?i)" + _RE2_BASELINE.sub("", pattern))
+            bare_times.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            try:
+                graded = grade_run(run, card, judge=False, store=False)
+            except Exception as exc:  # the "before" of a pattern that used to crash
+                print(f"regex {pattern!r}: {type(exc).__name__}: {exc}")
+                break
+            rule_times.append(time.perf_counter() - t0)
+        else:
+            bare, rule = statistics.median(bare_times), statistics.median(rule_times)
+            counts = graded.frame["verdict"].value_counts().to_dict()
+            print(
+                f"regex {pattern!r}: grade {rule:6.2f} s, bare RE2 match {bare:5.2f} s "
+                f"({rule / bare:5.1f}x); verdicts {counts}"
+            )
 
 
 class InstantJudge:

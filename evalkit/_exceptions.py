@@ -26,6 +26,7 @@ Each family lives beside the code that raises it and is exported from that packa
     ├── PersonaError (ValueError)                   evalkit.grid  a persona file or value is wrong
     ├── TargetError                                 evalkit.targets  prod without a snapshot, ...
     ├── RunAborted                                  evalkit.runner  an error no retry would fix
+    │   └── ServiceUnreachable                          the service vanished mid-run
     ├── StoreError                                  evalkit.store  every message names the path
     │   ├── RunNotFoundError (FileNotFoundError)
     │   ├── RunExistsError (FileExistsError)

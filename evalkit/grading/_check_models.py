@@ -8,10 +8,11 @@ function.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from ._regex import pattern_problem
 
 __all__ = [
     "AgentSpeaksFirstCheck",
@@ -83,7 +84,8 @@ class NotContainsCheck(_TextCheck):
 class RegexCheck(_Check):
     """``mode`` any: some turn matches; all: every turn does; none: no turn does.
 
-    ``expect: match`` is ``mode: any`` and ``expect: no_match`` is ``mode: none``.
+    ``expect: match`` is ``mode: any`` and ``expect: no_match`` is ``mode: none``. The pattern
+    must compile on RE2 or on the ``regex`` package (which runs it under a time limit).
     """
 
     type: Literal["regex"]
@@ -96,10 +98,9 @@ class RegexCheck(_Check):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"invalid regex {value!r}: {exc}") from None
+        problem = pattern_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
         return value
 
     @model_validator(mode="after")

@@ -4,9 +4,10 @@ Each function takes the :class:`Transcripts` being graded and its typed check mo
 returns a frame indexed by conversation id with ``verdict`` (pass/fail/na), ``rationale`` (a
 sentence a person can read) and ``evidence_turn`` (1-based turn index or <NA>). Work is done
 with Arrow/pandas column operations and groupbys: a Python loop runs per rule or per distinct
-value, never per turn (the one exception: ``regex`` patterns RE2 cannot run, and the
-sound-alike search of ``uses_variable`` for Roman values in Urdu-script conversations, which
-loop over the turns of the conversations concerned only).
+value, never per turn (the exceptions: ``regex`` patterns RE2 cannot run, searched once per
+distinct text under a time limit (:mod:`._regex`), and the sound-alike search of
+``uses_variable`` for Roman values in Urdu-script conversations, which loops over the turns of
+the conversations concerned only).
 """
 
 from __future__ import annotations
@@ -23,8 +24,16 @@ import pyarrow.compute as pc
 from pydantic import BaseModel
 
 from . import _check_models as m
+from ._regex import (
+    GIVE_UP_AFTER,
+    MATCH_GROUP,
+    TIME_LIMIT_S,
+    backtracking,
+    backtracking_search,
+    re2_form,
+)
 from ._skeleton import sound_pattern
-from ._text import ARABIC_LETTER, LATIN_LETTER, PLACEHOLDER_RE2, normalise_one, re2_compiles
+from ._text import ARABIC_LETTER, LATIN_LETTER, PLACEHOLDER_RE2, normalise_one
 from ._transcripts import TextKind, Transcripts
 
 __all__ = ["CHECK_TYPES", "CheckType", "run_check"]
@@ -95,17 +104,19 @@ def _first(sub: pd.DataFrame, mask: Any, match: Any = None) -> pd.DataFrame:
     return hits.set_index(CID)
 
 
-def _extract(array: pa.Array, pattern: str) -> tuple[np.ndarray, np.ndarray]:
-    """(matched?, matched text) per element for an RE2 ``pattern`` with a group ``m``."""
+def _extract(array: pa.Array, pattern: str, group: str = "m") -> tuple[np.ndarray, np.ndarray]:
+    """(matched?, matched text) per element for an RE2 ``pattern`` with a named ``group``."""
     found = pc.extract_regex(array, pattern)
     valid = found.is_valid().to_numpy(zero_copy_only=False)
-    text = found.field("m").to_numpy(zero_copy_only=False)
+    text = found.field(group).to_numpy(zero_copy_only=False)
     return valid.astype(bool), text
 
 
-def _search(t: Transcripts, speaker: str, pattern: str, kind: TextKind = "raw") -> _Found:
+def _search(
+    t: Transcripts, speaker: str, pattern: str, kind: TextKind = "raw", group: str = "m"
+) -> _Found:
     """:func:`_extract` over ``speaker``'s turns, run once per distinct text."""
-    hit, text = _extract(t.uniques(kind), pattern)
+    hit, text = _extract(t.uniques(kind), pattern, group)
     codes = t.codes(speaker)
     return hit[codes], text[codes]
 
@@ -155,25 +166,65 @@ def check_not_contains(t: Transcripts, c: m.NotContainsCheck) -> pd.DataFrame:
     return out
 
 
-def _regex_matches(t: Transcripts, c: m.RegexCheck) -> tuple[np.ndarray, np.ndarray]:
-    flags = "(?i)" if c.ignore_case else ""
-    pattern = f"{flags}(?P<m>{c.pattern})"
-    if "(?P<m>" not in c.pattern and re2_compiles(pattern):
-        return _search(t, c.speaker, pattern)
-    # RE2 cannot run it (lookarounds, backreferences): Python's re, text by distinct text
-    compiled = re.compile(c.pattern, re.IGNORECASE if c.ignore_case else 0)
-    found = [compiled.search(s) for s in t.uniques().to_pylist()]
-    hit = np.array([f is not None for f in found], dtype=bool)
-    said = np.array([f.group(0) if f else None for f in found], dtype=object)
+def _regex_matches(t: Transcripts, c: m.RegexCheck) -> tuple[np.ndarray, np.ndarray, pd.DataFrame]:
+    """Per turn of the speaker: matched?, the match; and the conversations the pattern ran out
+    of time on (only a backtracking pattern can; see :mod:`._regex`)."""
+    form = re2_form(c.pattern, c.ignore_case)
+    if form is not None:
+        hit, text = _search(t, c.speaker, form, group=MATCH_GROUP)
+        return hit, text, _first(t.of(c.speaker), np.zeros(len(hit), bool))
     codes = t.codes(c.speaker)
-    return hit[codes], said[codes]
+    compiled = backtracking(c.pattern, c.ignore_case)
+    search = backtracking_search(t.uniques(), np.unique(codes), compiled)
+    hit = search.hit[codes]
+    unknown = (search.timed_out | search.skipped)[codes]
+    mode = c.effective_mode
+    decisive = ~hit & ~unknown if mode == "all" else hit
+    late = _out_of_time(t.of(c.speaker), decisive, unknown, search.seconds[codes])
+    skipped = search.skipped[codes][late["_row"].to_numpy()]
+    late["reason"] = np.where(
+        skipped,
+        _where(late) + f" was not searched: /{c.pattern}/ had run out of time on "
+        f"{GIVE_UP_AFTER} turns, so the rule stopped searching",
+        f"/{c.pattern}/ ran out of its {TIME_LIMIT_S:g} s time limit by "
+        + _where(late)
+        + " (lookarounds and backreferences need a backtracking engine; without them the "
+        "pattern runs on RE2 in linear time)",
+    )
+    return (hit | unknown if mode == "all" else hit), search.said[codes], late
+
+
+def _out_of_time(
+    sub: pd.DataFrame, decisive: np.ndarray, unknown: np.ndarray, seconds: np.ndarray
+) -> pd.DataFrame:
+    """The conversations that ran out of time before the turn that decides them (their first
+    decisive turn, else their last): an unknown turn, or more than the limit of search time
+    added up; one row each (the turn where it happened, its position ``_row``)."""
+    pos = sub["_pos"].to_numpy()
+    if len(pos) == 0:
+        return _first(sub, decisive).assign(_row=np.zeros(0, np.int64))
+    new = np.concatenate(([True], pos[1:] != pos[:-1]))
+    group = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    last = np.append(starts[1:], len(pos)) - 1
+    first_decisive = _first_rows(pos, decisive)
+    last[group[first_decisive]] = first_decisive
+    spent = np.cumsum(seconds)
+    spent -= np.concatenate(([0.0], spent))[starts][group]
+    missing = np.cumsum(unknown)
+    missing -= np.concatenate(([0], missing))[starts][group]
+    over = _first_rows(pos, (spent > TIME_LIMIT_S) | (missing > 0))
+    over = over[over <= last[group[over]]]
+    rows: pd.DataFrame = sub.iloc[over][[CID, "index", "role", "_pos"]].assign(_row=over)
+    return rows.set_index(CID)
 
 
 def check_regex(t: Transcripts, c: m.RegexCheck) -> pd.DataFrame:
-    """``mode`` any: some turn matches; none: no turn does; all: every turn does."""
+    """``mode`` any: some turn matches; none: no turn does; all: every turn does; ``error``
+    when a backtracking pattern ran out of time before deciding."""
     mode = c.effective_mode
     who = _who(c.speaker)
-    hit, text = _regex_matches(t, c)
+    hit, text, late = _regex_matches(t, c)
     sub = t.of(c.speaker)
     if mode == "all":
         out = _frame(t, "pass", f"every {who} turn matches /{c.pattern}/")
@@ -181,15 +232,17 @@ def check_regex(t: Transcripts, c: m.RegexCheck) -> pd.DataFrame:
         _set(out, misses, "fail", _where(misses) + f" does not match /{c.pattern}/")
         none = t.ids.difference(pd.Index(sub[CID].unique()))
         _mark(out, none, "na", f"no {who} turns")
-        return out
-    hits = _first(sub, hit, text)
-    said = _where(hits) + " matches /" + c.pattern + "/ ('" + hits["match"] + "')"
-    if mode == "any":
-        out = _frame(t, "fail", f"no {who} turn matches /{c.pattern}/")
-        _set(out, hits, "pass", said)
     else:
-        out = _frame(t, "pass", f"no {who} turn matches /{c.pattern}/")
-        _set(out, hits, "fail", said)
+        hits = _first(sub, hit, text)
+        said = _where(hits) + " matches /" + c.pattern + "/ ('" + hits["match"] + "')"
+        if mode == "any":
+            out = _frame(t, "fail", f"no {who} turn matches /{c.pattern}/")
+            _set(out, hits, "pass", said)
+        else:
+            out = _frame(t, "pass", f"no {who} turn matches /{c.pattern}/")
+            _set(out, hits, "fail", said)
+    if len(late):
+        _set(out, late, "error", late["reason"])
     return out
 
 
@@ -479,7 +532,7 @@ CHECK_TYPES: Final[dict[str, CheckType]] = {
         CheckType("not_contains", m.NotContainsCheck, check_not_contains,
                   "none of the texts occurs in any turn"),
         CheckType("regex", m.RegexCheck, check_regex,
-                  "a Python/RE2 regex matches some, every or no turn"),
+                  "a regex matches some, every or no turn (RE2, else under a time limit)"),
         CheckType("script", m.ScriptCheck, check_script,
                   "share of Arabic-script (or Latin) letters at least min_share"),
         CheckType("turns", m.TurnsCheck, check_turns, "number of turns within min..max"),

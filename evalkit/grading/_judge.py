@@ -2,11 +2,16 @@
 
 One call per task (a transcript and the rules still to decide on it), at most
 ``options.concurrency`` at once. The answer is validated (:mod:`._judge_parse`); a malformed
-answer or a failed call is tried again up to ``options.max_attempts`` times, then every rule of
+answer or a failed call is tried again up to ``options.attempts`` times, then every rule of
 the task becomes verdict ``error`` with the reason (never ``fail``), and :meth:`Judge.ajudge`
 still returns normally. Once a task has failed for want of a reachable endpoint (connection
 errors, 5xx), later tasks get a single attempt each until a call succeeds again, so a judge
-that is down costs one call per task, not ``max_attempts`` with waits.
+that is down costs one call per task, not ``attempts`` with waits.
+
+Deadline and size: each call has a total deadline, ``options.timeout`` (connect, send, and every
+byte of the answer: an endpoint that trickles one byte a second or never answers is abandoned
+then), and its answer is read as a stream up to ``options.max_response_bytes`` (a longer one
+is abandoned unread, its connection closed), so memory stays flat whatever an endpoint sends.
 
 Concurrency: an ``asyncio.Semaphore`` of ``options.concurrency`` (per event loop, shared by a
 judge and its copies) bounds the calls in flight; each call borrows one of that many
@@ -52,9 +57,11 @@ from ._judge_cache import CachedVerdict, JudgeCache, cache_key
 from ._judge_config import API_KEY_ENV, JudgeOptions, JudgeStats, resolve_endpoint
 from ._judge_http import (
     RESPONSE_FORMAT_REFUSED,
+    CallDeadlineExceeded,
     content_of,
     http_error,
     is_outage,
+    post_bounded,
     retryable,
     token_count,
 )
@@ -150,7 +157,7 @@ class Judge:
         self.options = options or JudgeOptions()
         self.cache_dir: Path | None = Path(cache_dir) if cache_dir is not None else None
         self._http_client = http_client
-        self._shared = _Shared(rng=self.options.retry.rng())
+        self._shared = _Shared(rng=self.options.policy.rng())
 
     @classmethod
     def from_env(
@@ -216,7 +223,7 @@ class Judge:
         )
         self.options, self.cache_dir = state["options"], state["cache_dir"]
         self._http_client = None
-        self._shared = _Shared(rng=self.options.retry.rng())
+        self._shared = _Shared(rng=self.options.policy.rng())
 
     # ------------------------------------------------------------------ judging
 
@@ -310,10 +317,16 @@ class Judge:
         async with contextlib.AsyncExitStack() as stack:
             for _ in range(n):
                 client = httpx.AsyncClient(
-                    verify=ssl_context, limits=limits, timeout=self.options.timeout
+                    verify=ssl_context, limits=limits, timeout=self._transport_timeout
                 )
                 free.put_nowait(await stack.enter_async_context(client))
             yield free
+
+    @property
+    def _transport_timeout(self) -> float:
+        """httpx's per-phase timeouts: a safety net just beyond the call's total deadline, so
+        the deadline is what ends a slow call, with one reason."""
+        return self.options.timeout + 1.0
 
     def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
@@ -379,7 +392,7 @@ class Judge:
         self, http: httpx.AsyncClient, task: JudgeTask, rules: tuple[JudgedRule, ...]
     ) -> list[JudgeVerdict]:
         shared, options = self._shared, self.options
-        limit = 1 if shared.endpoint_down else options.max_attempts
+        limit = 1 if shared.endpoint_down else options.attempts
         usage = _Usage()
         ids = [r.rule_id for r in rules]
         turns = {index for index, _, _ in task.turns}
@@ -400,7 +413,7 @@ class Judge:
                     exc,
                 )
                 continue
-            except (ApiError, httpx.HTTPError) as exc:
+            except (ApiError, httpx.HTTPError, CallDeadlineExceeded) as exc:
                 if with_format and self._format_refused(exc):
                     attempt -= 1  # a negotiation, not an attempt
                     continue
@@ -415,7 +428,8 @@ class Judge:
                 )
                 if attempt >= limit or not retryable(exc):
                     break
-                await options.retry.async_sleep(options.retry.wait_for(attempt, exc, shared.rng))
+                policy = options.policy
+                await policy.async_sleep(policy.wait_for(attempt, exc, shared.rng))
                 continue
             return self._verdicts(task, rules, answer, usage)
         if outage and not shared.endpoint_down:
@@ -441,12 +455,18 @@ class Judge:
         if with_format:
             body["response_format"] = response_format(rules)
         self._shared.add(calls=1)
-        response = await http.post(
+        request = http.build_request(
+            "POST",
             f"{self._base_url}/chat/completions",
             content=json.dumps(body, ensure_ascii=False).encode(),
             headers=self._headers(),
-            timeout=self.options.timeout,
+            timeout=self._transport_timeout,
         )
+        try:
+            async with asyncio.timeout(self.options.timeout):
+                response = await post_bounded(http, request, self.options.max_response_bytes)
+        except TimeoutError:
+            raise CallDeadlineExceeded(self.options.timeout) from None
         if response.status_code >= 400:
             raise http_error(response)
         self._shared.endpoint_down = False

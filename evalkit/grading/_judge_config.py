@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final, Literal
 from urllib.parse import urlsplit
 
@@ -29,36 +29,76 @@ class JudgeNotConfigured(ConfigurationError):
     """No judge model or endpoint was given, by argument or environment."""
 
 
+#: The judge's attempts per task when neither ``max_attempts`` nor a ``retry`` policy says.
+DEFAULT_ATTEMPTS: Final = 3
+#: What a :class:`RetryPolicy` says when nobody chose its attempts (then it never conflicts).
+_POLICY_DEFAULT_ATTEMPTS: Final = RetryPolicy().max_attempts
+
+
 @dataclass(frozen=True, slots=True)
 class JudgeOptions:
     """How a :class:`~evalkit.grading.Judge` calls its endpoint.
 
-    ``max_attempts`` bounds the calls per task (malformed answers and failed calls alike);
-    ``retry`` is the project's retry policy, used for the waits between failed calls (backoff,
-    ``Retry-After``) and for which transport errors are worth another try; its own
-    ``max_attempts`` is not used. ``use_response_format``: ``"auto"`` asks for a JSON schema and
-    falls back to plain JSON when the endpoint answers 400 to it; ``True`` always asks;
-    ``False`` never does. ``timeout`` is per call, in seconds.
+    ``timeout``: the total seconds of one call (connect, send, and every byte of the answer);
+    past it the call is abandoned, retried as the policy says, and finally an ``error``
+    verdict with the reason. ``max_response_bytes``: the most of an answer read (as a stream;
+    1 MiB by default); a longer answer is abandoned, so memory stays flat whatever an endpoint
+    sends, and counts as a malformed answer. ``max_attempts`` bounds the calls per task
+    (malformed answers and failed calls alike); ``retry`` is the project's retry policy, used
+    for the waits between failed calls (backoff, ``Retry-After``) and for which errors are
+    worth another try. Attempts come from ``max_attempts`` when given, else from ``retry``'s
+    ``max_attempts`` when a policy is given (``RetryPolicy(max_attempts=10)`` means 10), else
+    3; giving both with different numbers is an error (a policy left at its default number
+    of attempts takes ``max_attempts``). ``use_response_format``: ``"auto"`` asks for a JSON
+    schema and falls back to plain JSON when the endpoint answers 400 to it; ``True`` always
+    asks; ``False`` never does.
     """
 
     concurrency: int = 16
-    max_attempts: int = 3
+    max_attempts: int | None = None
     timeout: float = 120.0
     temperature: float = 0.0
     use_response_format: Literal["auto"] | bool = "auto"
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    retry: RetryPolicy | None = None
+    max_response_bytes: int = 1 << 20
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
-        if self.max_attempts < 1:
+        if self.max_attempts is not None and self.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
-        if self.timeout <= 0:
+        if not self.timeout > 0:
             raise ValueError(f"timeout must be positive, got {self.timeout}")
+        if self.max_response_bytes < 1:
+            raise ValueError(
+                f"max_response_bytes must be at least 1, got {self.max_response_bytes}"
+            )
         if self.use_response_format not in ("auto", True, False):
             raise ValueError(
                 f"use_response_format must be 'auto', True or False, got {self.use_response_format!r}"
             )
+        chosen = self.retry.max_attempts if self.retry is not None else None
+        if self.max_attempts is not None and chosen not in (
+            None,
+            self.max_attempts,
+            _POLICY_DEFAULT_ATTEMPTS,
+        ):
+            raise ValueError(
+                f"max_attempts={self.max_attempts} and retry=RetryPolicy(max_attempts={chosen}) "
+                "disagree: give the number of attempts once"
+            )
+
+    @property
+    def attempts(self) -> int:
+        """Calls per task at most: ``max_attempts``, else the retry policy's, else 3."""
+        if self.max_attempts is not None:
+            return self.max_attempts
+        return self.retry.max_attempts if self.retry is not None else DEFAULT_ATTEMPTS
+
+    @property
+    def policy(self) -> RetryPolicy:
+        """The retry policy in use (the given one, else the default with 3 attempts)."""
+        return self.retry if self.retry is not None else RetryPolicy(max_attempts=self.attempts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""One judge call's wire side: errors from an answer, what is retried, the content read."""
+"""One judge call's wire side: a bounded read of the answer, errors from it, what is retried,
+the content read."""
 
 from __future__ import annotations
 
@@ -22,9 +23,12 @@ from ._judge_parse import MalformedAnswer
 
 __all__ = [
     "RESPONSE_FORMAT_REFUSED",
+    "AnswerTooLarge",
+    "CallDeadlineExceeded",
     "content_of",
     "http_error",
     "is_outage",
+    "post_bounded",
     "retryable",
     "token_count",
 ]
@@ -41,6 +45,64 @@ _STATUS_ERRORS: Final[Mapping[int, type[ApiError]]] = {
 _EXTRA_RETRY_STATUS: Final = frozenset({408, 409, 500})
 #: What an endpoint answers when it does not take ``response_format``.
 RESPONSE_FORMAT_REFUSED: Final = frozenset({400, 422})
+#: Headers that describe the wire form of a body, not the bytes kept (already decoded).
+_WIRE_HEADERS: Final = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+
+
+class CallDeadlineExceeded(Exception):
+    """A judge call did not end within its total deadline (``JudgeOptions.timeout``)."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(
+            f"no complete answer within the {seconds:g} s deadline of a judge call (connect, "
+            "send and read the whole answer; JudgeOptions.timeout)"
+        )
+
+
+class AnswerTooLarge(MalformedAnswer):
+    """A successful answer longer than ``JudgeOptions.max_response_bytes``; abandoned unread."""
+
+    def __init__(self, limit: int, declared: int | None = None) -> None:
+        size = f"{declared:,} bytes, " if declared is not None else ""
+        what = "unread" if declared is not None else "after that much"
+        super().__init__(
+            f"the answer is {size}over the {limit:,}-byte limit "
+            f"(JudgeOptions.max_response_bytes); abandoned {what}"
+        )
+
+
+async def post_bounded(
+    http: httpx.AsyncClient, request: httpx.Request, limit: int
+) -> httpx.Response:
+    """Send ``request`` and read at most ``limit`` bytes of the (decoded) answer as a stream.
+
+    A successful answer that is longer raises :class:`AnswerTooLarge` as soon as its
+    ``Content-Length`` or its bytes say so (the connection is closed, never drained); an
+    error answer is cut at ``limit``, enough for its message. Returns a response holding the
+    bytes read.
+    """
+    response = await http.send(request, stream=True)
+    chunks: list[bytes] = []
+    try:
+        ok = response.status_code < 400
+        declared = response.headers.get("content-length", "")
+        if ok and declared.isdigit() and int(declared) > limit:
+            raise AnswerTooLarge(limit, int(declared))
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > limit:
+                if ok:
+                    raise AnswerTooLarge(limit)
+                chunks.append(chunk[: len(chunk) - (size - limit)])
+                break
+            chunks.append(chunk)
+    finally:
+        await response.aclose()
+    headers = [(k, v) for k, v in response.headers.multi_items() if k not in _WIRE_HEADERS]
+    return httpx.Response(
+        response.status_code, headers=headers, content=b"".join(chunks), request=request
+    )
 
 
 def _error_message(response: httpx.Response) -> str:
@@ -73,6 +135,8 @@ def http_error(response: httpx.Response) -> ApiError:
 def retryable(exc: Exception) -> bool:
     if isinstance(exc, ApiError) and exc.status_code in _EXTRA_RETRY_STATUS:
         return True
+    if isinstance(exc, CallDeadlineExceeded):
+        return True
     return is_retryable(exc, idempotent=True)
 
 
@@ -80,7 +144,7 @@ def is_outage(exc: Exception) -> bool:
     """A failure that says the endpoint is unreachable or broken, not this task's fault."""
     if isinstance(exc, ApiError):
         return exc.status_code >= 500
-    return isinstance(exc, httpx.TransportError)
+    return isinstance(exc, httpx.TransportError | CallDeadlineExceeded)
 
 
 def content_of(response: httpx.Response) -> tuple[str, Any]:

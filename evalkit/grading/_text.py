@@ -20,7 +20,6 @@ __all__ = [
     "PLACEHOLDER_RE2",
     "normalise",
     "normalise_one",
-    "re2_compiles",
 ]
 
 #: one Arabic-script letter (not a digit, mark, tatweel or punctuation)
@@ -73,12 +72,3 @@ def normalise_one(text: str, case_sensitive: bool = False) -> str:
         out = out.lower()  # utf8_lower, as the vectorised path does
     out = _MARKS_RE.sub("", out.translate(_FOLD))
     return _SPACE_RE.sub(" ", out).strip()
-
-
-def re2_compiles(pattern: str) -> bool:
-    """True when RE2 (pyarrow's regex engine) accepts ``pattern``."""
-    try:
-        pc.match_substring_regex(pa.array([""], pa.large_string()), pattern)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return False
-    return True

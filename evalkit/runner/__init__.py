@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .._util import publish
 from ._definition import RunDefinition
-from ._errors import RunAborted
+from ._errors import RunAborted, ServiceUnreachable
 from ._options import Budget, RunOptions
 from ._runner import arun_grid, default_run_id, run_grid
 
@@ -13,6 +13,7 @@ __all__ = [
     "RunAborted",
     "RunDefinition",
     "RunOptions",
+    "ServiceUnreachable",
     "arun_grid",
     "default_run_id",
     "run_grid",

@@ -54,8 +54,9 @@ class ConversationRunner:
 
     async def run(
         self, slot: ConversationSlot, client: AsyncClient | None = None
-    ) -> tuple[ConversationRecord, list[TurnRecord]]:
-        """Simulate ``slot`` (re-running dropped streams) and return its record and turns.
+    ) -> tuple[ConversationRecord, list[TurnRecord], Exception | None]:
+        """Simulate ``slot`` (re-running dropped streams) and return its record, its turns and,
+        for a ``failed`` one, the request error (the circuit breaker reads it).
 
         ``client`` (default: the runner's) carries the streams: the runner gives each worker
         its own connection slot.
@@ -66,6 +67,7 @@ class ConversationRunner:
         started_at = now()
         t0 = time.monotonic()  # duration_s spans every attempt, like started_at
         attempts = 0
+        failure: Exception | None = None
         while True:
             attempts += 1
             try:
@@ -85,7 +87,7 @@ class ConversationRunner:
             except FATAL_ERRORS:
                 raise
             except _FAILED as exc:
-                outcome = ("failed", str(exc), [], None, None)
+                outcome, failure = ("failed", str(exc), [], None, None), exc
             else:
                 outcome = _outcome(transcript)
             break
@@ -113,7 +115,7 @@ class ConversationRunner:
             persona_id=persona_id,
             persona_tags=cell.persona.tags_json,
         )
-        return record, turns
+        return record, turns, failure
 
 
 def _outcome(transcript: Transcript) -> Outcome:

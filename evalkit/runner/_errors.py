@@ -11,7 +11,7 @@ from ..api import (
     PermissionDeniedError,
 )
 
-__all__ = ["FATAL_ERRORS", "RunAborted"]
+__all__ = ["FATAL_ERRORS", "RunAborted", "ServiceUnreachable"]
 
 #: Errors that mean every conversation would fail the same way: the run stops (nothing recorded
 #: for the conversations not yet finished, so a resume after the fix runs them).
@@ -26,3 +26,22 @@ FATAL_ERRORS = (
 
 class RunAborted(EvalkitError):
     """The run stopped early because of an error no retry would fix; finished work was kept."""
+
+
+class ServiceUnreachable(RunAborted):
+    """The run stopped because the service could not be reached (the runner's circuit breaker,
+    ``RunOptions.stop_after_unreachable``); finished conversations were kept, the ones that
+    could not connect were not recorded, so resuming with the same run id runs them.
+
+    ``address`` is the service's base URL; ``conversations`` how many could not connect in a
+    row. The cause is the last connection error.
+    """
+
+    def __init__(self, address: str, conversations: int) -> None:
+        super().__init__(
+            f"run stopped after {conversations} conversation(s) in a row could not reach the "
+            f"service at {address} (those were not recorded; every recorded conversation is "
+            "kept; resume with the same run id once it answers again, from any host or port)"
+        )
+        self.address = address
+        self.conversations = conversations

@@ -37,7 +37,11 @@ class RunOptions:
     ``max_attempts`` runs of a conversation whose stream dropped (each a new conversation,
     waiting as the client's :class:`~evalkit.RetryPolicy` says); ``progress`` shows a bar
     (None: in a terminal or notebook only); ``rerun`` runs recorded conversations with these
-    statuses again.
+    statuses again. ``stop_after_unreachable``: the circuit breaker; when that many
+    conversations in a row could not connect to the service (after the client's retries), or
+    every worker's latest one could not, the run stops with
+    :class:`~evalkit.runner.ServiceUnreachable` and leaves them unrecorded, so a resume runs
+    them; 0 records them ``failed`` and goes on.
     """
 
     concurrency: int = 8
@@ -45,12 +49,18 @@ class RunOptions:
     max_attempts: int = 3
     progress: bool | None = None
     rerun: tuple[str, ...] = ()
+    stop_after_unreachable: int = 5
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, got {self.max_attempts}")
+        if self.stop_after_unreachable < 0:
+            raise ValueError(
+                f"stop_after_unreachable must be >= 0 (0: never stop), got "
+                f"{self.stop_after_unreachable}"
+            )
         if isinstance(self.rerun, str):
             object.__setattr__(self, "rerun", (self.rerun,))
         unknown = set(self.rerun) - set(STATUSES)
@@ -79,3 +89,4 @@ class RunKnobs(TypedDict, total=False):
     max_attempts: int
     progress: bool | None
     rerun: tuple[str, ...]
+    stop_after_unreachable: int

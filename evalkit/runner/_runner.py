@@ -26,20 +26,23 @@ from .._util import Progress, now, now_iso, run_sync
 from ..api import AsyncClient, Client
 from ..grid import ConversationSlot, Grid
 from ..store import (
+    ConversationRecord,
     IdentityMismatchError,
     Run,
     RunWriter,
     StoreError,
     StoreLike,
+    TurnRecord,
     local_folder,
     open_store,
     read_stored_manifest,
     storage_error,
 )
 from ..targets import ResolvedTarget, SnapshotStore, Target, resolve_target, simulation_target
+from ._breaker import CircuitBreaker
 from ._conversation import ConversationRunner
 from ._definition import RunDefinition
-from ._errors import FATAL_ERRORS, RunAborted
+from ._errors import FATAL_ERRORS, RunAborted, ServiceUnreachable
 from ._options import RunKnobs, RunOptions
 from ._signals import defer_sigint
 
@@ -284,19 +287,28 @@ async def _run_all(
     opts: RunOptions,
 ) -> str:
     slots: Iterator[ConversationSlot] = iter(pending)
+    breaker = CircuitBreaker(opts.stop_after_unreachable, len(streams), runner.client.base_url)
 
-    async def worker(stream: AsyncClient) -> None:
+    async def record(finished: list[tuple[ConversationRecord, list[TurnRecord]]]) -> None:
+        for conversation, turns in finished:
+            await writer.aappend(conversation, turns)
+            bar.update(conversation.status)
+
+    async def worker(number: int, stream: AsyncClient) -> None:
         for slot in slots:  # shared iterator: each slot is taken by exactly one worker
-            record, turns = await runner.run(slot, stream)
-            await writer.aappend(record, turns)
-            bar.update(record.status)
+            conversation, turns, failure = await runner.run(slot, stream)
+            await record(breaker.settle(number, (conversation, turns), failure))
+        await record(breaker.retire(number))
 
     try:
         async with asyncio.timeout(opts.budget.max_seconds):
             try:
                 async with asyncio.TaskGroup() as group:
-                    for stream in streams:
-                        group.create_task(worker(stream))
+                    for number, stream in enumerate(streams):
+                        group.create_task(worker(number, stream))
+            except* ServiceUnreachable as group_error:
+                stopped = group_error.exceptions[0]
+                raise stopped from stopped.__cause__
             except* FATAL_ERRORS as group_error:
                 first = group_error.exceptions[0]
                 raise RunAborted(

@@ -45,7 +45,9 @@ def task(conversation_id: str, *rule_ids: str, sample: int = 0) -> JudgeTask:
 
 def options(**changes: Any) -> JudgeOptions:
     """Options for tests: no waiting between retries, a short timeout."""
-    return replace(JudgeOptions(retry=RetryPolicy.no_wait(), timeout=10.0), **changes)
+    return replace(
+        JudgeOptions(retry=RetryPolicy.no_wait(), timeout=10.0, max_attempts=3), **changes
+    )
 
 
 def make_judge(

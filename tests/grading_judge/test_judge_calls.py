@@ -156,7 +156,7 @@ async def test_a_slow_answer_times_out_into_an_error(endpoint: Endpoint) -> None
     judge = make_judge(endpoint, options(timeout=0.2, max_attempts=2))
     verdicts = await judge.ajudge([task("c1", "r1")])
     assert verdicts[0].verdict == "error"
-    assert "Timeout" in verdicts[0].rationale
+    assert "within the 0.2 s deadline of a judge call" in verdicts[0].rationale
     assert judge.stats.calls == 2
 
 

@@ -75,8 +75,36 @@ def test_options_are_checked() -> None:
         JudgeOptions(max_attempts=0)
     with pytest.raises(ValueError, match="use_response_format"):
         JudgeOptions(use_response_format="sometimes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="timeout"):
+        JudgeOptions(timeout=0)
+    with pytest.raises(ValueError, match="max_response_bytes"):
+        JudgeOptions(max_response_bytes=0)
     assert JudgeOptions().temperature == 0
     assert JudgeOptions().concurrency == 16
+    assert JudgeOptions().max_response_bytes == 1024 * 1024
+
+
+def test_attempts_given_anywhere_are_honoured_and_a_disagreement_is_refused() -> None:
+    assert JudgeOptions().attempts == 3
+    assert JudgeOptions(max_attempts=5).attempts == 5
+    assert JudgeOptions(retry=RetryPolicy(max_attempts=10)).attempts == 10
+    assert JudgeOptions(retry=RetryPolicy(max_attempts=10), max_attempts=10).attempts == 10
+    # a policy that did not choose its attempts (its default) takes max_attempts
+    assert JudgeOptions(retry=RetryPolicy.no_wait(), max_attempts=2).attempts == 2
+    with pytest.raises(
+        ValueError, match=r"max_attempts=2 and retry=RetryPolicy\(max_attempts=10\)"
+    ):
+        JudgeOptions(retry=RetryPolicy(max_attempts=10), max_attempts=2)
+
+
+async def test_a_retry_policy_of_10_attempts_makes_10_calls(endpoint: Endpoint) -> None:
+    """Issue 21: ``JudgeOptions(retry=RetryPolicy(max_attempts=10))`` used to make 3."""
+    endpoint.fake.behaviour = "error_500"
+    opts = JudgeOptions(retry=RetryPolicy.no_wait(max_attempts=10), timeout=10.0)
+    verdicts = await Judge(MODEL, endpoint.base_url, options=opts).ajudge([task("c1", "r1")])
+    assert verdicts[0].verdict == "error"
+    assert "after 10 attempt(s)" in verdicts[0].rationale
+    assert endpoint.fake.calls == 10
 
 
 def test_stats_is_a_frozen_snapshot() -> None:
