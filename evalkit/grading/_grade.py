@@ -40,6 +40,7 @@ __all__ = [
     "agrade_transcripts",
     "grade_run",
     "grade_transcripts",
+    "left_out_of",
 ]
 
 logger = logging.getLogger("evalkit.grading")
@@ -291,7 +292,13 @@ async def agrade_run(
             run.path, card.rubric_version_id, int(scores.notna().sum()), scores.mean()
         )
         logger.info("run %s: %d grade(s) written to %s", run.run_id, len(frame), path)
-    return Grades(frame, card.rubric_version_id, path)
+    return Grades(frame, card.rubric_version_id, path, left_out_of(conversations))
+
+
+def left_out_of(conversations: pd.DataFrame) -> dict[str, int]:
+    """Conversations not ``done`` (never graded), counted by status."""
+    counts = conversations.loc[conversations["status"] != "done", "status"].value_counts()
+    return {str(k): int(v) for k, v in counts.sort_index().items()}
 
 
 def _transcripts_digest(done: pd.DataFrame) -> str:
@@ -339,7 +346,7 @@ def _current_grades(
     if card.judged_rules and not _same_judge(recorded, judge, judge_samples):
         return None
     stored = run.grades(card.rubric_version_id)
-    return Grades(stored, card.rubric_version_id, path)
+    return Grades(stored, card.rubric_version_id, path, left_out_of(run.conversations))
 
 
 def _same_judge(recorded: dict[str, Any], judge: JudgeArg, judge_samples: int) -> bool:

@@ -12,9 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._util import content_hash
-from ._errors import (
-    RunNotFoundError,
-)
+from ._errors import RunNotFoundError, StoreError
 from ._grades import grades_path
 from ._layout import (
     CONVERSATIONS_FILE,
@@ -28,6 +26,7 @@ from ._records import (
     STATUSES,
 )
 from ._remote import RemotePath
+from ._run_html import run_html
 from ._runio import journal_state, load_journal
 from ._tables import (
     GRADES_SCHEMA,
@@ -60,8 +59,25 @@ class Run:
         self._from_journal = False
 
     def __repr__(self) -> str:
-        total = (self.manifest.get("counts") or {}).get("total", "?")
-        return f"<Run {self.run_id!r} at {str(self.path)!r}: {total} conversation(s)>"
+        counts = self.manifest.get("counts") or {}
+        total = counts.get("total", "?")
+        statuses = ", ".join(f"{s} {counts[s]}" for s in STATUSES if counts.get(s))
+        target = self.manifest.get("target")
+        on = f" on {target}" if target else ""
+        graded = sorted(self.manifest.get("grades") or {})
+        rubrics = f"; graded: {', '.join(graded)}" if graded else ""
+        return (
+            f"<Run {self.run_id!r}{on} at {str(self.path)!r}: {total} conversation(s)"
+            f"{' (' + statuses + ')' if statuses else ''}{rubrics}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: reads the manifest again, so gradings made since show."""
+        try:
+            manifest = read_manifest(self.path / MANIFEST_NAME)
+        except StoreError:
+            manifest = self.manifest
+        return run_html(self.run_id, str(self.path), manifest, self.counts)
 
     @property
     def conversations(self) -> pd.DataFrame:
