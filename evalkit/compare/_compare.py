@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..grading import JudgeArg, ScorecardLike
     from ..store import Run
 
-__all__ = ["compare_grades", "compare_runs"]
+__all__ = ["compare_grades", "compare_runs", "record_look"]
 
 logger = logging.getLogger("evalkit.compare")
 
@@ -226,6 +226,12 @@ def compare_runs(
     )
     if not (options or CompareOptions()).record_looks:
         return comparison
+    return record_look(comparison, baseline_run, candidate_run)
+
+
+def record_look(comparison: Comparison, baseline_run: Run, candidate_run: Run) -> Comparison:
+    """Record a comparison of two stored runs under their store, and add the peeking warning
+    when the runs extend a pair compared before (see :mod:`evalkit.compare._peeking`)."""
     peeked = peeking_warning(baseline_run, candidate_run)
     record_comparison(baseline_run, candidate_run)
     if peeked is None:

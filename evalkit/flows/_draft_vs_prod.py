@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
-from ..compare import CompareOptions, Comparison, compare_grades
-from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..compare import CompareOptions, Comparison
+from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
-from ..runner import RunOptions, arun_grid
+from ..runner import RunOptions
 from ..store import Run, StoreLike
+from ._pipeline import PipelineOptions, RunSpec, arun_and_grade, compare_graded
 
 __all__ = ["DraftVsProd", "DraftVsProdOptions", "adraft_vs_prod", "draft_vs_prod"]
-
-logger = logging.getLogger("evalkit.flows")
 
 
 @dataclass(frozen=True)
@@ -29,6 +27,16 @@ class DraftVsProdOptions:
     confidence: float = 0.95
     judge_samples: int = 1
     compare: CompareOptions | None = None
+
+    def pipeline(self) -> PipelineOptions:
+        """The run -> grade -> compare options these hold."""
+        return PipelineOptions(
+            run=self.run,
+            judge_samples=self.judge_samples,
+            confidence=self.confidence,
+            min_effect=self.min_effect,
+            compare=self.compare,
+        )
 
 
 @dataclass(frozen=True)
@@ -56,22 +64,25 @@ async def adraft_vs_prod(
     """Run ``grid`` on prod and on the draft (resuming runs of the same ids), grade both with
     ``scorecard`` and compare them. The async twin of :func:`draft_vs_prod`."""
     opts = options or DraftVsProdOptions()
+    pipeline = opts.pipeline()
     card = Scorecard.validate(scorecard)
-    runs: list[Run] = []
-    for target, run_id in (("prod", opts.baseline_run_id), ("draft", opts.candidate_run_id)):
-        logger.info("running the grid on %s as run %s", target, run_id)
-        runs.append(await arun_grid(grid, assistant_id, client, target, store, run_id, opts.run))
-    grades = [await agrade_run(run, card, judge, judge_samples=opts.judge_samples) for run in runs]
-    comparison = compare_grades(
-        grades[0].frame,
-        grades[1].frame,
-        confidence=opts.confidence,
-        min_effect=opts.min_effect,
-        baseline_conversations=runs[0].conversations,
-        candidate_conversations=runs[1].conversations,
-        options=opts.compare,
+    sides = [
+        await arun_and_grade(
+            grid,
+            assistant_id,
+            card,
+            RunSpec(target, run_id),
+            client=client,
+            judge=judge,
+            store=store,
+            options=pipeline,
+        )
+        for target, run_id in (("prod", opts.baseline_run_id), ("draft", opts.candidate_run_id))
+    ]
+    comparison = compare_graded(sides[0], sides[1], options=pipeline)
+    return DraftVsProd(
+        sides[0].run, sides[1].run, sides[0].grades, sides[1].grades, comparison, card
     )
-    return DraftVsProd(runs[0], runs[1], grades[0], grades[1], comparison, card)
 
 
 def draft_vs_prod(
