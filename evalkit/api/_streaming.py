@@ -3,7 +3,7 @@
 Rules kept here: exactly one terminal event ends a stream (and the connection is closed as soon
 as it arrives); a stream that ends or breaks without one raises
 :class:`~evalkit.StreamDropped` carrying the turns received; the total deadline raises
-:class:`~evalkit.StreamDeadlineExceeded`; closing or cancelling the iterator closes the
+:class:`~evalkit.api.StreamDeadlineExceeded`; closing or cancelling the iterator closes the
 connection at once, which tells the service to stop the run (and its spend).
 """
 
