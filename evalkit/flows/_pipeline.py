@@ -112,7 +112,15 @@ async def arun_and_grade(
     grades are reused when current). The async twin of :func:`run_and_grade`."""
     opts = options or PipelineOptions()
     logger.info("running the grid on %s as run %s", spec.target, spec.run_id)
-    run = await arun_grid(grid, assistant_id, client, spec.target, store, spec.run_id, opts.run)
+    run = await arun_grid(
+        grid,
+        assistant_id,
+        client=client,
+        target=spec.target,
+        store=store,
+        run_id=spec.run_id,
+        options=opts.run,
+    )
     grades = await agrade_run(run, scorecard, judge, judge_samples=opts.judge_samples)
     return GradedRun(run, grades)
 

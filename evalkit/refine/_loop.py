@@ -18,7 +18,7 @@ from typing import Any, Final, Literal
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from .._util import now, run_sync
+from .._util import client_first, now, run_sync
 from ..api import AsyncClient
 from ..compare import Comparison
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade, compare_graded
@@ -189,15 +189,18 @@ def _default_prefix(assistant_id: str) -> str:
 
 
 async def arefine_loop(
-    client: AnyClient | None,
     assistant_id: str,
     grid: Grid,
     scorecard: ScorecardLike,
     feedback: str,
-    *,
+    *moved: str,
+    client: AnyClient | None = None,
     options: RefineLoopOptions | None = None,
 ) -> RefineLoopResult:
     """Async :func:`refine_loop`."""
+    client, (assistant_id, grid, scorecard, feedback) = _subject(
+        "arefine_loop", (assistant_id, grid, scorecard, feedback, *moved), client
+    )
     opts = options or RefineLoopOptions()
     if feedback != SUGGEST:
         validate_feedback(feedback)
@@ -236,9 +239,9 @@ async def arefine_loop(
                     stop = "nothing_to_fix"
                     break
             result = await arefine_and_wait(
-                aclient,
                 assistant_id,
                 text,
+                client=aclient,
                 timeout=opts.timeout,
                 poll=opts.poll,
                 brief=opts.brief,
@@ -281,12 +284,12 @@ async def arefine_loop(
 
 
 def refine_loop(
-    client: AnyClient | None,
     assistant_id: str,
     grid: Grid,
     scorecard: ScorecardLike,
     feedback: str,
-    *,
+    *moved: str,
+    client: AnyClient | None = None,
     options: RefineLoopOptions | None = None,
 ) -> RefineLoopResult:
     """Refine in rounds, each measured on the same grid against the previous round and prod.
@@ -295,7 +298,26 @@ def refine_loop(
     :func:`suggest_feedback` on the previous round's training cells. Stops at the first of:
     ``options.rounds`` builds, the target held-out score, the conversation budget, a held-out
     regression against the previous round, or nothing left to fix. Works inside Jupyter.
+    ``client`` is a keyword (the old first positional place is deprecated).
     """
-    return run_sync(
-        lambda: arefine_loop(client, assistant_id, grid, scorecard, feedback, options=options)
+    client, (assistant_id, grid, scorecard, feedback) = _subject(
+        "refine_loop", (assistant_id, grid, scorecard, feedback, *moved), client
     )
+    return run_sync(
+        lambda: arefine_loop(
+            assistant_id, grid, scorecard, feedback, client=client, options=options
+        )
+    )
+
+
+def _subject(
+    where: str, args: tuple[Any, ...], client: AnyClient | None
+) -> tuple[AnyClient | None, tuple[str, Grid, ScorecardLike, str]]:
+    """``(assistant_id, grid, scorecard, feedback)`` and the client, from new or old calls."""
+    client, subject = client_first(where, args, client)
+    if len(subject) != 4:
+        raise TypeError(
+            f"{where}() takes 4 positional arguments (assistant_id, grid, scorecard, "
+            f"feedback), got {len(subject)}"
+        )
+    return client, (subject[0], subject[1], subject[2], subject[3])

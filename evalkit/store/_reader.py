@@ -11,7 +11,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._util import content_hash
+from .._util import content_hash, deprecated
 from ._errors import RunNotFoundError, StoreError
 from ._grades import grades_path
 from ._layout import (
@@ -165,15 +165,27 @@ class Run:
         table: pa.Table = getattr(contents, name)
         return table
 
-    def grades(self, scorecard: str | None = None) -> pd.DataFrame:
+    def grades(
+        self, rubric_version_id: str | None = None, *, scorecard: str | None = None
+    ) -> pd.DataFrame:
         """Grades from ``grades/*.parquet``: one row per conversation x rule.
 
-        ``scorecard`` (a rubric version id, or an object with ``rubric_version_id``) keeps only
+        ``rubric_version_id`` (or a scorecard, whose ``rubric_version_id`` is read) keeps only
         that scorecard's rows. With no grades yet: an empty frame with the grade columns.
+        ``scorecard=`` is the deprecated spelling of ``rubric_version_id=``.
         """
+        if scorecard is not None:
+            if rubric_version_id is not None:
+                raise TypeError(
+                    "Run.grades(): give rubric_version_id= only (scorecard= is its old name)"
+                )
+            deprecated("Run.grades(): scorecard= is now rubric_version_id=")
+            rubric_version_id = scorecard
         folder = self.path / GRADES_DIR
         wanted = (
-            None if scorecard is None else str(getattr(scorecard, "rubric_version_id", scorecard))
+            None
+            if rubric_version_id is None
+            else str(getattr(rubric_version_id, "rubric_version_id", rubric_version_id))
         )
         own = grades_path(self.path, wanted) if wanted is not None else None
         if own is not None and own.is_file() and _holds_only(own, wanted):
