@@ -15,7 +15,6 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -124,12 +123,7 @@ class SimulationStream(_StreamBase):
         self.open()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def __iter__(self) -> SimulationStream:
@@ -199,12 +193,7 @@ class AsyncSimulationStream(_StreamBase):
         await self.open()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     def __aiter__(self) -> AsyncSimulationStream:

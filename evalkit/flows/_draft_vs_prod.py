@@ -2,41 +2,31 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
-from ..compare import CompareOptions, Comparison
+from ..compare import Comparison
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
-from ..runner import RunOptions
 from ..store import Run, StoreLike
 from ._pipeline import PipelineOptions, RunSpec, arun_and_grade, compare_graded
 
 __all__ = ["DraftVsProd", "DraftVsProdOptions", "adraft_vs_prod", "draft_vs_prod"]
 
 
-@dataclass(frozen=True)
-class DraftVsProdOptions:
-    """How to run and judge the comparison (none of it changes what is compared)."""
+@dataclass(frozen=True, kw_only=True)
+class DraftVsProdOptions(PipelineOptions):
+    """How to run and judge the comparison (none of it changes what is compared): the
+    pipeline's options (``run``, ``judge_samples``, ``confidence``, ``min_effect``,
+    ``compare``) and the two runs' ids."""
 
     baseline_run_id: str = "prod"
     candidate_run_id: str = "draft"
-    run: RunOptions = field(default_factory=RunOptions)
-    min_effect: float = 5.0
-    confidence: float = 0.95
-    judge_samples: int = 1
-    compare: CompareOptions | None = None
 
     def pipeline(self) -> PipelineOptions:
         """The run -> grade -> compare options these hold."""
-        return PipelineOptions(
-            run=self.run,
-            judge_samples=self.judge_samples,
-            confidence=self.confidence,
-            min_effect=self.min_effect,
-            compare=self.compare,
-        )
+        return PipelineOptions(**{f.name: getattr(self, f.name) for f in fields(PipelineOptions)})
 
 
 @dataclass(frozen=True)

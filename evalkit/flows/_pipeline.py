@@ -47,7 +47,7 @@ class RunSpec:
     run_id: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class PipelineOptions:
     """How the pipeline runs, grades and compares; none of it changes what is compared.
 
