@@ -3,7 +3,8 @@
 The top level holds what a user types: the clients, errors and events of :mod:`evalkit.api`
 (its wire sub-models stay there), and every public name of the data-flow packages
 (:mod:`evalkit.grid`, :mod:`evalkit.targets`, :mod:`evalkit.runner`, :mod:`evalkit.store`,
-:mod:`evalkit.grading`, :mod:`evalkit.compare`, :mod:`evalkit.refine`, :mod:`evalkit.flows`). Nothing is imported
+:mod:`evalkit.grading`, :mod:`evalkit.compare`, :mod:`evalkit.refine`, :mod:`evalkit.flows`,
+:mod:`evalkit.audio`). Nothing is imported
 until first use, so ``import evalkit`` (and the ``evalkit`` command) start fast; each name's
 ``__module__`` is its public home.
 """
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
         Turn,
         UnexpectedResponseError,
     )
+    from .audio import *
     from .compare import *
     from .flows import *
     from .grading import *
@@ -61,7 +63,17 @@ if TYPE_CHECKING:
     from .targets import *
 
 #: Packages whose whole ``__all__`` is re-exported, in data-flow order.
-_PACKAGES = ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows")
+_PACKAGES = (
+    "grid",
+    "targets",
+    "runner",
+    "store",
+    "grading",
+    "compare",
+    "refine",
+    "flows",
+    "audio",
+)
 
 
 def _homes() -> dict[str, str]:

@@ -35,7 +35,10 @@ ALLOWED: dict[str, set[str]] = {
     "refine": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     "flows": BASE
     | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
-    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data"},
+    "audio": BASE | {"api", "store"},
+    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio"},
+    "view": BASE
+    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
     | {"stats", "grading", "compare", "flows", "report"},
