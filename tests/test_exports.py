@@ -39,6 +39,7 @@ PACKAGES = [
     "evalkit.flows",
     "evalkit.report",
     "evalkit.audio",
+    "evalkit.view",
     "evalkit.data",
     "evalkit.emulator",
 ]

@@ -22,6 +22,7 @@ from . import (
     _run,
     _runs,
     _targets,
+    _view,
 )
 from ._app import app
 from ._errors import ExitCode
@@ -43,6 +44,7 @@ _COMMAND_MODULES = (
     _assistants,
     _refine,
     _personas,
+    _view,
 )
 
 

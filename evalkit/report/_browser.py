@@ -12,16 +12,15 @@ only set widget values; nothing is printed. Without a kernel, drive the widgets 
 from __future__ import annotations
 
 import html
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..store import Run
+from ._filters import ANY, Filters, filter_conversations, record_text, searchable_text
 from ._frames import conversation_scores
 from ._transcript_html import REPORT_CSS, TranscriptOptions, side_by_side_html, transcript_html
 
@@ -32,23 +31,12 @@ __all__ = ["RunBrowser"]
 
 logger = logging.getLogger("evalkit.report")
 
-_ALL = ""
+_ALL = ANY
 _VERDICTS = ("pass", "fail", "na", "error")
 #: The filter row: as many columns of at least 260 px as fit, so nothing is clipped at any
 #: notebook width (the controls wrap onto a second line instead).
 _FILTER_COLUMNS = "repeat(auto-fill, minmax(260px, 1fr))"
 _LABEL_WIDTH = "64px"
-
-
-@dataclass(frozen=True)
-class Filters:
-    """The current filter values; empty strings mean "any"."""
-
-    persona: str = _ALL
-    rule: str = _ALL
-    verdict: str = _ALL
-    status: str = _ALL
-    text: str = _ALL
 
 
 @dataclass(frozen=True)
@@ -118,16 +106,6 @@ def _positions(frame: pd.DataFrame) -> dict[str, Any]:
         return {}
     groups = frame.groupby(frame["conversation_id"].astype(str).to_numpy()).indices
     return {str(k): v for k, v in groups.items()}
-
-
-def _record_text(variables: Any) -> str:
-    try:
-        record = json.loads(str(variables))
-    except ValueError:
-        return str(variables)
-    if isinstance(record, dict):
-        return ", ".join(str(v) for v in record.values())
-    return str(record)
 
 
 class RunBrowser:
@@ -263,46 +241,14 @@ class RunBrowser:
     def _text_of(self) -> dict[str, str]:
         """Casefolded searchable text per conversation (turns, id, persona, variables)."""
         if self._haystack is None:
-            turns = self._main.run.turns
-            joined = turns.groupby(turns["conversation_id"].astype(str))["text"].agg(
-                lambda texts: "\n".join(str(t) for t in texts)
-            )
-            conv = self._main.conversations
-            self._haystack = {
-                str(cid): " ".join(
-                    (
-                        str(cid),
-                        str(row.persona_label),
-                        _record_text(row.variables),
-                        str(joined.get(str(cid), "")),
-                    )
-                ).casefold()
-                for cid, row in zip(conv.index, conv.itertuples(index=False), strict=True)
-            }
+            self._haystack = searchable_text(self._main.conversations, self._main.run.turns)
         return self._haystack
 
     def matching(self, filters: Filters | None = None) -> list[str]:
         """Conversation ids that pass ``filters`` (default: the widgets'), in grid order."""
         f = filters or self.filters
-        conv = self._main.conversations
-        keep = pd.Series(True, index=conv.index)
-        if f.persona:
-            keep &= conv["persona_label"] == f.persona
-        if f.status:
-            keep &= conv["status"] == f.status
-        if f.rule or f.verdict:
-            g = self._main.grades
-            rows = pd.Series(True, index=g.index)
-            if f.rule:
-                rows &= g["rule_id"] == f.rule
-            if f.verdict:
-                rows &= g["verdict"] == f.verdict
-            keep &= conv.index.isin(set(g.loc[rows, "conversation_id"].astype(str)))
-        if f.text:
-            needle = f.text.casefold()
-            text = self._text_of()
-            keep &= np.asarray([needle in text.get(cid, "") for cid in conv.index], dtype=bool)
-        return [str(c) for c in conv.index[keep.to_numpy(dtype=bool)]]
+        text = self._text_of() if f.text else None
+        return filter_conversations(self._main.conversations, self._main.grades, f, text)
 
     def page_ids(self) -> list[str]:
         """The conversation ids on the current page."""
@@ -358,7 +304,7 @@ class RunBrowser:
             {
                 "conversation": conv.index,
                 "persona": conv["persona_label"].astype(str).to_numpy(),
-                "variables": [_record_text(v)[:60] for v in conv["variables"]],
+                "variables": [record_text(v)[:60] for v in conv["variables"]],
                 "status": conv["status"].astype(str).to_numpy(),
                 "turns": conv["n_turns"].to_numpy(),
                 "score": [self._main.scores.get(cid) for cid in ids],
