@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from .._util import publish
 from ._browser import RunBrowser
+from ._browser_controls import BrowserControls, run_voice
 from ._filters import Filters, filter_conversations, record_text, searchable_text
 from ._fonts import (
     NASTALIQ_FONT_STACK,
@@ -53,6 +54,7 @@ __all__ = [
     "OUTPUT_FOLDER",
     "REPORT_CSS",
     "ArabicFont",
+    "BrowserControls",
     "Filters",
     "NotebookRun",
     "ReportError",
@@ -73,6 +75,7 @@ __all__ = [
     "report_page",
     "rule_table",
     "rules_html",
+    "run_voice",
     "runs_overview_html",
     "searchable_text",
     "side_by_side_html",

@@ -19,7 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..api import Client
 from ..store import Run
+from ._browser_controls import BrowserControls
 from ._filters import ANY, Filters, filter_conversations, record_text, searchable_text
 from ._frames import conversation_scores
 from ._transcript_html import REPORT_CSS, TranscriptOptions, side_by_side_html, transcript_html
@@ -116,6 +118,9 @@ class RunBrowser:
     Widgets a test or notebook can drive: :attr:`persona`, :attr:`rule`, :attr:`verdict`,
     :attr:`status`, :attr:`search`, :attr:`conversation`, :attr:`prev_button`,
     :attr:`next_button`; outputs: :attr:`page_html`, :attr:`transcript_html`, :attr:`page_label`.
+    :attr:`controls` (:class:`BrowserControls`) labels the shown conversation's rules (stored
+    in the run's labels table) and plays its agent turns through ``client`` (default: one
+    from the environment), in the voice the run recorded.
     """
 
     def __init__(
@@ -126,6 +131,7 @@ class RunBrowser:
         comparison_run: Run | None = None,
         comparison_grades: pd.DataFrame | None = None,
         page_size: int = 10,
+        client: Client | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be >= 1")
@@ -138,6 +144,7 @@ class RunBrowser:
         )
         self._haystack: dict[str, str] | None = None
         self._busy = False
+        self._client = client
         self._build_widgets()
         self._refresh()
 
@@ -196,6 +203,9 @@ class RunBrowser:
         self.conversation.observe(self._on_select, names="value")
         self.prev_button.on_click(lambda _: self.go_to_page(self.page - 1))
         self.next_button.on_click(lambda _: self.go_to_page(self.page + 1))
+        self.controls = BrowserControls(
+            self._main.run, self._main.grades_of, self._main.turns_of, self._client
+        )
         css = w.HTML(f"<style>{REPORT_CSS}</style>")
         filters = w.GridBox(
             [self.persona, self.rule, self.verdict, self.status, self.search],
@@ -212,6 +222,7 @@ class RunBrowser:
                 paging,
                 self.page_html,
                 self.conversation,
+                self.controls.widget,
                 self.transcript_html,
             ]
         )
@@ -263,6 +274,7 @@ class RunBrowser:
     def _on_select(self, change: Mapping[str, Any]) -> None:
         if not self._busy:
             self.transcript_html.value = self._pair_html(change.get("new"))
+            self.controls.show(change.get("new") or None)
 
     def go_to_page(self, page: int) -> None:
         """Show page ``page`` (clamped to the pages there are)."""
@@ -294,6 +306,7 @@ class RunBrowser:
         self.next_button.disabled = self.page >= self.n_pages - 1
         self.page_html.value = self._page_table(ids)
         self.transcript_html.value = self._pair_html(ids[0] if ids else None)
+        self.controls.show(ids[0] if ids else None)
 
     # ------------------------------------------------------------------ rendering
     def _page_table(self, ids: list[str]) -> str:

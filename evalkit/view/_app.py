@@ -28,12 +28,12 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from ..api import ApiError, Client, ConfigurationError
 from ..audio import speak
-from ..report import Filters, find_arabic_font
+from ..report import Filters, find_arabic_font, run_voice
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
 from ._compare_pages import compare_page, history_page
 from ._options import ViewerOptions, is_loopback
-from ._pages import Pages, voice_of
+from ._pages import Pages
 from ._paths import compare_path, seg
 from ._site import Site
 
@@ -194,7 +194,7 @@ async def _audio(request: Request) -> Response:
         match = turns[(turns["index"] == int(p["turn"])) & (turns["role"] == "agent")]
         if match.empty:
             raise KeyError(f"no agent turn {p['turn']} in {p['cid']}")
-        voice, phrase_config = voice_of(data.run.manifest)
+        voice, phrase_config = run_voice(data.run.manifest)
         audio = speak(
             str(match["text"].iloc[0]),
             voice_id=voice,

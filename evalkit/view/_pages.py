@@ -22,6 +22,7 @@ from ..report import (
     anchor_id,
     filter_conversations,
     record_text,
+    run_voice,
     searchable_text,
     transcript_html,
     urdu_html,
@@ -254,7 +255,7 @@ class Pages:
         mine = (
             labels[labels["conversation_id"] == cid].set_index("rule_id") if len(labels) else None
         )
-        voice, phrase_config = voice_of(data.run.manifest)
+        voice, phrase_config = run_voice(data.run.manifest)
         turns = data.turns_of(cid)
         after = self._players(cid, turns) if self.live else {}
         transcript = transcript_html(
@@ -324,18 +325,3 @@ class Pages:
             "evidence_turn": number,
             "label": label,
         }
-
-
-def voice_of(manifest: Mapping[str, Any]) -> tuple[str | None, str | None]:
-    """The voice (``config.tts.default.voiceId`` of the run's config snapshot) and the phrase
-    replacement config the run recorded (``phrase_replacement_config_id``), when present."""
-    snapshot = manifest.get("config_snapshot")
-    config = snapshot.get("config") if isinstance(snapshot, Mapping) else None
-    tts = config.get("tts") if isinstance(config, Mapping) else None
-    default = tts.get("default") if isinstance(tts, Mapping) else None
-    voice = default.get("voiceId") if isinstance(default, Mapping) else None
-    phrase = manifest.get("phrase_replacement_config_id")
-    return (
-        str(voice) if isinstance(voice, str) else None,
-        str(phrase) if isinstance(phrase, str) else None,
-    )
