@@ -62,6 +62,15 @@ def _count(value: Any) -> str:
     return "–" if value is None or pd.isna(value) else str(int(value))
 
 
+def _with_interval(frame: pd.DataFrame, name: str) -> list[str]:
+    return [
+        f"{_fmt(v, '.2f')} [{_fmt(lo, '.2f')}, {_fmt(hi, '.2f')}]"
+        if not pd.isna(lo)
+        else _fmt(v, ".2f")
+        for v, lo, hi in zip(frame[name], frame[f"{name}_low"], frame[f"{name}_high"], strict=True)
+    ]
+
+
 @dataclass
 class Pages:
     """Renders pages of ``site``; ``live`` pages carry label forms (with ``form_token``) and
@@ -216,9 +225,17 @@ class Pages:
         from ..report import table_html
 
         frame = judge_agreement(data.run.grades(data.rubric), labels, n_resamples=1000)
-        columns = ["rule_id", "n_labelled", "n", "accuracy", "accuracy_low", "accuracy_high"]
-        columns += ["f1_fail", "f1_fail_low", "f1_fail_high", "kappa", "kappa_low", "kappa_high"]
-        return Markup(table_html(frame[columns], float_format="{:.2f}"))
+        shown = pd.DataFrame(
+            {
+                "rule": frame["rule_id"],
+                "labelled": frame["n_labelled"],
+                "compared": frame["n"],
+                "accuracy [95% CI]": _with_interval(frame, "accuracy"),
+                "F1 of fail [95% CI]": _with_interval(frame, "f1_fail"),
+                "Cohen's kappa [95% CI]": _with_interval(frame, "kappa"),
+            }
+        )
+        return Markup(table_html(shown))
 
     def _conv_row(
         self, data: RunData, cid: str, text: Mapping[str, str] | None, n_labels: int
