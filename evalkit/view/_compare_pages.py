@@ -64,6 +64,46 @@ def _pair(pages: Pages, a: RunData, b: RunData, cell: str) -> str:
     return side_by_side_html(panes)
 
 
+def _judged_rules(*runs: RunData) -> set[str]:
+    """Rules some judge graded (not a deterministic check) in any of ``runs``."""
+    judged: set[str] = set()
+    for data in runs:
+        g = data.grades
+        judged |= set(g.loc[~g["grader"].astype(str).str.startswith("check:"), "rule_id"])
+    return judged
+
+
+def judge_trust(a: RunData, b: RunData) -> dict[str, str]:
+    """Per rule of the comparison: the judge's accuracy on the hand labels of both runs
+    (pooled agreements over pooled pairs, with a Wilson interval), for judged rules only."""
+    from ..grading import judge_agreement
+    from ..stats import wilson_interval
+
+    agree: dict[str, int] = {}
+    pairs: dict[str, int] = {}
+    for data in (a, b):
+        labels = data.labels()
+        if labels.empty or data.grades.empty:
+            continue
+        frame = judge_agreement(data.grades, labels, n_resamples=10)
+        rules = frame[frame["rule_id"] != "(all)"]
+        for rule_id, n_agree, n in zip(
+            rules["rule_id"].astype(str), rules["agree"], rules["n"], strict=True
+        ):
+            agree[rule_id] = agree.get(rule_id, 0) + int(n_agree)
+            pairs[rule_id] = pairs.get(rule_id, 0) + int(n)
+    judged = _judged_rules(a, b)
+    words: dict[str, str] = {}
+    for rule_id in judged:
+        n = pairs.get(rule_id, 0)
+        if not n:
+            words[rule_id] = "judged; no labels yet"
+            continue
+        low, high = wilson_interval(agree[rule_id], n)
+        words[rule_id] = f"{agree[rule_id] / n:.2f} [{low:.2f}, {high:.2f}] on {n} labels"
+    return words
+
+
 def compare_page(pages: Pages, baseline: str, candidate: str) -> str:
     """``baseline`` against ``candidate``: verdict card, forest plot, rules, examples."""
     from ..report.plots import figure_to_img_tag, rule_forest
@@ -87,11 +127,21 @@ def compare_page(pages: Pages, baseline: str, candidate: str) -> str:
         context.update(
             card=Markup(comparison._repr_html_()),
             forest=Markup(figure_to_img_tag(rule_forest(comparison))),
-            by_rule=Markup(table_html(comparison.by_rule[_RULE_COLUMNS])),
+            by_rule=Markup(table_html(_rule_table(comparison, a, b))),
             pairs=[Markup(_pair(pages, a, b, str(c))) for c in moved["cell_id"][:EXAMPLES]],
             agreement=pages._agreement(b, labels),
         )
     return pages.render("compare.html", "../../", **context)
+
+
+def _rule_table(comparison: Comparison, a: RunData, b: RunData) -> pd.DataFrame:
+    """The comparison's rules with, beside each judged rule, the judge's measured accuracy."""
+    table = comparison.by_rule[_RULE_COLUMNS].copy()
+    trust = judge_trust(a, b)
+    table["judge accuracy on hand labels"] = [
+        trust.get(str(r), "check (deterministic)") for r in table["rule_id"]
+    ]
+    return table
 
 
 def history_page(pages: Pages, assistant_id: str) -> str:

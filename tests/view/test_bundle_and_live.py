@@ -158,3 +158,24 @@ def test_bad_requests_get_clear_pages(store: Path) -> None:
         start = time.monotonic()
         assert httpx.get(base + "static/../../etc/passwd").status_code == 404
         assert time.monotonic() - start < 10
+
+
+def test_the_comparison_shows_the_judges_measured_accuracy_beside_judged_rules(
+    store: Path,
+) -> None:
+    from evalkit.store import Label, load_run
+    from evalkit.view._compare_pages import compare_page
+    from evalkit.view._pages import Pages
+    from evalkit.view._site import Site
+
+    for run_id in ("prod", "draft"):
+        run = load_run(run_id, store)
+        grades = run.grades().set_index(["conversation_id", "rule_id"])["verdict"]
+        cid = str(run.conversations["conversation_id"].iloc[0])
+        judged = grades.loc[(cid, "asks-confirmation")]
+        run.add_labels([Label(cid, "asks-confirmation", judged, labelled_by="t")])
+    page = compare_page(Pages(Site(store), live=False), "prod", "draft")
+    assert "judge accuracy on hand labels" in page
+    assert "1.00 [0.34, 1.00] on 2 labels" in page  # Wilson interval of 2 of 2
+    assert "judged; no labels yet" in page  # the other judged rules
+    assert "check (deterministic)" in page
