@@ -113,10 +113,12 @@ class Pages:
                 else r
                 for r in rows
             ]
+        running = self.live and any(r["running"] for r in rows)
         return self.render(
             "index.html",
             "",
             title="Runs",
+            refresh=f"{3 * self.refresh_s:g}" if running else None,  # the catalog costs more
             runs=rows,
             comparisons=[(compare_path(a, b), f"{a} → {b}") for a, b in (comparisons or [])],
             histories=self._histories(frame),
@@ -285,7 +287,6 @@ class Pages:
             "../../../",
             title=f"{cid} · {run_id}",
             crumbs=[("../../../index.html", "runs"), ("../index.html", run_id), (None, cid)],
-            refresh=self._refresh(data),
             run_id=run_id,
             cid=cid,
             cid_file=seg(cid),

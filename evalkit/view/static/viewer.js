@@ -32,6 +32,16 @@
     form.addEventListener("submit", function (e) { e.preventDefault(); apply(); });
     form.addEventListener("change", apply);
   }
+  // A page of a run still going reloads itself, unless the reader is typing or choosing.
+  var every = parseFloat(document.body.dataset.refresh || "");
+  if (every > 0) {
+    var tick = function () {
+      var active = document.activeElement;
+      var busy = active && /^(INPUT|SELECT|TEXTAREA)$/.test(active.tagName);
+      if (busy) { window.setTimeout(tick, every * 1000); } else { window.location.reload(); }
+    };
+    window.setTimeout(tick, every * 1000);
+  }
   // A play control loads its audio only when asked (synthesis costs a call the first time).
   document.querySelectorAll("audio.vw-play").forEach(function (audio) {
     audio.addEventListener("error", function () {
