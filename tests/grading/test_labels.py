@@ -174,3 +174,22 @@ def test_labels_commands(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["labels", "import", str(csv), "--store", str(tmp_path)])
     assert bad.exit_code == 1
     assert "--run" in bad.output
+
+
+def test_people_labelling_at_once_all_keep_their_labels(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    run = _graded(tmp_path, set())
+    people = [f"analyst-{i}" for i in range(8)]
+
+    def label(who: str) -> None:
+        load_run(run.path).add_labels(
+            [Label(cid, "confirm", "pass", labelled_by=who) for cid in ("c1", "c2", "c3")]
+        )
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(label, people))
+    history = run.labels(latest=False)
+    assert len(history) == 24
+    assert sorted(set(history["labelled_by"])) == people
+    assert len(run.labels()) == 3

@@ -96,9 +96,7 @@ def test_a_run_still_being_written_refreshes_in_the_page(tmp_path: Path) -> None
                 "() => document.querySelectorAll('tr.vw-conv').length === 3", timeout=15_000
             )
             writer.finalize(close=False)
-            page.wait_for_function(
-                "() => !document.body.dataset.refresh", timeout=15_000
-            )
+            page.wait_for_function("() => !document.body.dataset.refresh", timeout=15_000)
             page.goto(viewer.base + "runs/live/c/c0.html")
             assert page.locator("body[data-refresh]").count() == 0  # a transcript never moves
             assert w.outside == [], w.outside
@@ -155,6 +153,19 @@ def test_bad_requests_get_clear_pages(store: Path) -> None:
         )
         assert refused.status_code == 400
         assert "label must be one of pass, fail, na" in refused.text
+        hostile = "<script>alert(1)</script> \u202e"
+        stored = httpx.post(
+            base + f"runs/prod/c/{cid}/label",
+            data={"form_token": token, "rule_id": "urdu-script", "label": "na", "note": hostile,
+                  "labelled_by": "<b>me</b>"},
+            follow_redirects=True,
+        )  # fmt: skip
+        assert stored.status_code == 200
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in stored.text
+        assert "<script>alert" not in stored.text
+        assert "&lt;b&gt;me&lt;/b&gt;" in stored.text
+        too_big = httpx.post(base + f"runs/prod/c/{cid}/label", content=b"x" * 20_000)
+        assert too_big.status_code == 413
         no_service = httpx.get(base + f"runs/prod/audio/{cid}/1.mp3", timeout=30)
         assert no_service.status_code in (502, 503)
         start = time.monotonic()
