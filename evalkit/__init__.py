@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         StreamDropped,
         Turn,
     )
+    from .audio import Audio, speak
     from .compare import (
         CompareOptions,
         Comparison,
@@ -85,6 +86,7 @@ if TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     "ApiError": "api",
     "AsyncClient": "api",
+    "Audio": "audio",
     "AuthenticationError": "api",
     "BadRequestError": "api",
     "Budget": "runner",
@@ -140,6 +142,7 @@ _HOMES: dict[str, str] = {
     "refine_loop": "refine",
     "run_and_grade": "flows",
     "run_grid": "runner",
+    "speak": "audio",
     "suggest_feedback": "refine",
 }
 

@@ -20,6 +20,7 @@ import evalkit
 EXPECTED = [
     "ApiError",
     "AsyncClient",
+    "Audio",
     "AuthenticationError",
     "BadRequestError",
     "Budget",
@@ -75,6 +76,7 @@ EXPECTED = [
     "refine_loop",
     "run_and_grade",
     "run_grid",
+    "speak",
     "suggest_feedback",
     "__version__",
 ]

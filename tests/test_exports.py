@@ -39,6 +39,8 @@ PACKAGES = [
     "evalkit.refine",
     "evalkit.flows",
     "evalkit.report",
+    "evalkit.audio",
+    "evalkit.view",
     "evalkit.data",
     "evalkit.emulator",
 ]

@@ -37,7 +37,10 @@ ALLOWED: dict[str, set[str]] = {
     # refine runs its rounds through flows' run -> grade -> compare pipeline
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
-    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data"},
+    "audio": BASE | {"api", "store"},
+    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio"},
+    "view": BASE
+    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
     | {"stats", "grading", "compare", "flows", "report"},
