@@ -35,10 +35,11 @@ ALLOWED: dict[str, set[str]] = {
     "refine": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     "flows": BASE
     | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
-    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data"},
+    "tune": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
+    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data", "tune"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "report"},
+    | {"stats", "grading", "compare", "flows", "tune", "report"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

@@ -1,0 +1,220 @@
+"""TuneResult: the leaderboard of a sweep, its winner, and what promoting it would change."""
+
+from __future__ import annotations
+
+import difflib
+import html
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from ..targets import Variant, merge_patch, redact_config
+
+__all__ = ["TuneResult"]
+
+_SHOWN = (
+    "variant",
+    "conversations",
+    "score",
+    "difference",
+    "verdict",
+    "dropped_at",
+    "confirmed",
+    "note",
+)
+
+
+def _json_value(value: Any) -> Any:
+    if value is pd.NA or value is None:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _interval(row: Mapping[Any, Any], key: str) -> str:
+    est, low, high = row[key], row[f"{key}_low"], row[f"{key}_high"]
+    if est is None or (isinstance(est, float) and math.isnan(est)):
+        return "n/a"
+    sign = "+" if key == "difference" else ""
+    if isinstance(low, float) and math.isnan(low):
+        return f"{est:{sign}.1f}"
+    return f"{est:{sign}.1f} [{low:{sign}.1f}, {high:{sign}.1f}]"
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """A sweep's outcome (DESIGN.md "Statistics": compare_variants / tune).
+
+    ``leaderboard``: one row per arm, the control first, the arms by difference: ``variant``,
+    ``role``, ``conversations``, ``score`` with ``score_low``/``score_high``, ``difference``
+    against the control with its interval adjusted for the number of arms, ``verdict``,
+    ``dropped_at`` (the wave after which adaptive allocation stopped the arm), ``selected``
+    (best on the selection cells), ``confirmed`` (its win held on the held-out cells),
+    ``p_adjusted`` (Holm over the arms, all cells, one-sided), the held-out difference with its
+    interval, a ``note`` ("best by chance is likely", ...) and ``pass_rate:<rule>`` columns.
+    ``summary``: the method, levels, selection and combination p-values. ``waves``: per wave
+    and arm, conversations and whether the arm went on (sweeps run by :func:`evalkit.tune`).
+    """
+
+    leaderboard: pd.DataFrame
+    summary: Mapping[str, Any]
+    waves: pd.DataFrame = field(default_factory=pd.DataFrame)
+    variants: Mapping[str, Variant] = field(default_factory=dict)
+    control_config: Mapping[str, Any] | None = field(default=None, repr=False)
+    assistant_id: str | None = None
+    draft_version: int | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def winner(self) -> str | None:
+        """The name of the confirmed improvement, or None."""
+        value = self.summary.get("winner")
+        return str(value) if value else None
+
+    @property
+    def selected(self) -> str | None:
+        """The arm chosen on the selection cells (confirmed or not)."""
+        value = self.summary.get("selected")
+        return str(value) if value else None
+
+    @property
+    def winner_variant(self) -> Variant | None:
+        """The winner's :class:`~evalkit.Variant` (None without a winner, or when the sweep
+        was decided from grades alone)."""
+        return self.variants.get(self.winner) if self.winner else None
+
+    @property
+    def winner_config(self) -> dict[str, Any] | None:
+        """The control's config with the winner's patch applied (credentials redacted)."""
+        variant = self.winner_variant
+        if variant is None or self.control_config is None:
+            return None
+        merged: dict[str, Any] = merge_patch(dict(self.control_config), dict(variant.patch))
+        redacted: dict[str, Any] = redact_config(merged)
+        return redacted
+
+    @property
+    def diff(self) -> str:
+        """The winner's change against the control's config: a unified diff of the JSON,
+        then the prompt (``agent.instructions``) line by line. Empty without a winner."""
+        after = self.winner_config
+        if after is None or self.control_config is None:
+            return ""
+        before = redact_config(dict(self.control_config))
+        out = list(
+            difflib.unified_diff(
+                json.dumps(before, indent=2, sort_keys=True, ensure_ascii=False).splitlines(),
+                json.dumps(after, indent=2, sort_keys=True, ensure_ascii=False).splitlines(),
+                "control config",
+                f"{self.winner} config",
+                lineterm="",
+            )
+        )
+        prompts = [str((c.get("agent") or {}).get("instructions") or "") for c in (before, after)]
+        if prompts[0] != prompts[1]:
+            out += ["", "prompt:"]
+            out += list(
+                difflib.unified_diff(
+                    prompts[0].splitlines(),
+                    prompts[1].splitlines(),
+                    "control prompt",
+                    f"{self.winner} prompt",
+                    lineterm="",
+                )
+            )
+        return "\n".join(out)
+
+    def headline(self) -> str:
+        """One line: the winner and its difference, or why there is none."""
+        s = self.summary
+        arms = s.get("arms", 0)
+        if self.winner:
+            row = self.leaderboard.set_index("variant").loc[self.winner]
+            return (
+                f"improved: {self.winner} beats {s['control']} by {row['difference']:+.1f} points "
+                f"(interval adjusted for {arms} arms {row['difference_low']:+.1f} to "
+                f"{row['difference_high']:+.1f}; confirmed on {s['holdout_cells']} held-out "
+                f"cells, combined p = {s['combined_p']:.3g})"
+            )
+        if s.get("chance_best"):
+            return (
+                f"no confirmed winner among {arms} arms: {self.selected or 'the top arm'} leads, "
+                f"but the best by chance is likely (combined p = {s['combined_p']:.3g}, needs "
+                f"<= {s['alpha_one_sided']:.3g})"
+            )
+        return f"no confirmed winner among {arms} arms: none is above {s['control']}"
+
+    def __str__(self) -> str:
+        lines = [self.headline(), ""]
+        for row in self.leaderboard.to_dict("records"):
+            dropped = (
+                "" if row["dropped_at"] is pd.NA else f", dropped after wave {row['dropped_at']}"
+            )
+            lines.append(
+                f"  {row['variant']:<24} {row['verdict']:<22} score {_interval(row, 'score')}, "
+                f"difference {_interval(row, 'difference')}, n = {row['conversations']}"
+                f"{dropped}{'; ' + row['note'] if row['note'] else ''}"
+            )
+        lines += ["", f"method: {self.summary.get('method', '')}"]
+        lines += [f"warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"TuneResult(winner={self.winner!r}, selected={self.selected!r}, "
+            f"arms={self.summary.get('arms')}, cells={self.summary.get('cells')})"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for row in self.leaderboard.to_dict("records"):
+            style = ' style="font-weight:bold"' if row["confirmed"] else ""
+            cells = [
+                html.escape(str(row["variant"])),
+                str(row["conversations"]),
+                html.escape(_interval(row, "score")),
+                html.escape(_interval(row, "difference")),
+                html.escape(str(row["verdict"])),
+                "" if row["dropped_at"] is pd.NA else str(row["dropped_at"]),
+                "yes" if row["confirmed"] else "",
+                html.escape(str(row["note"])),
+            ]
+            rows.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        head = "".join(f"<th>{h}</th>" for h in _SHOWN)
+        warnings = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+        return (
+            '<div class="evalkit-tune">'
+            f"<p><b>{html.escape(self.headline())}</b></p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<p><small>{html.escape(str(self.summary.get('method', '')))}</small></p>"
+            + (f"<ul>{warnings}</ul>" if warnings else "")
+            + "</div>"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: summary, leaderboard rows, waves, warnings (credentials redacted)."""
+        board = [
+            {k: _json_value(v) for k, v in row.items()}
+            for row in self.leaderboard.to_dict("records")
+        ]
+        waves = [
+            {k: _json_value(v) for k, v in row.items()} for row in self.waves.to_dict("records")
+        ]
+        return {
+            "winner": self.winner,
+            "selected": self.selected,
+            "summary": {k: _json_value(v) for k, v in self.summary.items()},
+            "leaderboard": board,
+            "waves": waves,
+            "variants": {k: v.definition() for k, v in self.variants.items()},
+            "assistant_id": self.assistant_id,
+            "draft_version": self.draft_version,
+            "warnings": list(self.warnings),
+        }
