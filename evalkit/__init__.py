@@ -3,7 +3,7 @@
 The top level holds what a user types: the clients, errors and events of :mod:`evalkit.api`
 (its wire sub-models stay there), and every public name of the data-flow packages
 (:mod:`evalkit.grid`, :mod:`evalkit.targets`, :mod:`evalkit.runner`, :mod:`evalkit.store`,
-:mod:`evalkit.grading`, :mod:`evalkit.compare`, :mod:`evalkit.refine`, :mod:`evalkit.flows`). Nothing is imported
+:mod:`evalkit.grading`, :mod:`evalkit.compare`, :mod:`evalkit.refine`, :mod:`evalkit.flows`, :mod:`evalkit.tune`). Nothing is imported
 until first use, so ``import evalkit`` (and the ``evalkit`` command) start fast; each name's
 ``__module__`` is its public home.
 """
@@ -59,9 +59,20 @@ if TYPE_CHECKING:
     from .runner import *
     from .store import *
     from .targets import *
+    from .tune import *
 
 #: Packages whose whole ``__all__`` is re-exported, in data-flow order.
-_PACKAGES = ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows")
+_PACKAGES = (
+    "grid",
+    "targets",
+    "runner",
+    "store",
+    "grading",
+    "compare",
+    "refine",
+    "flows",
+    "tune",
+)
 
 
 def _homes() -> dict[str, str]:

@@ -37,6 +37,7 @@ PACKAGES = [
     "evalkit.stats",
     "evalkit.refine",
     "evalkit.flows",
+    "evalkit.tune",
     "evalkit.report",
     "evalkit.data",
     "evalkit.emulator",
@@ -60,7 +61,17 @@ def test_package_all_is_sorted_unique_and_resolves(package: str) -> None:
 
 def test_top_level_is_built_from_the_packages() -> None:
     expected = set(evalkit.api.TOP_LEVEL) | {"__version__"}
-    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows"):
+    for package in (
+        "grid",
+        "targets",
+        "runner",
+        "store",
+        "grading",
+        "compare",
+        "refine",
+        "flows",
+        "tune",
+    ):
         expected |= set(importlib.import_module(f"evalkit.{package}").__all__)
     assert set(evalkit.__all__) == expected
     names = [n for n in evalkit.__all__ if n != "__version__"]
@@ -74,7 +85,17 @@ def test_top_level_is_built_from_the_packages() -> None:
 
 def test_no_name_is_exported_by_two_packages() -> None:
     seen: dict[str, str] = dict.fromkeys(evalkit.api.TOP_LEVEL, "api")
-    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows"):
+    for package in (
+        "grid",
+        "targets",
+        "runner",
+        "store",
+        "grading",
+        "compare",
+        "refine",
+        "flows",
+        "tune",
+    ):
         for name in importlib.import_module(f"evalkit.{package}").__all__:
             assert name not in seen, f"{name} is exported by {seen.get(name)} and {package}"
             seen[name] = package

@@ -21,6 +21,7 @@ from . import (
     _run,
     _runs,
     _targets,
+    _tune,
 )
 from ._app import app
 from ._errors import ExitCode
@@ -41,6 +42,7 @@ _COMMAND_MODULES = (
     _assistants,
     _refine,
     _personas,
+    _tune,
 )
 
 

@@ -14,8 +14,23 @@ from __future__ import annotations
 
 from .._util import publish
 from ._compare import compare_variants
+from ._options import TuneOptions
+from ._promote import PromoteError, Promotion
 from ._result import TuneResult
+from ._tune import atune, tune
+from ._variants import VariantsFileError, VariantSpec, load_variants
 
-__all__ = ["TuneResult", "compare_variants"]
+__all__ = [
+    "PromoteError",
+    "Promotion",
+    "TuneOptions",
+    "TuneResult",
+    "VariantSpec",
+    "VariantsFileError",
+    "atune",
+    "compare_variants",
+    "load_variants",
+    "tune",
+]
 
 publish(globals())

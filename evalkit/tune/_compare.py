@@ -17,7 +17,7 @@ from ._result import TuneResult
 from ._selection import ArmsData, Selection, one_sided_p, select_and_confirm
 from ._split import holdout_mask
 
-__all__ = ["ArmsInfo", "compare_variants", "decide_arms"]
+__all__ = ["ArmsInfo", "arms_arrays", "compare_variants", "decide_arms"]
 
 GradesLike = Any  # a Grades object or its DataFrame
 
@@ -36,6 +36,7 @@ class ArmsInfo:
 
     dropped_at: Mapping[str, int] = field(default_factory=dict)
     conversations: Mapping[str, int] = field(default_factory=dict)
+    holdout_cells: frozenset[str] | None = None  # None: drawn from the graded cells
 
 
 def _frame(grades: GradesLike, name: str) -> pd.DataFrame:
@@ -76,6 +77,26 @@ def _holm(p: np.ndarray) -> np.ndarray:
     return out
 
 
+def arms_arrays(
+    control: tuple[str, GradesLike], arms: Mapping[str, GradesLike]
+) -> tuple[list[pd.DataFrame], list[str], list[Side], list[Scenarios], ArmsData]:
+    """Grades frames reduced to per-cell arrays: the frames, the cells (sorted ids), each
+    side, its scenarios and the :class:`ArmsData` (control first, arms in order)."""
+    names = list(arms)
+    frames = [_frame(control[1], "control")] + [_frame(arms[n], f"variants[{n!r}]") for n in names]
+    cells = unique_values(*(f["cell_id"] for f in frames))
+    sides = [Side.build(f, cells, n) for f, n in zip(frames, [control[0], *names], strict=True)]
+    scen = [s.scenarios(len(cells)) for s in sides]
+    errs = [(int((s.conversation_errors > 0).sum()), s.n_conversations) for s in sides]
+    bounded = np.asarray([bool(errors_differ(errs[0], e)) for e in errs[1:]])
+    arm_scen = Scenarios(
+        _stack([s.left_out for s in scen[1:]]),
+        _stack([s.as_fail for s in scen[1:]]),
+        _stack([s.as_pass for s in scen[1:]]),
+    )
+    return frames, cells, sides, scen, ArmsData(scen[0], arm_scen, bounded)
+
+
 def decide_arms(
     control: tuple[str, GradesLike],
     arms: Mapping[str, GradesLike],
@@ -99,19 +120,12 @@ def decide_arms(
     unknown = sorted(set(info.dropped_at) - set(names))
     if unknown:
         raise ValueError(f"dropped_at names arms that are not in variants: {unknown}")
-    frames = [_frame(control[1], "control")] + [_frame(arms[n], f"variants[{n!r}]") for n in names]
-    cells = unique_values(*(f["cell_id"] for f in frames))
-    sides = [Side.build(f, cells, n) for f, n in zip(frames, [control_name, *names], strict=True)]
-    scen = [s.scenarios(len(cells)) for s in sides]
-    errs = [(int((s.conversation_errors > 0).sum()), s.n_conversations) for s in sides]
-    bounded = np.asarray([bool(errors_differ(errs[0], e)) for e in errs[1:]])
-    arm_scen = Scenarios(
-        _stack([s.left_out for s in scen[1:]]),
-        _stack([s.as_fail for s in scen[1:]]),
-        _stack([s.as_pass for s in scen[1:]]),
-    )
-    data = ArmsData(scen[0], arm_scen, bounded)
-    hold = holdout_mask(cells, holdout, seed)
+    frames, cells, sides, scen, data = arms_arrays(control, arms)
+    arm_scen, bounded = data.arms, data.bounded
+    if info.holdout_cells is None:
+        hold = holdout_mask(cells, holdout, seed)
+    else:
+        hold = np.asarray([c in info.holdout_cells for c in cells], dtype=bool)
     active = np.asarray([n not in info.dropped_at for n in names])
     sel = select_and_confirm(data, hold, confidence=confidence, active=active)
     k = len(names)

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-import difflib
 import html
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..targets import Variant, merge_patch, redact_config
+from ._diff import config_diff
+
+if TYPE_CHECKING:
+    from ..api import AsyncClient, Client
+    from ._promote import Promotion
 
 __all__ = ["TuneResult"]
 
@@ -29,7 +32,7 @@ _SHOWN = (
 
 
 def _json_value(value: Any) -> Any:
-    if value is pd.NA or value is None:
+    if value is None or (not isinstance(value, list | dict | str) and pd.isna(value)):
         return None
     if isinstance(value, float) and math.isnan(value):
         return None
@@ -107,29 +110,7 @@ class TuneResult:
         after = self.winner_config
         if after is None or self.control_config is None:
             return ""
-        before = redact_config(dict(self.control_config))
-        out = list(
-            difflib.unified_diff(
-                json.dumps(before, indent=2, sort_keys=True, ensure_ascii=False).splitlines(),
-                json.dumps(after, indent=2, sort_keys=True, ensure_ascii=False).splitlines(),
-                "control config",
-                f"{self.winner} config",
-                lineterm="",
-            )
-        )
-        prompts = [str((c.get("agent") or {}).get("instructions") or "") for c in (before, after)]
-        if prompts[0] != prompts[1]:
-            out += ["", "prompt:"]
-            out += list(
-                difflib.unified_diff(
-                    prompts[0].splitlines(),
-                    prompts[1].splitlines(),
-                    "control prompt",
-                    f"{self.winner} prompt",
-                    lineterm="",
-                )
-            )
-        return "\n".join(out)
+        return config_diff(self.control_config, after, str(self.winner))
 
     def headline(self) -> str:
         """One line: the winner and its difference, or why there is none."""
@@ -154,13 +135,10 @@ class TuneResult:
     def __str__(self) -> str:
         lines = [self.headline(), ""]
         for row in self.leaderboard.to_dict("records"):
-            dropped = (
-                "" if row["dropped_at"] is pd.NA else f", dropped after wave {row['dropped_at']}"
-            )
             lines.append(
                 f"  {row['variant']:<24} {row['verdict']:<22} score {_interval(row, 'score')}, "
                 f"difference {_interval(row, 'difference')}, n = {row['conversations']}"
-                f"{dropped}{'; ' + row['note'] if row['note'] else ''}"
+                f"{'; ' + row['note'] if row['note'] else ''}"
             )
         lines += ["", f"method: {self.summary.get('method', '')}"]
         lines += [f"warning: {w}" for w in self.warnings]
@@ -182,7 +160,7 @@ class TuneResult:
                 html.escape(_interval(row, "score")),
                 html.escape(_interval(row, "difference")),
                 html.escape(str(row["verdict"])),
-                "" if row["dropped_at"] is pd.NA else str(row["dropped_at"]),
+                "" if pd.isna(row["dropped_at"]) else str(row["dropped_at"]),
                 "yes" if row["confirmed"] else "",
                 html.escape(str(row["note"])),
             ]
@@ -218,3 +196,16 @@ class TuneResult:
             "draft_version": self.draft_version,
             "warnings": list(self.warnings),
         }
+
+    def promote(
+        self, client: Client | AsyncClient | None = None, *, dry_run: bool = False
+    ) -> Promotion:
+        """Write the winner's config to the assistant's draft (E3); never publishes.
+
+        Refuses without a confirmed winner, and when the draft's version moved since the sweep
+        started (someone saved it meanwhile). ``dry_run``: the diff only, nothing written.
+        Returns a :class:`~evalkit.tune.Promotion` (its ``diff`` is logged before writing).
+        """
+        from ._promote import promote
+
+        return promote(self, client, dry_run=dry_run)
