@@ -15,6 +15,7 @@ from __future__ import annotations
 from .._util import publish
 from ._compare import compare_variants
 from ._options import TuneOptions
+from ._outputs import write_tune_outputs
 from ._promote import PromoteError, Promotion
 from ._result import TuneResult
 from ._tune import atune, tune
@@ -31,6 +32,7 @@ __all__ = [
     "compare_variants",
     "load_variants",
     "tune",
+    "write_tune_outputs",
 ]
 
 publish(globals())
