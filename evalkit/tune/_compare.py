@@ -185,7 +185,8 @@ def decide_arms(
             verdict = Verdict.INSUFFICIENT_EVIDENCE
             note = "above the control, but not the arm confirmed on held-out cells"
         if i == top and not is_winner and full.interval.estimate[i] > 0:
-            note = f"{CHANCE} ({note})" if note else CHANCE
+            chance = CHANCE if k > 1 else "not confirmed"
+            note = f"{chance} ({note})" if note else chance
         if name in info.dropped_at:
             drop = f"dropped after wave {info.dropped_at[name]}"
             note = f"{drop}; {note}" if note else drop
@@ -232,6 +233,7 @@ def decide_arms(
         "closed_p": float(sel.closed_p),
         "holdout_p": float(sel.holdout_p),
         "combined_p": float(sel.combined_p),
+        "leader": names[top] if top >= 0 else None,
         "chance_best": bool(top >= 0 and not confirmed and full.interval.estimate[top] > 0),
         "method": METHOD,
         "holdout_cell_ids": [c for c, h in zip(cells, hold, strict=True) if h],

@@ -115,22 +115,30 @@ class TuneResult:
     def headline(self) -> str:
         """One line: the winner and its difference, or why there is none."""
         s = self.summary
-        arms = s.get("arms", 0)
+        arms = int(s.get("arms", 0))
+        family = f"{arms} arm{'s' if arms != 1 else ''}"
         if self.winner:
             row = self.leaderboard.set_index("variant").loc[self.winner]
+            where = (
+                f"confirmed on {s['holdout_cells']} held-out cells"
+                if s.get("holdout_cells")
+                else "no held-out cells: tested on all cells, Bonferroni over the arms"
+            )
             return (
                 f"improved: {self.winner} beats {s['control']} by {row['difference']:+.1f} points "
-                f"(interval adjusted for {arms} arms {row['difference_low']:+.1f} to "
-                f"{row['difference_high']:+.1f}; confirmed on {s['holdout_cells']} held-out "
-                f"cells, combined p = {s['combined_p']:.3g})"
+                f"(interval adjusted for {family} {row['difference_low']:+.1f} to "
+                f"{row['difference_high']:+.1f}; {where}, combined p = {s['combined_p']:.3g})"
+            )
+        leader = s.get("leader") or self.selected or "the top arm"
+        why = f"combined p = {s['combined_p']:.3g}, needs <= {s['alpha_one_sided']:.3g}"
+        if s.get("chance_best") and arms > 1:
+            return (
+                f"no confirmed winner among {family}: {leader} leads, but the best by chance "
+                f"is likely ({why})"
             )
         if s.get("chance_best"):
-            return (
-                f"no confirmed winner among {arms} arms: {self.selected or 'the top arm'} leads, "
-                f"but the best by chance is likely (combined p = {s['combined_p']:.3g}, needs "
-                f"<= {s['alpha_one_sided']:.3g})"
-            )
-        return f"no confirmed winner among {arms} arms: none is above {s['control']}"
+            return f"no confirmed improvement: {leader} looks better but is not confirmed ({why})"
+        return f"no confirmed winner among {family}: none is above {s['control']}"
 
     def __str__(self) -> str:
         lines = [self.headline(), ""]

@@ -100,3 +100,34 @@ def test_bad_input_names_the_field() -> None:
     with pytest.raises(ValueError, match="holdout"):
         compare_variants(control, {"x": control}, holdout=1.5)
     assert isinstance(control, pd.DataFrame)
+
+
+def test_unbalanced_and_small_designs_still_decide() -> None:
+    codes = draw_arms(TUNE_DESIGN, (15.0,), trials=1, seed=2)
+    control, arm = arm_frame(codes, 0, None), arm_frame(codes, 0, 0)
+    alone = compare_variants(control, {"one": arm}, holdout=0.0)
+    assert alone.winner == "one"
+    assert "no held-out cells" in alone.headline()
+    assert "1 arm " in alone.headline()
+    half = arm[(arm["cell_id"] < "cell-018") & (arm["repeat"] == 0)]
+    mixed = compare_variants(control, {"half": half, "full": arm})
+    rows = mixed.leaderboard.set_index("variant")
+    assert rows.loc["half", "conversations"] == 18
+    assert rows.loc["half", "difference_low"] < rows.loc["half", "difference_high"]
+    two_cells = compare_variants(
+        control[control["cell_id"] < "cell-002"], {"x": arm[arm["cell_id"] < "cell-002"]}
+    )
+    assert two_cells.winner is None
+    assert two_cells.headline().startswith("no confirmed improvement: x looks better")
+
+
+def test_results_pickle_and_hold_no_config() -> None:
+    import pickle
+
+    codes = draw_arms(TUNE_DESIGN, (0.0, 0.0), trials=1, seed=4)
+    result = compare_variants(
+        arm_frame(codes, 0, None), {"a": arm_frame(codes, 0, 0), "b": arm_frame(codes, 0, 1)}
+    )
+    again = pickle.loads(pickle.dumps(result))
+    assert again.winner == result.winner
+    assert repr(again).startswith("TuneResult(winner=")
