@@ -11,6 +11,7 @@ from ._notebook import (
     compare_request,
     write_outputs,
 )
+from ._sequential import SequentialRun, sequential_record
 
 __all__ = [
     "ComparisonOutcome",
@@ -18,9 +19,11 @@ __all__ = [
     "DraftVsProd",
     "DraftVsProdOptions",
     "Regression",
+    "SequentialRun",
     "adraft_vs_prod",
     "compare_request",
     "draft_vs_prod",
+    "sequential_record",
     "write_outputs",
 ]
 
