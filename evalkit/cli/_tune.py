@@ -101,6 +101,7 @@ def tune_command(
     from ..grid import Grid
     from ..runner import RunOptions
     from ..tune import TuneOptions, tune
+    from ..tune._tune import default_run_prefix
     from ._client import cli_client
 
     if control not in ("draft", "prod"):
@@ -113,7 +114,12 @@ def tune_command(
         adaptive=not no_adaptive,
         seed=seed,
         run_options=RunOptions(concurrency=concurrency),
-        run_prefix=run_prefix,
+        run_prefix=run_prefix or default_run_prefix(),
+    )
+    typer.echo(
+        f"sweep runs: {options.run_prefix}-<variant> in {store} (after an interruption, the same "
+        f"command with --run-prefix {options.run_prefix} resumes it)",
+        err=True,
     )
     with cli_client() as client:
         result = tune(

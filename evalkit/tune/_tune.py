@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from ..api import AsyncClient, Client
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
 from ..grid import Grid
 from ..runner import Budget, arun_grid
-from ..store import Run, StoreLike
+from ..store import Run, RunNotFoundError, StoreLike, load_run
 from ..targets import Target, Variant, redact_config
 from ._adaptive import drop_bound_confidence, wave_drops
 from ._compare import ArmsInfo, arms_arrays, decide_arms
@@ -35,7 +35,7 @@ from ._result import TuneResult
 from ._split import holdout_mask
 from ._variants import VariantSpec, variant_specs
 
-__all__ = ["atune", "tune"]
+__all__ = ["atune", "default_run_prefix", "tune"]
 
 logger = logging.getLogger("evalkit.tune")
 
@@ -90,6 +90,108 @@ async def atune(
             await aclient.aclose()
 
 
+def default_run_prefix() -> str:
+    """``tune-YYYYmmdd-HHMMSS-<4 hex>``: a fresh sweep's run-id prefix."""
+    return f"tune-{now().strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def _recorded(store: StoreLike, run_id: str) -> Run | None:
+    """The run already in ``store`` under ``run_id`` (a sweep resumed), or None."""
+    try:
+        return load_run(run_id, store=store)
+    except RunNotFoundError:
+        return None
+
+
+def _first_repeats(frame: pd.DataFrame, repeats: int) -> pd.DataFrame:
+    """The grades of each cell's first ``repeats`` repeats (what a wave had seen)."""
+    return frame[frame["repeat"] < repeats] if "repeat" in frame.columns else frame
+
+
+@dataclass
+class _Sweep:
+    """One sweep's state: the arms still in, their runs and grades, the waves so far."""
+
+    client: AsyncClient
+    assistant_id: str
+    grid: Grid
+    card: Scorecard
+    judge: JudgeArg
+    store: StoreLike
+    opts: TuneOptions
+    names: list[str]
+    targets: dict[str, Target]
+    run_ids: dict[str, str]
+    held_out: frozenset[str]
+    active: dict[str, bool] = field(default_factory=dict)
+    dropped_at: dict[str, int] = field(default_factory=dict)
+    runs: dict[str, Run] = field(default_factory=dict)
+    grades: dict[str, Grades] = field(default_factory=dict)
+    waves: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def control(self) -> str:
+        return self.opts.control_name
+
+    @property
+    def n_cells(self) -> int:
+        return self.grid.n_cells
+
+    async def run_arm(self, name: str, wave: int) -> None:
+        """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded)."""
+        run = self.runs.get(name) or _recorded(self.store, self.run_ids[name])
+        need = wave * self.n_cells - (0 if run is None else len(run.conversations))
+        if need > 0 or run is None:
+            budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
+            run = await arun_grid(
+                self.grid,
+                self.assistant_id,
+                self.client,
+                self.targets[name],
+                self.store,
+                self.run_ids[name],
+                replace(self.opts.run_options, budget=budget),
+            )
+            self.grades.pop(name, None)
+        self.runs[name] = run
+        if name not in self.grades:
+            self.grades[name] = await agrade_run(
+                run, self.card, self.judge, judge_samples=self.opts.judge_samples
+            )
+
+    def frames(self, repeats: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+        control = _first_repeats(self.grades[self.control].frame, repeats)
+        return control, {n: _first_repeats(self.grades[n].frame, repeats) for n in self.names}
+
+    def drop_after(self, wave: int, level: float) -> list[str]:
+        """Drop the arms clearly worse than the best after ``wave`` (selection cells only)."""
+        control, arms = self.frames(wave)
+        _, cells, _, _, data = arms_arrays((self.control, control), arms)
+        mask = np.asarray([c in self.held_out for c in cells], dtype=bool)
+        live = np.asarray([self.active[n] for n in self.names])
+        dropped = wave_drops(data, mask, live, confidence=level)
+        drops = [n for n, d in zip(self.names, dropped, strict=True) if d]
+        for name in drops:
+            self.active[name] = False
+            self.dropped_at[name] = wave
+        return drops
+
+    def record_wave(self, wave: int, drops: list[str]) -> None:
+        for name in [self.control, *self.names]:
+            if name in self.runs:
+                self.waves.append(
+                    {
+                        "wave": wave,
+                        "variant": name,
+                        "conversations": int(
+                            (self.runs[name].conversations["repeat"] < wave).sum()
+                        ),
+                        "in": name == self.control or self.active[name],
+                        "dropped": name in drops,
+                    }
+                )
+
+
 async def _sweep(
     client: AsyncClient,
     assistant_id: str,
@@ -104,21 +206,24 @@ async def _sweep(
     full = _grid_with_repeats(grid, opts.max_repeats)
     cell_ids = sorted(c.cell_id for c in full.cells())
     hold = holdout_mask(cell_ids, opts.holdout, opts.seed)
-    held_out = frozenset(c for c, h in zip(cell_ids, hold, strict=True) if h)
-    prefix = opts.run_prefix or f"tune-{now().strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+    prefix = opts.run_prefix or default_run_prefix()
     names = [s.variant.name for s in specs]
     targets: dict[str, Target] = {opts.control_name: opts.control}
     targets.update({s.variant.name: s.variant for s in specs})
-    run_ids = {name: f"{prefix}-{_safe(name)}" for name in targets}
-    wave_budget = replace(
-        opts.run_options,
-        budget=Budget(len(cell_ids), opts.run_options.budget.max_seconds),
+    sweep = _Sweep(
+        client,
+        assistant_id,
+        full,
+        card,
+        judge,
+        store,
+        opts,
+        names,
+        targets,
+        {name: f"{prefix}-{_safe(name)}" for name in targets},
+        frozenset(c for c, h in zip(cell_ids, hold, strict=True) if h),
+        active=dict.fromkeys(names, True),
     )
-    active = dict.fromkeys(names, True)
-    dropped_at: dict[str, int] = {}
-    runs: dict[str, Run] = {}
-    grades: dict[str, Grades] = {}
-    waves: list[dict[str, Any]] = []
     level = drop_bound_confidence(len(names), opts.max_repeats, opts.drop_alpha)
     logger.info(
         "tune %s: %d arm(s) and %s, %d cells (%d held out), up to %d wave(s)",
@@ -126,52 +231,27 @@ async def _sweep(
         len(names),
         opts.control_name,
         len(cell_ids),
-        len(held_out),
+        len(sweep.held_out),
         opts.max_repeats,
     )
     for wave in range(1, opts.max_repeats + 1):
-        for name in [opts.control_name, *[n for n in names if active[n]]]:
-            runs[name] = await arun_grid(
-                full, assistant_id, client, targets[name], store, run_ids[name], wave_budget
-            )
-            grades[name] = await agrade_run(
-                runs[name], card, judge, judge_samples=opts.judge_samples
-            )
+        for name in [opts.control_name, *[n for n in names if sweep.active[n]]]:
+            await sweep.run_arm(name, wave)
         drops: list[str] = []
         if opts.adaptive and wave < opts.max_repeats:
-            live = [n for n in names if active[n]]
-            _, cells, _, _, data = arms_arrays(
-                (opts.control_name, grades[opts.control_name].frame),
-                {n: grades[n].frame for n in names},
-            )
-            mask = np.asarray([c in held_out for c in cells], dtype=bool)
-            now_active = np.asarray([active[n] for n in names])
-            dropped = wave_drops(data, mask, now_active, confidence=level)
-            drops = [n for n, d in zip(names, dropped, strict=True) if d]
-            for name in drops:
-                active[name] = False
-                dropped_at[name] = wave
+            drops = sweep.drop_after(wave, level)
             if drops:
-                logger.info("tune %s: wave %d drops %s (of %s)", prefix, wave, drops, live)
-        for name in [opts.control_name, *names]:
-            if name in runs:
-                waves.append(
-                    {
-                        "wave": wave,
-                        "variant": name,
-                        "conversations": len(runs[name].conversations),
-                        "in": name == opts.control_name or active[name],
-                        "dropped": name in drops,
-                    }
-                )
+                logger.info("tune %s: wave %d drops %s", prefix, wave, drops)
+        sweep.record_wave(wave, drops)
+    control, arms = sweep.frames(opts.max_repeats)
     info = ArmsInfo(
-        dropped_at=dropped_at,
-        conversations={n: len(r.conversations) for n, r in runs.items()},
-        holdout_cells=held_out,
+        dropped_at=sweep.dropped_at,
+        conversations={n: len(r.conversations) for n, r in sweep.runs.items()},
+        holdout_cells=sweep.held_out,
     )
     board, _, summary = decide_arms(
-        (opts.control_name, grades[opts.control_name].frame),
-        {n: grades[n].frame for n in names},
+        (opts.control_name, control),
+        arms,
         holdout=opts.holdout,
         confidence=opts.confidence,
         min_effect=opts.min_effect,
@@ -180,7 +260,7 @@ async def _sweep(
     )
     notes = {s.variant.name: s.note for s in specs}
     board.insert(2, "description", board["variant"].map(notes).fillna(""))
-    board.insert(3, "run_id", board["variant"].map(run_ids))
+    board.insert(3, "run_id", board["variant"].map(sweep.run_ids))
     summary = {
         **summary,
         "run_prefix": prefix,
@@ -190,7 +270,7 @@ async def _sweep(
     return TuneResult(
         leaderboard=board,
         summary=summary,
-        waves=pd.DataFrame(waves),
+        waves=pd.DataFrame(sweep.waves),
         variants={s.variant.name: s.variant for s in specs},
         control_config=config,
         assistant_id=assistant_id,

@@ -202,3 +202,13 @@ def test_the_command_sweeps_and_promotes(service: DemoService, tmp_path: Path) -
     assert after.draft.version == before.draft.version + 1
     assert after.prod == before.prod
     assert clones(service) == []
+
+
+def test_a_sweep_run_again_with_its_prefix_spends_nothing_new(service: DemoService) -> None:
+    first = sweep(service, max_repeats=2, run_prefix="again")
+    started = service.emulator.stats()["started"]
+    second = sweep(service, max_repeats=2, run_prefix="again")
+    assert service.emulator.stats()["started"] == started
+    assert second.winner == first.winner
+    pd.testing.assert_frame_equal(second.leaderboard, first.leaderboard)
+    pd.testing.assert_frame_equal(second.waves, first.waves)
