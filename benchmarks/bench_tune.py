@@ -26,7 +26,7 @@ import numpy as np
 
 from evalkit.compare import Design
 from evalkit.tune._adaptive import adaptive_rates, simulate_adaptive
-from evalkit.tune._calibration import TUNE_DESIGN, sweep_rates
+from evalkit.tune._calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
 from evalkit.tune._split import holdout_mask
 from evalkit.tune._synthetic import draw_arms
 
@@ -41,10 +41,18 @@ def calibration(trials: int) -> None:
         "| plain split: best / other | Holm, all cells: best / other | trials |"
     )
     print("|---|---|---|---|---|---|---|")
-    for i, lead in enumerate((0.0, 5.0, 8.0, 10.0, 15.0)):
-        r = sweep_rates(TUNE_DESIGN, (lead, 0.0, 0.0, 0.0, 0.0), trials=trials, seed=100 + i)
+    rows = [(lead, None, "") for lead in (0.0, 5.0, 8.0, 10.0, 15.0)]
+    rows += [(lead, NOISY_GENERATOR, ", noisy conversations") for lead in (0.0, 15.0)]
+    for i, (lead, generator, label) in enumerate(rows):
+        r = sweep_rates(
+            TUNE_DESIGN,
+            (lead, 0.0, 0.0, 0.0, 0.0),
+            trials=trials,
+            seed=100 + i,
+            generator=generator,
+        )
         print(
-            f"| {r['effects']} | {_pct(r['confirmed'])} | {_pct(r['best_confirmed'])} | "
+            f"| {r['effects']}{label} | {_pct(r['confirmed'])} | {_pct(r['best_confirmed'])} | "
             f"{_pct(r['other_confirmed'])} | {_pct(r['split_best_confirmed'])} / "
             f"{_pct(r['split_other_confirmed'])} | {_pct(r['holm_all_cells_best_confirmed'])} / "
             f"{_pct(r['holm_all_cells_other_confirmed'])} | {trials} |"
