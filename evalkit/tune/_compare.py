@@ -97,6 +97,50 @@ def arms_arrays(
     return frames, cells, sides, scen, ArmsData(scen[0], arm_scen, bounded)
 
 
+def _control_row(name: str, conversations: int, score: Any, frame: pd.DataFrame) -> dict[str, Any]:
+    """The leaderboard's first row: the control's score, no difference, no verdict."""
+    return {
+        "variant": name,
+        "role": "control",
+        "conversations": conversations,
+        "score": score.estimate,
+        "score_low": score.low,
+        "score_high": score.high,
+        "difference": 0.0,
+        "difference_low": np.nan,
+        "difference_high": np.nan,
+        "verdict": "control",
+        "dropped_at": pd.NA,
+        "selected": False,
+        "confirmed": False,
+        "p_adjusted": np.nan,
+        "holdout_difference": np.nan,
+        "holdout_low": np.nan,
+        "holdout_high": np.nan,
+        "note": "",
+        **_pass_rates(frame),
+    }
+
+
+def _verdict_and_note(
+    verdict: Verdict, *, winner: bool, chance: bool, arms: int, dropped_at: int | None
+) -> tuple[Verdict, str]:
+    """An arm's verdict (only the confirmed winner is ``improved``) and its note."""
+    note = ""
+    if winner:
+        verdict, note = Verdict.IMPROVED, "confirmed on held-out cells"
+    elif verdict == Verdict.IMPROVED:
+        verdict = Verdict.INSUFFICIENT_EVIDENCE
+        note = "above the control, but not the arm confirmed on held-out cells"
+    if chance:
+        words = CHANCE if arms > 1 else "not confirmed"
+        note = f"{words} ({note})" if note else words
+    if dropped_at is not None:
+        drop = f"dropped after wave {dropped_at}"
+        note = f"{drop}; {note}" if note else drop
+    return verdict, note
+
+
 def decide_arms(
     control: tuple[str, GradesLike],
     arms: Mapping[str, GradesLike],
@@ -149,47 +193,17 @@ def decide_arms(
     confirmed = bool(sel.confirmed)
     ranked = [i for i in np.argsort(-np.nan_to_num(full.interval.estimate, nan=-np.inf))]
     top = ranked[0] if ranked else -1
-    rows: list[dict[str, Any]] = []
     control_conv = info.conversations.get(control_name, sides[0].n_conversations)
-    rows.append(
-        {
-            "variant": control_name,
-            "role": "control",
-            "conversations": control_conv,
-            "score": scores[0].estimate,
-            "score_low": scores[0].low,
-            "score_high": scores[0].high,
-            "difference": 0.0,
-            "difference_low": np.nan,
-            "difference_high": np.nan,
-            "verdict": "control",
-            "dropped_at": pd.NA,
-            "selected": False,
-            "confirmed": False,
-            "p_adjusted": np.nan,
-            "holdout_difference": np.nan,
-            "holdout_low": np.nan,
-            "holdout_high": np.nan,
-            "note": "",
-            **_pass_rates(frames[0]),
-        }
-    )
+    rows = [_control_row(control_name, control_conv, scores[0], frames[0])]
     for i, name in enumerate(names):
-        verdict = Verdict(full.verdict[i])
         is_winner = i == selected and confirmed
-        note = ""
-        if is_winner:
-            verdict = Verdict.IMPROVED
-            note = "confirmed on held-out cells"
-        elif verdict == Verdict.IMPROVED:
-            verdict = Verdict.INSUFFICIENT_EVIDENCE
-            note = "above the control, but not the arm confirmed on held-out cells"
-        if i == top and not is_winner and full.interval.estimate[i] > 0:
-            chance = CHANCE if k > 1 else "not confirmed"
-            note = f"{chance} ({note})" if note else chance
-        if name in info.dropped_at:
-            drop = f"dropped after wave {info.dropped_at[name]}"
-            note = f"{drop}; {note}" if note else drop
+        verdict, note = _verdict_and_note(
+            Verdict(full.verdict[i]),
+            winner=is_winner,
+            chance=i == top and not is_winner and full.interval.estimate[i] > 0,
+            arms=k,
+            dropped_at=info.dropped_at.get(name),
+        )
         rows.append(
             {
                 "variant": name,
