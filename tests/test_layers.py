@@ -38,12 +38,14 @@ ALLOWED: dict[str, set[str]] = {
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
     "audio": BASE | {"api", "store"},
-    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio"},
+    "tune": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
+    "report": BASE
+    | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio", "tune"},
     "view": BASE
     | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "report"},
+    | {"stats", "grading", "compare", "flows", "tune", "report"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

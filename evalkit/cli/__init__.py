@@ -22,6 +22,7 @@ from . import (
     _run,
     _runs,
     _targets,
+    _tune,
     _view,
 )
 from ._app import app
@@ -45,6 +46,7 @@ _COMMAND_MODULES = (
     _refine,
     _personas,
     _view,
+    _tune,
 )
 
 
