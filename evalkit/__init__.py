@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     from .runner import Budget, RunOptions, run_grid
     from .store import Run, StoreError, list_runs, load_run, load_runs
     from .targets import Variant
-    from .tune import TuneOptions, TuneResult, compare_variants, tune
+    from .tuning import TuneOptions, TuneResult, compare_variants, tune
 
 #: Every top-level name and its public home (a package of evalkit), sorted as ruff sorts
 #: ``__all__``: constants, classes, functions.
@@ -113,15 +113,15 @@ _HOMES: dict[str, str] = {
     "SimulationFailed": "api",
     "StoreError": "store",
     "StreamDropped": "api",
-    "TuneOptions": "tune",
-    "TuneResult": "tune",
+    "TuneOptions": "tuning",
+    "TuneResult": "tuning",
     "Turn": "api",
     "Variant": "targets",
     "Verdict": "compare",
     "compare_grades": "compare",
     "compare_runs": "compare",
     "compare_sequential": "compare",
-    "compare_variants": "tune",
+    "compare_variants": "tuning",
     "draft_vs_prod": "flows",
     "grade_run": "grading",
     "grade_transcripts": "grading",
@@ -137,7 +137,7 @@ _HOMES: dict[str, str] = {
     "run_grid": "runner",
     "speak": "audio",
     "suggest_feedback": "refine",
-    "tune": "tune",
+    "tune": "tuning",
 }
 
 __all__ = [*_HOMES, "__version__"]

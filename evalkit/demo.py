@@ -29,7 +29,7 @@ from .grid import Grid, load_personas
 from .report import NotebookRun, execute_notebook
 from .runner import RunOptions
 from .targets import ConfigSnapshot, SnapshotStore
-from .tune import TuneOptions, TuneResult, tune
+from .tuning import TuneOptions, TuneResult, tune
 
 __all__ = [
     "CONTACTS",

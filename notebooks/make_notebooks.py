@@ -194,7 +194,7 @@ title = "Tune a prompt across variants"'''),
 import json
 import logging
 import evalkit
-from evalkit import demo
+from evalkit import demo, tuning
 from evalkit.data import bundled_path, contacts_path, personas_path
 from evalkit.report import notebook_output_dir, plots, table_html
 from IPython.display import HTML, Markdown, display
@@ -235,7 +235,7 @@ display(HTML(table_html(result.leaderboard[columns], float_format="{:.1f}")))"""
         new_markdown_cell("## The winner's change\n\nWhat promoting the winner would write to the draft."),
         new_code_cell("""import html as _html
 display(HTML(f"<pre>{_html.escape(result.diff or 'no confirmed winner: nothing to promote')}</pre>"))
-summary = evalkit.write_tune_outputs(result, output_dir)
+summary = tuning.write_tune_outputs(result, output_dir)
 print(f"winner: {result.winner}; summary and tables in {summary.parent}")"""),
     ]
 )

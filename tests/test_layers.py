@@ -38,14 +38,14 @@ ALLOWED: dict[str, set[str]] = {
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
     "audio": BASE | {"api", "store"},
-    "tune": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
+    "tuning": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     "report": BASE
-    | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio", "tune"},
+    | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio", "tuning"},
     "view": BASE
     | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "tune", "report"},
+    | {"stats", "grading", "compare", "flows", "tuning", "report"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

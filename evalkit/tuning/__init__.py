@@ -7,7 +7,7 @@
 
 The winner is chosen on a seeded share of the cells and confirmed on the held-out rest by a
 closed combination test, so picking the best of many equal variants is not called a win
-(see :mod:`evalkit.tune._selection`).
+(see :mod:`evalkit.tuning._selection`).
 """
 
 from __future__ import annotations
