@@ -1,4 +1,5 @@
-"""End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare."""
+"""End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare;
+a store's nightly trend."""
 
 from __future__ import annotations
 
@@ -11,16 +12,19 @@ from ._notebook import (
     compare_request,
     write_outputs,
 )
+from ._trend import NightlyTrend, nightly_trend
 
 __all__ = [
     "ComparisonOutcome",
     "ComparisonRequest",
     "DraftVsProd",
     "DraftVsProdOptions",
+    "NightlyTrend",
     "Regression",
     "adraft_vs_prod",
     "compare_request",
     "draft_vs_prod",
+    "nightly_trend",
     "write_outputs",
 ]
 

@@ -14,7 +14,6 @@ import logging
 import math
 from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Literal
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
@@ -126,7 +125,7 @@ class _Loop:
             self.assistant_id,
             self.client,
             target=target,
-            store=Path(self.options.store),
+            store=self.options.store,
             run_id=f"{self.prefix}-{name}",
             concurrency=self.options.concurrency,
             progress=False,

@@ -35,7 +35,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Final
 
 import pyarrow as pa
 
@@ -88,6 +88,11 @@ from ._urls import RunPath, StoreLike, open_store
 Journal = JournalWriter | ObjectJournalWriter
 
 logger = logging.getLogger("evalkit.store")
+
+#: Manifest keys a run's writer never owns: others write them while it may be open (the
+#: grading's note of each scorecard graded, :func:`evalkit.store.record_grades_summary`), so
+#: finalize takes them from the stored manifest instead of its own copy.
+NOT_THE_WRITERS: Final = ("grades",)
 
 
 class RunWriter:
@@ -384,6 +389,7 @@ class RunWriter:
                     "finalized_at": now_iso("auto"),
                 }
             )
+            self._keep_others_notes()
             write_manifest(self.path / MANIFEST_NAME, self._manifest)
         logger.info(
             "run %s: finalized %d conversation(s), %d turn(s)",
@@ -392,6 +398,23 @@ class RunWriter:
             contents.turns.num_rows,
         )
         return Run(self.path)
+
+    def _keep_others_notes(self) -> None:
+        """Take the keys other writers own (:data:`NOT_THE_WRITERS`: the grading's note, written
+        by ``grade_run`` while this writer was open or after an earlier finalize) from the
+        manifest as stored now, so finalize never writes an older copy over them."""
+        try:
+            stored = read_manifest(self.path / MANIFEST_NAME)
+        except StoreError as exc:  # finalize still writes the writer's own manifest
+            logger.warning(
+                "run %s: cannot re-read the manifest before finalize: %s", self.run_id, exc
+            )
+            return
+        for key in NOT_THE_WRITERS:
+            if key in stored:
+                self._manifest[key] = stored[key]
+            else:
+                self._manifest.pop(key, None)
 
     def close(self) -> None:
         """fsync and close the journal, releasing the run. Idempotent; never raises on a

@@ -1,0 +1,144 @@
+"""Every ``store=`` takes a URL, checked against moto's S3 server on loopback: the grading's
+note survives the writer's finalize, ``refine`` (Python and ``evalkit refine --store``) and
+``evalkit snapshot --store`` take a bucket and never make a local folder named after it,
+``history`` keeps its ``storage_options``."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import evalkit
+from evalkit import Client
+from evalkit.cli import app
+from evalkit.compare import HistoryOptions
+from evalkit.emulator import EmulatorServer
+from evalkit.grading import grade_run
+from evalkit.refine import RefineLoopOptions, refine_loop
+from evalkit.store import RunWriter, catalog, list_runs, load_run, local_folder
+
+from ..refine.conftest import (  # noqa: F401  (client, emu: the refine tests' emulator fixtures)
+    FAST_POLL,
+    NASTALIQ_FEEDBACK,
+    SCORECARD,
+    client,
+    demo_grid,
+    emu,
+    make_demo,
+)
+from ..test_store import manifest, record, turns_for
+from .nights import scorecard
+
+
+@pytest.fixture
+def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty working folder, and a local cache for what a URL store keeps on the machine."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("EVALKIT_CACHE_DIR", str(tmp_path / "cache"))
+    return work
+
+
+@pytest.mark.parametrize("where", ["folder", "s3"])
+def test_a_grading_note_written_while_the_writer_is_open_survives_finalize(
+    where: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    store = str(tmp_path / "runs") if where == "folder" else request.getfixturevalue("bucket")
+    writer = RunWriter.create(store, "nightly", manifest(), fsync=False)
+    for i in range(4):
+        writer.append(record(i, "nightly"), turns_for(i))
+    card = scorecard()
+    graded = grade_run(load_run("nightly", store), card, judge=False)  # while the writer is open
+    assert len(graded.frame)
+    noted = load_run("nightly", store).manifest["grades"][card.rubric_version_id]
+    for i in range(4, 6):
+        writer.append(record(i, "nightly"), turns_for(i))
+    writer.finalize({"outcome": "complete"})
+    stored = load_run("nightly", store).manifest
+    assert stored["grades"] == {card.rubric_version_id: noted}  # not the writer's older copy
+    assert stored["counts"]["total"] == 6
+    row = catalog(store).iloc[0]
+    assert row["rubrics"] == card.rubric_version_id
+    assert row[f"mean_score.{card.rubric_version_id}"] == pytest.approx(noted["mean_score"])
+    # finalized again later (finalize_run after a resume), the note is still there
+    again = RunWriter.resume(store, "nightly", manifest(), fsync=False)
+    again.finalize()
+    assert load_run("nightly", store).manifest["grades"] == {card.rubric_version_id: noted}
+
+
+@pytest.mark.slow
+def test_the_refine_loop_and_evalkit_refine_write_their_runs_to_a_bucket(
+    emu: EmulatorServer,  # noqa: F811
+    client: Client,  # noqa: F811
+    bucket: str,
+    cwd: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    demo = make_demo(emu, client, local_folder(bucket))  # prod's snapshot where a URL keeps it
+    grid = demo_grid(repeats=1).sample(6, seed=2)
+    options = RefineLoopOptions(
+        rounds=1, holdout=0.3, seed=3, store=bucket, poll=FAST_POLL, run_prefix="loop"
+    )
+    result = refine_loop(
+        client, demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, options=options
+    )
+    assert list(result.rounds["round"]) == [0, 1]
+    runs = list_runs(bucket)
+    assert set(runs["run_id"]) == {"loop-prod", "loop-r0", "loop-r1"}
+    assert runs["path"].str.startswith(bucket).all()
+    assert set(catalog(bucket).dropna(subset=["rubrics"])["run_id"]) == set(runs["run_id"])
+
+    monkeypatch.setenv("EVALKIT_BASE_URL", emu.base_url)
+    monkeypatch.setenv("EVALKIT_API_KEY", emu.api_key)
+    args = ["refine", "-a", demo.assistant_id, "--suggest-from", "loop-r1", "--store", bucket]
+    done = CliRunner().invoke(app, [*args, "--poll-interval", "0.02"])
+    assert done.exit_code == 0, done.output
+    assert "version 3 -> 4" in done.output
+    snap = CliRunner().invoke(app, ["snapshot", "-a", demo.assistant_id, "--store", bucket])
+    assert snap.exit_code == 0, snap.output
+    assert list(cwd.iterdir()) == []  # never a folder named "s3:" in the working folder
+    cached = local_folder(bucket)
+    assert list((cached / ".snapshots").rglob("v000004.json"))
+    assert (cached / ".refine").is_dir()  # the in-flight record stays on this machine
+
+
+def test_history_at_a_url_keeps_its_storage_options(
+    emu: EmulatorServer,  # noqa: F811
+    s3_endpoint: str,
+    bucket: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evalkit.runner import run_grid
+
+    from ..runner_support import build_assistant, load_grid
+
+    assistant = build_assistant(emu)
+    with Client(emu.base_url, emu.api_key) as c:
+        for night in range(2):
+            run = run_grid(
+                load_grid(2, 2), assistant, c, store=bucket, run_id=f"n{night}", progress=False
+            )
+            grade_run(run, scorecard(), judge=False)
+    expected = evalkit.history(bucket)
+    assert list(expected["run_id"]) == ["n0", "n1"]
+    # the environment now points nowhere: only storage_options reach the server
+    options = {
+        "endpoint_url": s3_endpoint,
+        "key": os.environ["AWS_ACCESS_KEY_ID"],
+        "secret": os.environ["AWS_SECRET_ACCESS_KEY"],
+        "use_listings_cache": False,
+        "skip_instance_cache": True,
+        "config_kwargs": {"retries": {"max_attempts": 1}, "connect_timeout": 2},
+    }
+    import s3fs
+
+    monkeypatch.setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+    s3fs.S3FileSystem.clear_instance_cache()  # a store opened without options now fails
+    got = evalkit.history(bucket, options=HistoryOptions(storage_options=options))
+    cols = ["run_id", "score", "score_low", "score_high", "verdict_vs_previous"]
+    pd.testing.assert_frame_equal(got[cols], expected[cols])
