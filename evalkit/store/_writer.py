@@ -71,7 +71,7 @@ from ._manifest import (
     scrub_secrets,
     write_manifest,
 )
-from ._object_journal import ObjectJournalWriter
+from ._object_journal import ObjectJournalWriter, read_object_journal
 from ._reader import Run, load_run
 from ._records import (
     ConversationRecord,
@@ -369,9 +369,13 @@ class RunWriter:
 
     def _finalize(self, extra_manifest: Mapping[str, Any] | None) -> Run:
         self._journal.sync()
-        contents = load_journal(self.path)
-        if isinstance(self._journal, ObjectJournalWriter):  # never finalize over a newer writer
-            self._journal.lease.check(now=True)
+        if isinstance(self._journal, ObjectJournalWriter):
+            self._journal.lease.check(now=True)  # never finalize over a newer writer
+            assert isinstance(self.path, RemotePath)
+            known = self._journal.stored_objects()  # not fetched back: objects never change
+            contents = read_object_journal(self.path, known=known)
+        else:
+            contents = load_journal(self.path)
         stamp = {STAMP_KEY: str(contents.journal_bytes), "evalkit.run_id": self.run_id}
         write_parquet_atomic(contents.turns, self.path / TURNS_FILE, stamp)
         write_parquet_atomic(contents.conversations, self.path / CONVERSATIONS_FILE, stamp)
