@@ -142,3 +142,56 @@ def test_history_at_a_url_keeps_its_storage_options(
     got = evalkit.history(bucket, options=HistoryOptions(storage_options=options))
     cols = ["run_id", "score", "score_low", "score_high", "verdict_vs_previous"]
     pd.testing.assert_frame_equal(got[cols], expected[cols])
+
+
+def test_the_catalog_at_a_url_reads_its_index_and_stays_exact(
+    bucket: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import s3fs
+
+    from evalkit.store import RemotePath, open_store, record_grades_summary
+
+    for i in range(5):
+        with RunWriter.create(bucket, f"r{i}", manifest(), fsync=False) as writer:
+            for k in range(2):
+                writer.append(record(k, f"r{i}"), turns_for(k))
+            if i != 4:  # r4 stays unfinalized (a killed run)
+                writer.finalize({"outcome": "complete"})
+    fs = s3fs.S3FileSystem(use_listings_cache=False)
+    key = bucket.removeprefix("s3://")
+    assert sorted(fs.ls(f"{key}/.catalog", refresh=True)) == [
+        f"{key}/.catalog/r{i}.json" for i in range(5)
+    ]
+    first = catalog(bucket)  # every copy fetched, then the snapshot saved
+    assert fs.exists(f"{key}/.catalog/~snapshot.json")
+
+    fetched: list[str] = []
+    original = RemotePath.read_many
+
+    def counting(self: RemotePath, paths: list[RemotePath]) -> dict[RemotePath, bytes]:
+        fetched.extend(p.name for p in paths)
+        return original(self, paths)
+
+    monkeypatch.setattr(RemotePath, "read_many", counting)
+    second = catalog(bucket)
+    assert fetched == []  # nothing but two listings and the snapshot
+    pd.testing.assert_frame_equal(first, second)
+    assert second["outcome"].tolist() == ["complete"] * 4 + ["interrupted"]
+
+    record_grades_summary(open_store(bucket) / "r2", "card@v1", 2, 75.0)  # one run changed
+    third = catalog(bucket)
+    assert fetched == ["r2.json"]
+    assert third.loc[2, "mean_score.card@v1"] == 75.0
+    assert third["mean_score.card@v1"].isna().sum() == 4
+
+    fs.rm(f"{key}/.catalog/r3.json")  # no copy (a process killed before it): its manifest
+    fs.rm(f"{key}/r0", recursive=True)  # a deleted run is gone from the catalog
+    fs.pipe(f"{key}/.catalog/~snapshot.json", b"{not json")  # a torn snapshot is ignored
+    fetched.clear()
+    fourth = catalog(bucket)
+    assert fourth["run_id"].tolist() == ["r1", "r2", "r3", "r4"]
+    assert sorted(fetched) == ["manifest.json", "r1.json", "r2.json", "r4.json"]
+    same = [c for c in third.columns if c != "path"]
+    pd.testing.assert_frame_equal(
+        fourth[same].reset_index(drop=True), third[same].iloc[1:].reset_index(drop=True)
+    )
