@@ -1,7 +1,8 @@
 """Every ``store=`` takes a URL, checked against moto's S3 server on loopback: the grading's
 note survives the writer's finalize, ``refine`` (Python and ``evalkit refine --store``) and
 ``evalkit snapshot --store`` take a bucket and never make a local folder named after it,
-``history`` keeps its ``storage_options``."""
+``history`` keeps its ``storage_options``, the catalog's index stays exact, and writers racing
+to create one run id in S3 never both win."""
 
 from __future__ import annotations
 
@@ -195,3 +196,40 @@ def test_the_catalog_at_a_url_reads_its_index_and_stays_exact(
     pd.testing.assert_frame_equal(
         fourth[same].reset_index(drop=True), third[same].iloc[1:].reset_index(drop=True)
     )
+
+
+def test_writers_racing_to_create_one_run_id_in_s3_exactly_one_wins(bucket: str) -> None:
+    """Eight writers released at once on each of five run ids, on the S3 protocol: the
+    conditional create (If-None-Match) lets exactly one create each run."""
+    import threading
+
+    import evalkit
+
+    for attempt in range(5):
+        run_id = f"race-{attempt}"
+        gate = threading.Barrier(8)
+        won: list[RunWriter] = []
+        refused: list[BaseException] = []
+
+        def create(
+            run_id: str = run_id,
+            gate: threading.Barrier = gate,
+            won: list[RunWriter] = won,
+            refused: list[BaseException] = refused,
+        ) -> None:
+            gate.wait()
+            try:
+                won.append(RunWriter.create(bucket, run_id, manifest(), fsync=False))
+            except (evalkit.RunExistsError, evalkit.RunLockedError) as exc:
+                refused.append(exc)
+
+        threads = [threading.Thread(target=create) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert len(won) == 1, (run_id, len(won), refused)
+        assert len(refused) == 7
+        won[0].append(record(0, run_id), turns_for(0))
+        won[0].finalize()
+        assert load_run(run_id, bucket).conversations["conversation_id"].tolist() == ["conv-000"]
