@@ -135,7 +135,14 @@ def wall_of(action: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 async def run_once(base: str, key: str, assistant: str, grid: Grid, store: str, run_id: str) -> int:
     async with AsyncClient(base, key) as client:
         run = await arun_grid(
-            grid, assistant, client, "draft", store, run_id, concurrency=16, progress=False
+            grid,
+            assistant,
+            client=client,
+            target="draft",
+            store=store,
+            run_id=run_id,
+            concurrency=16,
+            progress=False,
         )
     return int(run.manifest["counts"]["total"])
 

@@ -15,12 +15,14 @@ from . import (
     _emulator,
     _grade,
     _history,
+    _labels,
     _personas,
     _refine,
     _report,
     _run,
     _runs,
     _targets,
+    _view,
 )
 from ._app import app
 from ._errors import ExitCode
@@ -32,6 +34,7 @@ _COMMAND_MODULES = (
     _run,
     _runs,
     _history,
+    _labels,
     _targets,
     _grade,
     _compare,
@@ -41,6 +44,7 @@ _COMMAND_MODULES = (
     _assistants,
     _refine,
     _personas,
+    _view,
 )
 
 

@@ -1,5 +1,10 @@
 """End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare;
-a store's nightly trend."""
+a store's nightly trend (:func:`nightly_trend`).
+
+The run -> grade -> compare pipeline (:func:`run_and_grade`, :func:`compare_graded`) is
+written once here and used by :func:`draft_vs_prod`, the refine loop, tune and the
+sequential comparison.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +17,15 @@ from ._notebook import (
     compare_request,
     write_outputs,
 )
+from ._pipeline import (
+    GradedRun,
+    PipelineOptions,
+    RunSpec,
+    arun_and_grade,
+    compare_graded,
+    run_and_grade,
+)
+from ._sequential import SequentialRun, sequential_record
 from ._trend import NightlyTrend, nightly_trend
 
 __all__ = [
@@ -19,12 +33,20 @@ __all__ = [
     "ComparisonRequest",
     "DraftVsProd",
     "DraftVsProdOptions",
+    "GradedRun",
     "NightlyTrend",
+    "PipelineOptions",
     "Regression",
+    "RunSpec",
+    "SequentialRun",
     "adraft_vs_prod",
+    "arun_and_grade",
+    "compare_graded",
     "compare_request",
     "draft_vs_prod",
     "nightly_trend",
+    "run_and_grade",
+    "sequential_record",
     "write_outputs",
 ]
 

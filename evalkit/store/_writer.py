@@ -34,7 +34,6 @@ import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Final
 
 import pyarrow as pa
@@ -89,10 +88,12 @@ Journal = JournalWriter | ObjectJournalWriter
 
 logger = logging.getLogger("evalkit.store")
 
-#: Manifest keys a run's writer never owns: others write them while it may be open (the
-#: grading's note of each scorecard graded, :func:`evalkit.store.record_grades_summary`), so
-#: finalize takes them from the stored manifest instead of its own copy.
-NOT_THE_WRITERS: Final = ("grades",)
+#: Manifest keys a run's writer never owns: others write them while it may be open or after
+#: an earlier finalize (the grading's note of each scorecard graded,
+#: :func:`evalkit.store.record_grades_summary`; a sequential comparison's looks,
+#: :func:`evalkit.store.record_in_manifest`), so finalize takes them from the stored manifest
+#: instead of its own copy.
+NOT_THE_WRITERS: Final = ("grades", "sequential")
 
 
 class RunWriter:
@@ -428,12 +429,7 @@ class RunWriter:
     def __enter__(self) -> RunWriter:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

@@ -86,7 +86,7 @@ def test_the_refine_loop_and_evalkit_refine_write_their_runs_to_a_bucket(
         rounds=1, holdout=0.3, seed=3, store=bucket, poll=FAST_POLL, run_prefix="loop"
     )
     result = refine_loop(
-        client, demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, options=options
+        demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, client=client, options=options
     )
     assert list(result.rounds["round"]) == [0, 1]
     runs = list_runs(bucket)
@@ -122,7 +122,12 @@ def test_history_at_a_url_keeps_its_storage_options(
     with Client(emu.base_url, emu.api_key) as c:
         for night in range(2):
             run = run_grid(
-                load_grid(2, 2), assistant, c, store=bucket, run_id=f"n{night}", progress=False
+                load_grid(2, 2),
+                assistant,
+                client=c,
+                store=bucket,
+                run_id=f"n{night}",
+                progress=False,
             )
             grade_run(run, scorecard(), judge=False)
     expected = evalkit.history(bucket)
