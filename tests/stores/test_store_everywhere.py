@@ -208,7 +208,7 @@ def test_writers_racing_to_create_one_run_id_in_s3_exactly_one_wins(bucket: str)
     conditional create (If-None-Match) lets exactly one create each run."""
     import threading
 
-    import evalkit
+    from evalkit.store import RunExistsError, RunLockedError
 
     for attempt in range(5):
         run_id = f"race-{attempt}"
@@ -225,7 +225,7 @@ def test_writers_racing_to_create_one_run_id_in_s3_exactly_one_wins(bucket: str)
             gate.wait()
             try:
                 won.append(RunWriter.create(bucket, run_id, manifest(), fsync=False))
-            except (evalkit.RunExistsError, evalkit.RunLockedError) as exc:
+            except (RunExistsError, RunLockedError) as exc:
                 refused.append(exc)
 
         threads = [threading.Thread(target=create) for _ in range(8)]
