@@ -106,6 +106,14 @@ def test_the_refine_loop_and_evalkit_refine_write_their_runs_to_a_bucket(
     cached = local_folder(bucket)
     assert list((cached / ".snapshots").rglob("v000004.json"))
     assert (cached / ".refine").is_dir()  # the in-flight record stays on this machine
+    import s3fs
+
+    fs = s3fs.S3FileSystem(use_listings_cache=False)
+    objects = fs.find(bucket.removeprefix("s3://"))
+    assert len(objects) > 20
+    secrets_seen = [os.environ["AWS_SECRET_ACCESS_KEY"], emu.api_key]
+    for key, data in fs.cat(objects).items():  # nothing secret in any object of the store
+        assert not any(secret.encode() in data for secret in secrets_seen), key
 
 
 def test_history_at_a_url_keeps_its_storage_options(
