@@ -246,3 +246,31 @@ def test_writers_racing_to_create_one_run_id_in_s3_exactly_one_wins(bucket: str)
         won[0].append(record(0, run_id), turns_for(0))
         won[0].finalize()
         assert load_run(run_id, bucket).conversations["conversation_id"].tolist() == ["conv-000"]
+
+
+def test_the_compare_notebooks_request_reads_its_runs_from_a_bucket(
+    emu: EmulatorServer,  # noqa: F811
+    bucket: str,
+    cwd: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What compare_draft_prod.ipynb calls with ``store`` a bucket: the two runs read from S3,
+    graded with the emulated judge (the environment's judge, as the notebook's), compared;
+    the grades land in the bucket runs and nothing in the working folder."""
+    from evalkit.flows import ComparisonRequest, compare_request
+
+    from .nights import run_nights
+
+    run_nights(emu, bucket, 2)
+    monkeypatch.setenv("EVALKIT_JUDGE_MODEL", "emulator-judge")
+    monkeypatch.setenv("EVALKIT_JUDGE_BASE_URL", emu.judge_base_url)
+    request = ComparisonRequest(
+        store=bucket, scorecard=SCORECARD, baseline_run="night-00", candidate_run="night-01"
+    )
+    outcome = compare_request(request)
+    assert str(outcome.baseline.path) == f"{bucket}/night-00"
+    assert str(outcome.candidate.path) == f"{bucket}/night-01"
+    assert outcome.comparison.verdict in ("no_difference", "insufficient_evidence")
+    judged = load_run("night-01", bucket).grades()
+    assert judged["grader"].str.startswith("emulated-judge:").any()
+    assert list(cwd.iterdir()) == []
