@@ -32,13 +32,15 @@ ALLOWED: dict[str, set[str]] = {
     "stats": BASE,
     "grading": BASE | {"api", "store", "stats"},
     "compare": BASE | {"api", "store", "stats", "grading"},
+    "diagnose": BASE | {"api", "grid", "store", "grading"},
     "refine": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     "flows": BASE
-    | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
-    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data"},
+    | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"}
+    | {"diagnose"},
+    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data", "diagnose"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "report"},
+    | {"stats", "grading", "compare", "flows", "report", "diagnose"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

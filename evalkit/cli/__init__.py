@@ -15,6 +15,7 @@ from . import (
     _emulator,
     _grade,
     _history,
+    _lint,
     _personas,
     _refine,
     _report,
@@ -41,6 +42,7 @@ _COMMAND_MODULES = (
     _assistants,
     _refine,
     _personas,
+    _lint,
 )
 
 

@@ -41,7 +41,9 @@ class RunOptions:
     conversations in a row could not connect to the service (after the client's retries), or
     every worker's latest one could not, the run stops with
     :class:`~evalkit.runner.ServiceUnreachable` and leaves them unrecorded, so a resume runs
-    them; 0 records them ``failed`` and goes on.
+    them; 0 records them ``failed`` and goes on. ``allow_missing_variables``: run even when a
+    ``{{token}}`` of the prompt has no value in some variables records (by default the run is
+    refused with :class:`~evalkit.runner.MissingVariablesError` before any conversation).
     """
 
     concurrency: int = 8
@@ -50,6 +52,7 @@ class RunOptions:
     progress: bool | None = None
     rerun: tuple[str, ...] = ()
     stop_after_unreachable: int = 5
+    allow_missing_variables: bool = False
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -90,3 +93,4 @@ class RunKnobs(TypedDict, total=False):
     progress: bool | None
     rerun: tuple[str, ...]
     stop_after_unreachable: int
+    allow_missing_variables: bool

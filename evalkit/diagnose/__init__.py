@@ -1,0 +1,15 @@
+"""Why did it fail: config lint, simulation flags, failure clusters.
+
+:func:`lint` finds the spec's silent failures and ignored knobs in a config;
+:func:`simulation_flags` says which conversations the simulated caller, not the assistant,
+makes suspect; :func:`failure_clusters` groups failing conversations by what failed.
+"""
+
+from __future__ import annotations
+
+from .._util import publish
+from ._lint import lint, lint_rules
+
+__all__ = ["lint", "lint_rules"]
+
+publish(globals())
