@@ -8,9 +8,19 @@ makes suspect; :func:`failure_clusters` groups failing conversations by what fai
 from __future__ import annotations
 
 from .._util import publish
+from ._clusters import ClusterOptions, cluster_members, failure_clusters
 from ._flags import FLAG_RULES, flag_rules, simulation_flags
 from ._lint import lint, lint_rules
 
-__all__ = ["FLAG_RULES", "flag_rules", "lint", "lint_rules", "simulation_flags"]
+__all__ = [
+    "FLAG_RULES",
+    "ClusterOptions",
+    "cluster_members",
+    "failure_clusters",
+    "flag_rules",
+    "lint",
+    "lint_rules",
+    "simulation_flags",
+]
 
 publish(globals())
