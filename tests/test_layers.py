@@ -32,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "stats": BASE,
     "grading": BASE | {"api", "store", "stats"},
     "compare": BASE | {"api", "store", "stats", "grading"},
-    "diagnose": BASE | {"api", "grid", "store", "grading"},
+    "diagnose": BASE | {"api", "grid", "store", "grading", "compare"},
     "refine": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     "flows": BASE
     | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"}

@@ -11,16 +11,20 @@ from .._util import publish
 from ._clusters import ClusterOptions, cluster_members, failure_clusters
 from ._flags import FLAG_RULES, flag_rules, simulation_flags
 from ._lint import lint, lint_rules
+from ._why import WhyItFailed, moved_rules, why_it_failed
 
 __all__ = [
     "FLAG_RULES",
     "ClusterOptions",
+    "WhyItFailed",
     "cluster_members",
     "failure_clusters",
     "flag_rules",
     "lint",
     "lint_rules",
+    "moved_rules",
     "simulation_flags",
+    "why_it_failed",
 ]
 
 publish(globals())

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ._documents import failing_documents, grades_frame
+from ._traits import arabic_share
 
 __all__ = ["CLUSTER_COLUMNS", "ClusterOptions", "cluster_members", "failure_clusters"]
 
@@ -34,6 +35,7 @@ CLUSTER_COLUMNS: Final = (
     "rule_id",
     "cluster",
     "label",
+    "script",
     "conversations",
     "share",
     "conversations_baseline",
@@ -205,6 +207,14 @@ def _examples(
     return chosen
 
 
+def _script(texts: list[str], members: np.ndarray[Any, Any]) -> str:
+    """``Urdu script``, ``Latin script`` or ``mixed scripts``: the letters of a cluster's
+    failing turns (a Roman-Urdu regression shows as Latin script)."""
+    chosen = [t.split(" | ", 1)[-1] for t, m in zip(texts, members, strict=True) if m]
+    share = arabic_share(" ".join(chosen[:200]))
+    return "Urdu script" if share >= 0.8 else "Latin script" if share <= 0.2 else "mixed scripts"
+
+
 def _cells_passing(grades: pd.DataFrame | None, rule: str) -> set[str]:
     """Cells where ``rule`` was graded and never failed."""
     if grades is None:
@@ -260,6 +270,7 @@ def _one_rule(
                 "rule_id": rule,
                 "cluster": renumber[old],
                 "label": names[old],
+                "script": _script(texts, members),
                 "conversations": n_cand,
                 "share": n_cand / total,
                 "conversations_baseline": n_base if sides[0] is not None else pd.NA,
@@ -295,7 +306,8 @@ def failure_clusters(
     its run, and of the baseline's when ``baseline`` grades are given (``pd.concat`` both runs'
     turns: rows match on ``run_id`` and ``conversation_id``). ``rules``: the rules to cluster
     (None: every rule with a failure). Columns: ``rule_id``, ``cluster`` (0 = the most
-    candidate failures), ``label`` (its distinctive words), ``conversations`` (candidate
+    candidate failures), ``label`` (its distinctive words), ``script`` (of its failing turns: ``Urdu script``,
+    ``Latin script`` or ``mixed scripts``), ``conversations`` (candidate
     failures in it) and ``share`` (of the rule's), ``conversations_baseline``,
     ``conversations_candidate``, ``new_in_draft``, ``fixed_in_draft`` (NA without a
     baseline; see the module), ``example_ids`` (two conversations near its centre).

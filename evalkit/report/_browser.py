@@ -49,6 +49,7 @@ class Filters:
     verdict: str = _ALL
     status: str = _ALL
     text: str = _ALL
+    cluster: str = _ALL  # "rule_id#number" of a failure cluster
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,8 @@ class RunBrowser:
 
     ``grades`` defaults to ``run.grades()``. With ``comparison_run``, each transcript is shown
     next to the conversation of the same cell (same id, else same cell and repeat) in that run.
+    With ``clusters`` (a :func:`evalkit.failure_clusters` result) a ``cluster`` filter keeps
+    this run's members of one failure cluster.
     Widgets a test or notebook can drive: :attr:`persona`, :attr:`rule`, :attr:`verdict`,
     :attr:`status`, :attr:`search`, :attr:`conversation`, :attr:`prev_button`,
     :attr:`next_button`; outputs: :attr:`page_html`, :attr:`transcript_html`, :attr:`page_label`.
@@ -148,6 +151,7 @@ class RunBrowser:
         comparison_run: Run | None = None,
         comparison_grades: pd.DataFrame | None = None,
         page_size: int = 10,
+        clusters: pd.DataFrame | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be >= 1")
@@ -159,6 +163,7 @@ class RunBrowser:
             _Side.build(comparison_run, comparison_grades) if comparison_run is not None else None
         )
         self._haystack: dict[str, str] | None = None
+        self._clusters = clusters
         self._busy = False
         self._build_widgets()
         self._refresh()
@@ -201,6 +206,12 @@ class RunBrowser:
             layout=layout,
             style=style,
         )
+        self.cluster = w.Dropdown(
+            options=[("any cluster", _ALL), *self._cluster_options()],
+            description="cluster",
+            layout=layout,
+            style=style,
+        )
         self.search = w.Text(
             placeholder="text in turns, id or variables",
             description="search",
@@ -213,14 +224,17 @@ class RunBrowser:
         self.conversation = w.Dropdown(options=[], description="show", layout=layout)
         self.page_html = w.HTML()
         self.transcript_html = w.HTML()
-        for control in (self.persona, self.rule, self.verdict, self.status, self.search):
+        controls = [self.persona, self.rule, self.verdict, self.status, self.search]
+        if self._clusters is not None:
+            controls.insert(4, self.cluster)
+        for control in controls:
             control.observe(self._on_filter, names="value")
         self.conversation.observe(self._on_select, names="value")
         self.prev_button.on_click(lambda _: self.go_to_page(self.page - 1))
         self.next_button.on_click(lambda _: self.go_to_page(self.page + 1))
         css = w.HTML(f"<style>{REPORT_CSS}</style>")
         filters = w.GridBox(
-            [self.persona, self.rule, self.verdict, self.status, self.search],
+            controls,
             layout=w.Layout(grid_template_columns=_FILTER_COLUMNS, grid_gap="4px 16px"),
         )
         paging = w.HBox(
@@ -253,6 +267,7 @@ class RunBrowser:
             verdict=str(self.verdict.value or _ALL),
             status=str(self.status.value or _ALL),
             text=str(self.search.value or _ALL).strip(),
+            cluster=str(self.cluster.value or _ALL),
         )
 
     @property
@@ -298,11 +313,35 @@ class RunBrowser:
             if f.verdict:
                 rows &= g["verdict"] == f.verdict
             keep &= conv.index.isin(set(g.loc[rows, "conversation_id"].astype(str)))
+        if f.cluster:
+            keep &= conv.index.isin(self._cluster_ids(f.cluster))
         if f.text:
             needle = f.text.casefold()
             text = self._text_of()
             keep &= np.asarray([needle in text.get(cid, "") for cid in conv.index], dtype=bool)
         return [str(c) for c in conv.index[keep.to_numpy(dtype=bool)]]
+
+    def _cluster_options(self) -> list[tuple[str, str]]:
+        if self._clusters is None:
+            return []
+        return [
+            (
+                f"{row['rule_id']} #{row['cluster']}: {str(row['label'])[:40]}",
+                f"{row['rule_id']}#{row['cluster']}",
+            )
+            for row in self._clusters.to_dict(orient="records")
+        ]
+
+    def _cluster_ids(self, value: str) -> set[str]:
+        """This run's conversations in the failure cluster ``rule_id#number``."""
+        from ..diagnose import cluster_members
+
+        if self._clusters is None:
+            return set()
+        rule, _, number = value.rpartition("#")
+        members = cluster_members(self._clusters, rule, int(number))
+        here = members[members["run_id"].astype(str) == self._main.run.run_id]
+        return set(here["conversation_id"].astype(str))
 
     def page_ids(self) -> list[str]:
         """The conversation ids on the current page."""
