@@ -38,8 +38,8 @@ def run(emu: EmulatorServer, assistant_id: str, grid: Grid, store: Path, target:
     return run_grid(
         grid,
         assistant_id,
-        client,
-        target,
+        client=client,
+        target=target,
         store=store,
         progress=False,
         allow_missing_variables=True,

@@ -11,13 +11,14 @@ say "not sure yet", and planning before spending.
 from __future__ import annotations
 
 from .._util import publish
-from ._calibration import calibrate
-from ._compare import compare_grades, compare_runs
+from ._calibration import calibrate, calibrate_sequential
+from ._compare import compare_grades, compare_runs, record_look
 from ._comparison import Comparison
 from ._generator import Design, GradeGenerator
 from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
+from ._sequential import SequentialPlan, compare_sequential
 from ._synthetic import VERDICT_CODES, SyntheticTruth, synthetic_grades
 from ._verdict import VERDICT_RULES, Verdict, decide
 
@@ -31,15 +32,19 @@ __all__ = [
     "GradeGenerator",
     "HistoryOptions",
     "RepeatPlan",
+    "SequentialPlan",
     "SyntheticTruth",
     "Verdict",
     "calibrate",
+    "calibrate_sequential",
     "compare_grades",
     "compare_runs",
+    "compare_sequential",
     "decide",
     "history",
     "latest_regression",
     "plan_repeats",
+    "record_look",
     "synthetic_grades",
 ]
 

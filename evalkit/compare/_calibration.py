@@ -20,9 +20,16 @@ from numpy.typing import NDArray
 from ..stats import CellMoments, VarianceMethod
 from ._decision import Decision, Scenarios, decide_grid, errors_differ, scenario_scores
 from ._generator import Design, GeneratedGrades, GradeGenerator
+from ._sequential import SequentialPlan, decide_look
 from ._verdict import Verdict
 
-__all__ = ["CALIBRATION_DESIGNS", "TrialDecisions", "calibrate", "trial_decisions"]
+__all__ = [
+    "CALIBRATION_DESIGNS",
+    "TrialDecisions",
+    "calibrate",
+    "calibrate_sequential",
+    "trial_decisions",
+]
 
 #: The designs the statistics are calibrated in (tests and benchmarks/bench_calibration.py):
 #: the demo's, one repeat per cell, mixed and unbalanced repeats, cells on one side only,
@@ -175,3 +182,96 @@ def calibrate(
                 int(np.bincount(np.ravel(d.headline.method), minlength=3).argmax())
             ).label,
         }
+
+
+def _look_headline(
+    grades: GeneratedGrades, look: int, confidence: float, min_effect: float
+) -> Decision:
+    """The headline decision of every trial on the first ``look`` repeats of every cell."""
+    base_codes = grades.baseline[:, :, :look, :]
+    cand_codes = grades.candidate[:, :, :look, :]
+
+    def conversations_with_errors(codes: NDArray[np.int8]) -> tuple[Any, Any]:
+        present = (codes >= 0).all(axis=-1)
+        return (codes == _ERROR).any(axis=-1).sum(axis=(-1, -2)), present.sum(axis=(-1, -2))
+
+    bounded = errors_differ(
+        conversations_with_errors(base_codes), conversations_with_errors(cand_codes)
+    )
+    return decide_grid(
+        _side_scenarios(base_codes, grades.points),
+        _side_scenarios(cand_codes, grades.points),
+        confidence=confidence,
+        min_effect=min_effect,
+        bounded=bounded,
+    )
+
+
+def calibrate_sequential(
+    design: Design,
+    plan: SequentialPlan,
+    effect: float = 0.0,
+    *,
+    trials: int = 2000,
+    seed: int = 0,
+    generator: GradeGenerator | None = None,
+) -> dict[str, Any]:
+    """Rates over ``trials`` generated sequential comparisons with a planted ``effect``, and
+    the fixed design of the same maximum on the same trials.
+
+    ``design.repeats`` is the plan's maximum; each trial looks after every wave (as
+    :func:`~evalkit.compare.compare_sequential` does, one array pass per look) and stops at the
+    first deciding look. ``alarm``/``power``: share of trials ending ``improved`` or
+    ``regressed`` (``regressed`` for a negative effect); ``conversations``: mean conversations
+    spent (both sides); ``fixed_*``: the same for the fixed design; ``saved``: ``1 -
+    conversations / fixed_conversations``; ``stopped_for``: shares by reason.
+    """
+    max_repeats = design.max_repeats
+    grades = (generator or GradeGenerator()).draw(design, trials, seed, effect)
+    nominal = plan.nominal_confidence(max_repeats)
+    verdict = np.full(trials, Verdict.INSUFFICIENT_EVIDENCE, dtype=object)
+    reason = np.full(trials, "", dtype=object)
+    spent = np.zeros(trials)
+    covered = np.zeros(trials, dtype=bool)
+    open_ = np.ones(trials, dtype=bool)
+    for look in range(1, max_repeats + 1):
+        h = _look_headline(grades, look, float(nominal[look - 1]), plan.min_effect)
+        d = decide_look(
+            plan, look, max_repeats, h.verdict, h.interval.estimate, h.interval.se, h.interval.df
+        )
+        now = open_ & np.asarray(d.stop, dtype=bool)
+        wave = sum(
+            (codes[:, :, look - 1, 0] >= 0).sum(axis=1)
+            for codes in (grades.baseline, grades.candidate)
+        )
+        spent[open_] += wave[open_]
+        verdict[now] = np.asarray(h.verdict, dtype=object)[now]
+        reason[now] = np.asarray(d.stopped_for, dtype=object)[now]
+        covered[now] = (
+            (np.asarray(h.interval.low) <= effect) & (np.asarray(h.interval.high) >= effect)
+        )[now]
+        open_ &= ~now
+    fixed = _look_headline(grades, max_repeats, plan.confidence, plan.min_effect)
+    fixed_v = np.asarray(fixed.verdict, dtype=object)
+    fixed_spent = float(2 * ((grades.baseline >= 0).all(axis=-1).sum(axis=(1, 2))).mean())
+    want = [Verdict.REGRESSED] if effect < 0 else [Verdict.IMPROVED] if effect > 0 else None
+    moved = [Verdict.IMPROVED, Verdict.REGRESSED]
+    return {
+        "design": design.name,
+        "effect": effect,
+        "trials": trials,
+        "method": plan.method,
+        "alarm": float(np.isin(verdict, moved).mean()),
+        "power": float(np.isin(verdict, want).mean()) if want else float("nan"),
+        "no_difference": float((verdict == Verdict.NO_DIFFERENCE).mean()),
+        "conversations": float(spent.mean()),
+        "fixed_alarm": float(np.isin(fixed_v, moved).mean()),
+        "fixed_power": float(np.isin(fixed_v, want).mean()) if want else float("nan"),
+        "fixed_conversations": fixed_spent,
+        "saved": 1.0 - float(spent.mean()) / fixed_spent,
+        "coverage": float(covered.mean()),
+        "stopped_for": {
+            k: float((reason == k).mean())
+            for k in ("efficacy", "equivalence", "futility", "last look")
+        },
+    }

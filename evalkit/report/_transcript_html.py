@@ -18,12 +18,14 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import GradesLike, as_grades_frame
 from ._fonts import NASTALIQ_FONT_STACK, is_arabic_script
 from ._urdu_html import NOWRAP_CLASS, URDU_CLASS, urdu_html
 
 __all__ = [
     "REPORT_CSS",
     "TranscriptOptions",
+    "anchor_id",
     "html_page",
     "rules_html",
     "side_by_side_html",
@@ -74,11 +76,15 @@ REPORT_CSS = (
 
 @dataclass(frozen=True)
 class TranscriptOptions:
-    """How a transcript renders: a heading, the anchor prefix, the Arabic-share threshold."""
+    """How a transcript renders: a heading, the anchor prefix, the Arabic-share threshold;
+    ``rules=False`` leaves out the rules table (the evidence marks stay); ``after_turn`` maps a
+    turn index to trusted HTML placed under that turn (a player, a control)."""
 
     title: str = ""
     anchor: str = "conv"
     arabic_threshold: float = 0.5
+    rules: bool = True
+    after_turn: Mapping[int, str] | None = None
 
 
 def _esc(value: Any) -> str:
@@ -122,12 +128,14 @@ def _turn_html(
         f'<div class="ek-role">{_esc(role)} · {index}</div>'
         f'<div class="ek-text"{lang}>{_esc(text)}</div>'
         + (f'<div class="ek-marks">{badges}</div>' if badges else "")
+        + (opts.after_turn or {}).get(index, "")
         + "</div>"
     )
 
 
-def rules_html(grades: pd.DataFrame, anchor: str = "conv") -> str:
+def rules_html(grades: GradesLike, anchor: str = "conv") -> str:
     """One conversation's rules: verdict chip, title, rationale, and a link to the evidence."""
+    grades = as_grades_frame(grades)
     if grades.empty:
         return '<p class="ek-note">No grades for this conversation.</p>'
     rows = []
@@ -151,11 +159,13 @@ def rules_html(grades: pd.DataFrame, anchor: str = "conv") -> str:
 
 def transcript_html(
     turns: pd.DataFrame,
-    grades: pd.DataFrame | None = None,
+    grades: GradesLike | None = None,
     options: TranscriptOptions | None = None,
 ) -> str:
-    """One conversation as bubbles (``turns``: index, role, text), its rules above them."""
+    """One conversation as bubbles (``turns``: index, role, text), its rules above them
+    (``grades``: a ``Grades`` or its frame)."""
     opts = options or TranscriptOptions()
+    grades = None if grades is None else as_grades_frame(grades)
     marks = _evidence(grades)
     ordered = turns.sort_values("index")
     bubbles = [
@@ -165,7 +175,7 @@ def transcript_html(
     if not bubbles:
         bubbles = ['<p class="ek-note">No turns.</p>']
     head = f"<h3>{_esc(opts.title)}</h3>" if opts.title else ""
-    rules = rules_html(grades, opts.anchor) if grades is not None else ""
+    rules = rules_html(grades, opts.anchor) if grades is not None and opts.rules else ""
     return f'<div class="ek ek-conv">{head}{rules}{"".join(bubbles)}</div>'
 
 

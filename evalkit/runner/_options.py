@@ -41,7 +41,9 @@ class RunOptions:
     conversations in a row could not connect to the service (after the client's retries), or
     every worker's latest one could not, the run stops with
     :class:`~evalkit.runner.ServiceUnreachable` and leaves them unrecorded, so a resume runs
-    them; 0 records them ``failed`` and goes on. ``allow_missing_variables``: run even when a
+    them; 0 records them ``failed`` and goes on. ``repeats``: run only the first this many
+    repeats of every cell (a sequential comparison's waves; None: all the grid's); the run
+    stays ``partial`` until the rest are run. ``allow_missing_variables``: run even when a
     ``{{token}}`` of the prompt has no value in some variables records (by default the run is
     refused with :class:`~evalkit.runner.MissingVariablesError` before any conversation).
     """
@@ -52,9 +54,12 @@ class RunOptions:
     progress: bool | None = None
     rerun: tuple[str, ...] = ()
     stop_after_unreachable: int = 5
+    repeats: int | None = None
     allow_missing_variables: bool = False
 
     def __post_init__(self) -> None:
+        if self.repeats is not None and self.repeats < 1:
+            raise ValueError(f"repeats must be at least 1 (or None: all), got {self.repeats}")
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.max_attempts < 1:
@@ -93,4 +98,5 @@ class RunKnobs(TypedDict, total=False):
     progress: bool | None
     rerun: tuple[str, ...]
     stop_after_unreachable: int
+    repeats: int | None
     allow_missing_variables: bool

@@ -18,11 +18,12 @@ import secrets
 import ssl
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
+from typing import Any, Final
 
 import httpx
 from typing_extensions import Unpack
 
-from .._util import Progress, now, now_iso, run_sync
+from .._util import Progress, now, now_iso, positional_keywords, run_sync
 from ..api import AsyncClient, Client
 from ..grid import ConversationSlot, Grid
 from ..store import (
@@ -59,9 +60,21 @@ def default_run_id(label: str) -> str:
     return f"{stamp}-{safe}-{secrets.token_hex(2)}"
 
 
+#: The parameters after ``grid, assistant_id`` that were positional before they became
+#: keyword-only, with their defaults (old positional calls still work for one release).
+_MOVED_DEFAULTS: Final[dict[str, Any]] = {
+    "client": None,
+    "target": "draft",
+    "store": "runs",
+    "run_id": None,
+    "options": None,
+}
+
+
 def run_grid(
     grid: Grid,
     assistant_id: str,
+    *moved: Any,
     client: Client | AsyncClient | None = None,
     target: Target = "draft",
     store: StoreLike = "runs",
@@ -73,14 +86,19 @@ def run_grid(
 
     Works in scripts and inside Jupyter's running event loop. See :func:`arun_grid`.
     """
-    return run_sync(
-        lambda: arun_grid(grid, assistant_id, client, target, store, run_id, options, **knobs)
+    kw = positional_keywords(
+        "run_grid",
+        moved,
+        {"client": client, "target": target, "store": store, "run_id": run_id, "options": options},
+        _MOVED_DEFAULTS,
     )
+    return run_sync(lambda: arun_grid(grid, assistant_id, **kw, **knobs))
 
 
 async def arun_grid(
     grid: Grid,
     assistant_id: str,
+    *moved: Any,
     client: Client | AsyncClient | None = None,
     target: Target = "draft",
     store: StoreLike = "runs",
@@ -90,6 +108,7 @@ async def arun_grid(
 ) -> Run:
     """The async twin of :func:`run_grid`.
 
+    Everything after ``grid`` and ``assistant_id`` is a keyword (positional use is deprecated).
     ``client`` defaults to an :class:`~evalkit.AsyncClient` configured from the environment (a
     sync :class:`~evalkit.Client` is mirrored). ``target`` is ``"draft"``, ``"prod"`` or a
     :class:`~evalkit.Variant`. ``options`` (a :class:`RunOptions`) holds the runtime knobs;
@@ -104,6 +123,20 @@ async def arun_grid(
     (:class:`~evalkit.runner.MissingVariablesError`, naming the tokens and records) unless
     ``allow_missing_variables=True``.
     """
+    if moved:
+        kw = positional_keywords(
+            "arun_grid",
+            moved,
+            {
+                "client": client,
+                "target": target,
+                "store": store,
+                "run_id": run_id,
+                "options": options,
+            },
+            _MOVED_DEFAULTS,
+        )
+        return await arun_grid(grid, assistant_id, **kw, **knobs)
     opts = (options or RunOptions()).merged(dict(knobs))
     owned = not isinstance(client, AsyncClient)
     aclient = _as_async_client(client)
@@ -155,6 +188,8 @@ async def _run(
             cid for cid, rec in writer.records().items() if rec.status not in opts.rerun
         )
     pending = [s for s in grid.conversations() if s.conversation_id not in keep]
+    if opts.repeats is not None:
+        pending = [s for s in pending if s.repeat < opts.repeats]
     if opts.budget.max_conversations is not None:
         pending = pending[: opts.budget.max_conversations]
     logger.info(

@@ -7,7 +7,11 @@
   repeats or from the cells, as the design allows (see ``_cells``), with limits that respect
   the scale (Wilson with an effective sample size, MOVER; see ``_bounded``);
 - :func:`power_of`, :func:`expected_power`, :func:`minimum_detectable_effect`,
-  :func:`grid_difference_se`, :func:`paired_df`: planning (noncentral t; pilot uncertainty).
+  :func:`grid_difference_se`, :func:`paired_df`: planning (noncentral t; pilot uncertainty);
+- :func:`efficacy_bounds`, :func:`futility_bounds`, :func:`spent_alpha`,
+  :func:`stopping_probabilities`, :func:`conditional_power`, :func:`confidence_sequence_bounds`:
+  group-sequential boundaries (Lan-DeMets spending, beta-spending futility, recursive
+  integration) and always-valid confidence sequences.
 """
 
 from __future__ import annotations
@@ -35,16 +39,32 @@ from ._power import (
     paired_df,
     power_of,
 )
+from ._sequential import (
+    SPENDING_FUNCTIONS,
+    StopProbabilities,
+    conditional_power,
+    confidence_sequence_bounds,
+    efficacy_bounds,
+    futility_bounds,
+    spent_alpha,
+    stopping_probabilities,
+)
 
 __all__ = [
+    "SPENDING_FUNCTIONS",
     "CellMoments",
     "Interval",
     "PairedGrid",
+    "StopProbabilities",
     "VarianceMethod",
     "choose_method",
+    "conditional_power",
+    "confidence_sequence_bounds",
     "effective_wilson",
+    "efficacy_bounds",
     "expected_power",
     "fisher_exact_p",
+    "futility_bounds",
     "grid_difference_se",
     "grid_mean",
     "minimum_detectable_effect",
@@ -55,6 +75,8 @@ __all__ = [
     "paired_grid",
     "pass_hat_k",
     "power_of",
+    "spent_alpha",
+    "stopping_probabilities",
     "t_interval",
     "t_quantile",
     "wilson_interval",

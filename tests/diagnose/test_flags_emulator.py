@@ -36,8 +36,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
             initial_greeting=True,
         )  # fmt: skip
         aid = built["realtimeAssistantId"]
-        first = run_grid(grid, aid, client, store=store, run_id="a", concurrency=8, progress=False)
-        second = run_grid(grid, aid, client, store=store, run_id="b", concurrency=8, progress=False)
+        first = run_grid(
+            grid, aid, client=client, store=store, run_id="a", concurrency=8, progress=False
+        )
+        second = run_grid(
+            grid, aid, client=client, store=store, run_id="b", concurrency=8, progress=False
+        )
     return first, second
 
 

@@ -50,7 +50,9 @@ def test_refused_before_any_conversation(
 ) -> None:
     before = emu.stats()["started"]
     with Client(emu.base_url, emu.api_key) as client, pytest.raises(MissingVariablesError) as info:
-        run_grid(_grid(NO_DATE), assistant_id, client, store=tmp_path / "runs", progress=False)
+        run_grid(
+            _grid(NO_DATE), assistant_id, client=client, store=tmp_path / "runs", progress=False
+        )
     error = info.value
     assert isinstance(error, RunAborted)
     assert error.missing.names == ("appointment_date", "appointment_time")
@@ -74,7 +76,7 @@ def test_allowed_runs_every_conversation(
         run = run_grid(
             grid,
             assistant_id,
-            client,
+            client=client,
             store=tmp_path / "runs",
             options=RunOptions(allow_missing_variables=True, progress=False),
         )
@@ -91,11 +93,20 @@ def test_complete_records_run_and_a_variant_prompt_is_checked(
 ) -> None:
     full = [{"customer_name": "Ali", "appointment_date": "Monday", "appointment_time": "10 AM"}]
     with Client(emu.base_url, emu.api_key) as client:
-        run = run_grid(_grid(full), assistant_id, client, store=tmp_path / "a", progress=False)
+        run = run_grid(
+            _grid(full), assistant_id, client=client, store=tmp_path / "a", progress=False
+        )
         assert (run.conversations["status"] == "done").all()
         variant = Variant.with_instructions("v", PROMPT + " Mention {{doctor_name}}.")
         with pytest.raises(MissingVariablesError, match=r"\{\{doctor_name\}\}"):
-            run_grid(_grid(full), assistant_id, client, variant, tmp_path / "b", progress=False)
+            run_grid(
+                _grid(full),
+                assistant_id,
+                client=client,
+                target=variant,
+                store=tmp_path / "b",
+                progress=False,
+            )
 
 
 def test_cli_refuses_and_allows(
