@@ -15,21 +15,37 @@ __all__ = ["drop_flagged", "flagged_sentence"]
 
 
 def _keep(grades: pd.DataFrame, flags: pd.DataFrame) -> tuple[pd.DataFrame, int, dict[str, int]]:
-    ids = flags["conversation_id"].astype(str)
-    if "run_id" in flags.columns and "run_id" in grades.columns:
-        run = flags["run_id"]
-        scoped = run.notna()
-        keys = set(zip(run[scoped].astype(str), ids[scoped], strict=True))
-        anywhere = set(ids[~scoped])
-        pairs = zip(
-            grades["run_id"].astype(str), grades["conversation_id"].astype(str), strict=True
-        )
-        hit = pd.Series([(r, c) in keys or c in anywhere for r, c in pairs], index=grades.index)
+    """``grades`` without the flagged conversations; how many were left out, and the
+    conversations left out per flag. A flag with a ``run_id`` applies to that run's
+    conversation only (when the grades carry run ids); one without, to the id in any run."""
+    cids = grades["conversation_id"].astype(str)
+    runs = grades["run_id"].astype(str) if "run_id" in grades.columns else None
+    flag_ids = flags["conversation_id"].astype(str)
+    flag_runs = flags["run_id"] if runs is not None and "run_id" in flags.columns else None
+    graded = set(zip(runs, cids, strict=True)) if runs is not None else set()
+    graded_ids = set(cids)
+    scoped: set[tuple[str, str]] = set()
+    anywhere: set[str] = set()
+    applies = []
+    for i, cid in enumerate(flag_ids):
+        run = None if flag_runs is None else flag_runs.iloc[i]
+        if run is None or pd.isna(run):
+            applies.append(cid in graded_ids)
+            anywhere.add(cid)
+        else:
+            applies.append((str(run), cid) in graded)
+            scoped.add((str(run), cid))
+    if runs is None:
+        hit = cids.isin(anywhere)
     else:
-        hit = grades["conversation_id"].astype(str).isin(set(ids))
-    dropped = grades.loc[hit, "conversation_id"].astype(str).unique()
-    by_flag = flags[ids.isin(set(dropped))].groupby("flag")["conversation_id"].nunique()
-    return grades.loc[~hit], len(dropped), {str(k): int(v) for k, v in by_flag.items()}
+        hit = pd.Series(
+            [(r, c) in scoped or c in anywhere for r, c in zip(runs, cids, strict=True)],
+            index=grades.index,
+        )
+    applying = flags.loc[pd.Series(applies, index=flags.index, dtype=bool)]
+    by_flag = applying.groupby("flag")["conversation_id"].nunique()
+    left_out = int(cids[hit].nunique())
+    return grades.loc[~hit], left_out, {str(k): int(v) for k, v in by_flag.items()}
 
 
 def drop_flagged(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ class CompareOptions:
     pass_k: int | None = None
     power: float = 0.9
     record_looks: bool = True
-    exclude_flagged: pd.DataFrame | None = None
+    exclude_flagged: pd.DataFrame | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         if not 0.0 < self.power < 1.0:
