@@ -60,7 +60,8 @@ class MissingVariablesError(RunAborted):
         super().__init__(
             f"run refused before any conversation: the prompt of {target} uses tokens without a "
             f"value: {missing.describe()}. Add them to the variables (or the grid's records), "
-            "or pass allow_missing_variables=True (CLI: --allow-missing-variables) to run anyway"
+            "or pass allow_missing_variables=True (RunOptions; `evalkit run --allow-missing-variables`) "
+            "to run anyway"
         )
         self.target = target
         self.missing = missing
