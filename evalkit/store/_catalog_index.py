@@ -19,7 +19,7 @@ import json
 import logging
 from typing import Any, Final
 
-from ._manifest import MANIFEST_NAME
+from ._names import MANIFEST_NAME
 from ._remote import RemotePath
 
 __all__ = ["INDEX_DIR", "SNAPSHOT_NAME", "copy_to_index", "indexed_manifests"]
