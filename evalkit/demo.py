@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .api import Client
-from .compare import Comparison
+from .compare import Comparison, SequentialPlan
 from .data import bundled_path, scorecards_path
 from .emulator import EmulatorServer, EmulatorSettings, serve
 from .flows import DraftVsProd, DraftVsProdOptions, draft_vs_prod
@@ -172,8 +172,15 @@ class DemoService:
         logger.info("demo assistant %s: prod v1 published, draft v2 saved", assistant_id)
         return assistant_id
 
-    def draft_vs_prod(self, grid: Grid, *, progress: bool | None = None) -> DraftVsProd:
-        """Run ``grid`` on prod and on the draft, grade and compare."""
+    def draft_vs_prod(
+        self,
+        grid: Grid,
+        *,
+        progress: bool | None = None,
+        sequential: SequentialPlan | None = None,
+    ) -> DraftVsProd:
+        """Run ``grid`` on prod and on the draft, grade and compare (in waves, stopping
+        early, with a ``sequential`` plan)."""
         return draft_vs_prod(
             grid,
             self.assistant_id,
@@ -181,7 +188,9 @@ class DemoService:
             client=self.client,
             judge=self.judge,
             store=self.store,
-            options=DraftVsProdOptions(run=RunOptions(concurrency=16, progress=progress)),
+            options=DraftVsProdOptions(
+                run=RunOptions(concurrency=16, progress=progress), sequential=sequential
+            ),
         )
 
 
@@ -213,14 +222,21 @@ def _fresh_store(store: Path) -> Iterator[Path]:
 
 
 def offline_runs(
-    output_dir: str | Path, *, seed: int = 7, repeats: int = 3, progress: bool | None = None
+    output_dir: str | Path,
+    *,
+    seed: int = 7,
+    repeats: int = 3,
+    progress: bool | None = None,
+    sequential: bool = False,
 ) -> Path:
     """Run the demo's grid on prod and draft in the embedded emulator, graded; return the store.
 
     What the notebooks use when they are given no runs: everything happens offline.
+    ``sequential``: in waves, stopping at the first deciding look (``repeats`` at most).
     """
+    plan = SequentialPlan(repeats) if sequential else None
     with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
-        svc.draft_vs_prod(demo_grid(repeats), progress=progress)
+        svc.draft_vs_prod(demo_grid(repeats), progress=progress, sequential=plan)
     return store
 
 
@@ -230,11 +246,17 @@ def run_demo(
     seed: int = 7,
     *,
     progress: bool | None = None,
+    sequential: bool = False,
 ) -> DemoResult:
-    """Run the whole demo offline and return its runs, comparison and report."""
+    """Run the whole demo offline and return its runs, comparison and report.
+
+    ``sequential``: run in waves of one repeat per cell (``repeats`` at most) and stop at the
+    first deciding look; the report then shows the looks and the conversations saved.
+    """
     out = Path(output_dir)
+    plan = SequentialPlan(repeats) if sequential else None
     with _fresh_store(out / "runs") as store, DemoService(store, seed=seed) as service:
-        result = service.draft_vs_prod(demo_grid(repeats), progress=progress)
+        result = service.draft_vs_prod(demo_grid(repeats), progress=progress, sequential=plan)
     notebook = execute_notebook(
         _notebook_path(),
         {

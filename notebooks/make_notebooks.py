@@ -46,7 +46,8 @@ assistant_id = None        # run the grid on prod and draft first (needs a confi
 personas = None            # persona folder for assistant_id runs (None: the bundled personas)
 contacts = None            # contacts CSV for assistant_id runs (None: the bundled sample)
 context = None             # what the person picking up knows
-repeats = 3
+repeats = 3                # repeats per cell (with sequential: at most)
+sequential = False         # run in waves of one repeat per cell and stop at the first deciding look
 scorecard = None           # scorecard file (None: the demo's Urdu appointment-reminder scorecard)
 min_effect = 5.0           # points: smaller differences count as no difference
 confidence = 0.95
@@ -65,17 +66,26 @@ from IPython.display import HTML, Markdown, display
 logging.basicConfig(level=logging.WARNING)
 output_dir = notebook_output_dir("compare", output_dir)
 if store is None and assistant_id is None:
-    store = demo.offline_runs(output_dir, seed=seed, repeats=repeats)
+    store = demo.offline_runs(output_dir, seed=seed, repeats=repeats, sequential=sequential)
 elif store is None:
     store = f"{output_dir}/runs"
 outcome = flows.compare_request(flows.ComparisonRequest(
     store=store, scorecard=scorecard or demo.demo_scorecard(), baseline_run=baseline_run,
     candidate_run=candidate_run, assistant_id=assistant_id, personas=personas, contacts=contacts,
-    context=context, repeats=repeats, min_effect=min_effect, confidence=confidence))
+    context=context, repeats=repeats, min_effect=min_effect, confidence=confidence,
+    sequential=sequential))
 comparison = outcome.comparison
 display(Markdown(f"# {title}"))
 display(comparison)
 display(Markdown(outcome.judge_note))"""),
+        new_code_cell("""# a sequential comparison: where it stopped, why, and what it saved (nothing for a fixed one)
+if outcome.sequential is not None:
+    record = outcome.sequential
+    display(Markdown("## Sequential looks"))
+    display(Markdown(record.sentence() + "."))
+    display(HTML(plots.figure_to_img_tag(plots.sequential_looks(
+        record.looks, min_effect=record.plan.min_effect, max_conversations=record.max_conversations))))
+    display(HTML(table_html(record.looks)))"""),
         new_markdown_cell(
             "## Which rules moved\n\nPer-rule differences in pass rate (candidate minus baseline) with "
             "intervals adjusted for the number of rules compared at once."

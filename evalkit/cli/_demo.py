@@ -15,22 +15,43 @@ def demo_command(
     output_dir: Annotated[
         Path, typer.Option("--output-dir", "-o", help="Where runs and the report go.")
     ] = Path("evalkit-demo"),
-    repeats: Annotated[int, typer.Option(min=1, help="Conversations per cell.")] = 3,
+    repeats: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="Conversations per cell (at most, with --sequential). [default: 3; 6 with --sequential]",
+        ),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Emulator seed (the demo is reproducible).")] = 7,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential",
+            help="Run in waves of one repeat per cell and stop at the first deciding look.",
+        ),
+    ] = False,
 ) -> None:
     """Draft vs prod on the embedded emulator, end to end, ending in an HTML report."""
     from ..demo import run_demo
     from ._outcome import RunReport
 
+    repeats = repeats or (6 if sequential else 3)
+    per_cell = (
+        f"up to {repeats} repeats per cell, stopping early"
+        if sequential
+        else (f"{repeats} repeat(s) per cell")
+    )
     typer.echo(
         "evalkit demo: an Urdu clinic reminder on the embedded emulator; prod (v1) against a "
-        f"draft (v2) that lost its Nastaliq and confirmation lines; {repeats} repeat(s) per cell",
+        f"draft (v2) that lost its Nastaliq and confirmation lines; {per_cell}",
         err=True,
     )
-    demo = run_demo(output_dir, repeats=repeats, seed=seed)
+    demo = run_demo(output_dir, repeats=repeats, seed=seed, sequential=sequential)
     for run in (demo.result.baseline, demo.result.candidate):
         typer.echo(RunReport.of(run.manifest, str(run.path)).sentence())
     typer.echo(str(demo.comparison))
+    if demo.result.sequential is not None:
+        typer.echo(demo.result.sequential.sentence())
     if not demo.notebook.ok:
         typer.echo(f"the report notebook failed: {demo.notebook.error}", err=True)
     typer.echo(f"report: {demo.report.resolve()}")

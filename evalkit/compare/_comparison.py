@@ -18,6 +18,7 @@ __all__ = [
     "interval_words",
     "left_out_line",
     "non_inferiority_line",
+    "sequential_line",
     "verdict_card",
 ]
 
@@ -36,6 +37,12 @@ _NUMERIC = frozenset(
         "min_detectable_effect",
         "se",
         "df",
+        "z",
+        "futility_z",
+        "efficacy_z",
+        "conditional_power",
+        "alpha_spent",
+        "nominal_confidence",
     }
     | {f"score_{s}{e}" for s in ("baseline", "candidate") for e in ("", "_low", "_high")}
 )
@@ -80,6 +87,22 @@ def non_inferiority_line(r: dict[str, Any]) -> str:
     return (
         f"non-inferior: not shown, the candidate may be worse than the baseline by more than "
         f"{m:g} points (one-sided {level}% lower bound {bound:+.1f} <= {-m:+g})"
+    )
+
+
+def sequential_line(r: dict[str, Any]) -> str | None:
+    """A sequential look in words (None for a fixed comparison)."""
+    if r.get("look") is None:
+        return None
+    method = str(r.get("sequential_method", "group_sequential")).replace("_", "-")
+    stopped = r.get("stopped_for") or ""
+    state = f"stopped ({stopped})" if stopped else "going on"
+    return (
+        f"sequential ({method}): look {r['look']} of {r['looks_planned']}, {state}; the "
+        f"interval is computed at {100 * r['nominal_confidence']:.2f}% so that all looks hold "
+        f"{round(100 * r['confidence'])}% together (alpha spent {r['alpha_spent']:.4f}; "
+        f"|z| {abs(r['z']):.2f} against efficacy {r['efficacy_z']:.2f} and futility "
+        f"{r['futility_z']:.2f})"
     )
 
 
@@ -170,6 +193,9 @@ class Comparison:
             f"  {non_inferiority_line(r)}",
             f"  {left_out_line(r, self.left_out)}",
         ]
+        sequential = sequential_line(r)
+        if sequential:
+            lines.insert(1, f"  {sequential}")
         moved = self.by_rule[self.by_rule["direction"].isin(["improved", "regressed"])]
         for rule in moved.itertuples():
             lines.append(
@@ -261,6 +287,11 @@ def verdict_card(comparison: Comparison) -> str:
         f"{html.escape(comparison.verdict.value.replace('_', ' '))}</span></div>"
         f'<p style="font-size:1.05rem;margin:.6rem 0">{finding}</p>'
         f'<p class="evalkit-non-inferior">{html.escape(non_inferiority_line(r).capitalize())}.</p>'
+        + (
+            f'<p class="evalkit-sequential">{html.escape(seq.capitalize())}.</p>'
+            if (seq := sequential_line(r))
+            else ""
+        )
         + (
             '<div class="evalkit-warnings" style="background:#fff8c5;border:1px solid #d4a72c;'
             f'border-radius:6px;padding:6px 12px;margin:8px 0"><b>Warnings</b><ul>{warnings}'

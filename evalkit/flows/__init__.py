@@ -24,6 +24,7 @@ from ._pipeline import (
     compare_graded,
     run_and_grade,
 )
+from ._sequential import SequentialRun, sequential_record
 
 __all__ = [
     "ComparisonOutcome",
@@ -34,12 +35,14 @@ __all__ = [
     "PipelineOptions",
     "Regression",
     "RunSpec",
+    "SequentialRun",
     "adraft_vs_prod",
     "arun_and_grade",
     "compare_graded",
     "compare_request",
     "draft_vs_prod",
     "run_and_grade",
+    "sequential_record",
     "write_outputs",
 ]
 

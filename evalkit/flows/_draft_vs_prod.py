@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
-from ..compare import Comparison
+from ..compare import Comparison, SequentialPlan
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
 from ..store import Run, StoreLike
 from ._pipeline import PipelineOptions, RunSpec, arun_and_grade, compare_graded
+
+if TYPE_CHECKING:
+    from ._sequential import SequentialRun
 
 __all__ = ["DraftVsProd", "DraftVsProdOptions", "adraft_vs_prod", "draft_vs_prod"]
 
@@ -19,10 +25,14 @@ __all__ = ["DraftVsProd", "DraftVsProdOptions", "adraft_vs_prod", "draft_vs_prod
 class DraftVsProdOptions(PipelineOptions):
     """How to run and judge the comparison (none of it changes what is compared): the
     pipeline's options (``run``, ``judge_samples``, ``confidence``, ``min_effect``,
-    ``compare``) and the two runs' ids."""
+    ``compare``), the two runs' ids, and ``sequential``: a :class:`~evalkit.SequentialPlan`
+    runs the grid in waves of one repeat per cell and stops at the first deciding look (its
+    ``confidence`` and ``min_effect`` then replace these); None runs the whole grid, then
+    compares."""
 
     baseline_run_id: str = "prod"
     candidate_run_id: str = "draft"
+    sequential: SequentialPlan | None = None
 
     def pipeline(self) -> PipelineOptions:
         """The run -> grade -> compare options these hold."""
@@ -31,7 +41,11 @@ class DraftVsProdOptions(PipelineOptions):
 
 @dataclass(frozen=True)
 class DraftVsProd:
-    """Both runs, their grades and the comparison (candidate = draft minus baseline = prod)."""
+    """Both runs, their grades and the comparison (candidate = draft minus baseline = prod).
+
+    ``sequential`` (a sequential plan's run: its looks, where it stopped and what it saved) is
+    None for a fixed design; ``looks`` is its table of looks.
+    """
 
     baseline: Run
     candidate: Run
@@ -39,6 +53,12 @@ class DraftVsProd:
     candidate_grades: Grades
     comparison: Comparison
     scorecard: Scorecard
+    sequential: SequentialRun | None = None
+
+    @property
+    def looks(self) -> pd.DataFrame | None:
+        """One row per look of a sequential comparison (None for a fixed design)."""
+        return None if self.sequential is None else self.sequential.looks
 
 
 async def adraft_vs_prod(
@@ -56,6 +76,13 @@ async def adraft_vs_prod(
     opts = options or DraftVsProdOptions()
     pipeline = opts.pipeline()
     card = Scorecard.validate(scorecard)
+    if opts.sequential is not None:
+        from ._sequential import arun_sequential
+
+        (base, cand), (g_base, g_cand), comparison, record = await arun_sequential(
+            grid, assistant_id, card, client=client, judge=judge, store=store, opts=opts
+        )
+        return DraftVsProd(base, cand, g_base, g_cand, comparison, card, record)
     sides = [
         await arun_and_grade(
             grid,

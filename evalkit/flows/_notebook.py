@@ -15,12 +15,13 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._exceptions import EvalkitError
 from .._util import atomic_write_bytes, json_default
-from ..compare import Comparison, compare_runs
+from ..compare import Comparison, SequentialPlan, compare_runs, compare_sequential
 from ..data import contacts_path, personas_path
-from ..grading import Grades, Scorecard, left_out_of
+from ..grading import Grades, Scorecard, grade_run, left_out_of
 from ..grid import Grid, load_personas
 from ..store import Run, load_run
 from ._draft_vs_prod import DraftVsProdOptions, draft_vs_prod
+from ._sequential import SequentialRun, sequential_record
 
 __all__ = [
     "ComparisonOutcome",
@@ -46,6 +47,9 @@ class ComparisonRequest:
     ``EVALKIT_BASE_URL``/``EVALKIT_API_KEY`` and is stored in ``store`` as ``baseline_run`` and
     ``candidate_run``; without it those two runs are read from ``store``. Judged rules use the
     judge configured by ``EVALKIT_JUDGE_*`` unless the runs hold current grades already.
+    ``sequential`` runs the grid in waves and stops at the first deciding look (up to
+    ``repeats`` repeats); stored runs that recorded a sequential comparison are compared at
+    the look they stopped at, with their plan.
     """
 
     store: str | os.PathLike[str]
@@ -59,16 +63,19 @@ class ComparisonRequest:
     repeats: int = 3
     min_effect: float = 5.0
     confidence: float = 0.95
+    sequential: bool = False
 
 
 @dataclass(frozen=True)
 class ComparisonOutcome:
-    """The two runs, the scorecard and the comparison a notebook shows."""
+    """The two runs, the scorecard and the comparison a notebook shows (and, for a
+    sequential comparison, its looks)."""
 
     baseline: Run
     candidate: Run
     scorecard: Scorecard
     comparison: Comparison
+    sequential: SequentialRun | None = None
 
     @functools.cached_property
     def grades(self) -> Grades:
@@ -142,11 +149,30 @@ def compare_request(request: ComparisonRequest) -> ComparisonOutcome:
                 candidate_run_id=request.candidate_run,
                 min_effect=request.min_effect,
                 confidence=request.confidence,
+                sequential=SequentialPlan(
+                    request.repeats, confidence=request.confidence, min_effect=request.min_effect
+                )
+                if request.sequential
+                else None,
             ),
         )
-        return ComparisonOutcome(result.baseline, result.candidate, scorecard, result.comparison)
+        return ComparisonOutcome(
+            result.baseline, result.candidate, scorecard, result.comparison, result.sequential
+        )
     baseline = load_run(request.baseline_run, store=request.store)
     candidate = load_run(request.candidate_run, store=request.store)
+    record = sequential_record(candidate)
+    if record is not None:
+        grades = [grade_run(run, scorecard).frame for run in (baseline, candidate)]
+        comparison = compare_sequential(
+            grades[0],
+            grades[1],
+            record.plan,
+            look=record.stopped_at,
+            baseline_conversations=baseline.conversations,
+            candidate_conversations=candidate.conversations,
+        )
+        return ComparisonOutcome(baseline, candidate, scorecard, comparison, record)
     comparison = compare_runs(
         baseline,
         candidate,

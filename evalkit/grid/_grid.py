@@ -309,6 +309,19 @@ class Grid:
         grid._selection = (*self._selection, step)
         return grid
 
+    def with_repeats(self, repeats: int) -> Grid:
+        """The same cells, each run ``repeats`` times (a new grid identity)."""
+        if not isinstance(repeats, int) or isinstance(repeats, bool) or repeats < 1:
+            raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
+        grid = object.__new__(Grid)
+        grid._personas = self._personas
+        grid._records = self._records
+        grid._contexts = self._contexts
+        grid._repeats = repeats
+        grid._cells = self._cells
+        grid._selection = self._selection
+        return grid
+
     # ---------------------------------------------------------------- views
 
     @property

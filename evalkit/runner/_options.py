@@ -41,7 +41,9 @@ class RunOptions:
     conversations in a row could not connect to the service (after the client's retries), or
     every worker's latest one could not, the run stops with
     :class:`~evalkit.runner.ServiceUnreachable` and leaves them unrecorded, so a resume runs
-    them; 0 records them ``failed`` and goes on.
+    them; 0 records them ``failed`` and goes on. ``repeats``: run only the first this many
+    repeats of every cell (a sequential comparison's waves; None: all the grid's); the run
+    stays ``partial`` until the rest are run.
     """
 
     concurrency: int = 8
@@ -50,8 +52,11 @@ class RunOptions:
     progress: bool | None = None
     rerun: tuple[str, ...] = ()
     stop_after_unreachable: int = 5
+    repeats: int | None = None
 
     def __post_init__(self) -> None:
+        if self.repeats is not None and self.repeats < 1:
+            raise ValueError(f"repeats must be at least 1 (or None: all), got {self.repeats}")
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")
         if self.max_attempts < 1:
@@ -90,3 +95,4 @@ class RunKnobs(TypedDict, total=False):
     progress: bool | None
     rerun: tuple[str, ...]
     stop_after_unreachable: int
+    repeats: int | None

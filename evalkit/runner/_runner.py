@@ -180,6 +180,8 @@ async def _run(
             cid for cid, rec in writer.records().items() if rec.status not in opts.rerun
         )
     pending = [s for s in grid.conversations() if s.conversation_id not in keep]
+    if opts.repeats is not None:
+        pending = [s for s in pending if s.repeat < opts.repeats]
     if opts.budget.max_conversations is not None:
         pending = pending[: opts.budget.max_conversations]
     logger.info(

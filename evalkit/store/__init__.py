@@ -36,7 +36,7 @@ from ._errors import (
 )
 from ._grades import grades_frame, grades_metadata, grades_path, write_grades
 from ._listing import list_runs, load_runs
-from ._manifest import identity_hash, read_stored_manifest
+from ._manifest import identity_hash, read_stored_manifest, record_in_manifest
 from ._reader import Run, load_run, local_folder
 from ._records import (
     STATUSES,
@@ -92,6 +92,7 @@ __all__ = [
     "open_store",
     "read_stored_manifest",
     "record_grades_summary",
+    "record_in_manifest",
     "sql",
     "storage_error",
     "storage_errors",

@@ -17,6 +17,7 @@ __all__ = [
     "identity_hash",
     "read_manifest",
     "read_stored_manifest",
+    "record_in_manifest",
     "scrub_secrets",
     "write_manifest",
 ]
@@ -93,3 +94,14 @@ def read_stored_manifest(run_folder: Path | RemotePath) -> dict[str, Any] | None
         return read_manifest(folder / MANIFEST_NAME)
     except StoreError:
         return None
+
+
+def record_in_manifest(run_folder: Path | RemotePath, key: str, value: Any) -> dict[str, Any]:
+    """Set ``key`` in a finished run's manifest (what a later step learned of the run, such
+    as a sequential comparison's looks); returns the manifest written. Call it only when no
+    writer has the run open: a writer's finalize writes its own manifest."""
+    folder = run_folder if isinstance(run_folder, RemotePath) else Path(run_folder)
+    manifest = read_manifest(folder / MANIFEST_NAME)
+    manifest[key] = scrub_secrets(value)
+    write_manifest(folder / MANIFEST_NAME, manifest)
+    return manifest

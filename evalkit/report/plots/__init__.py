@@ -2,6 +2,7 @@
 
     fig = rule_forest(comparison)          # per-rule differences with adjusted intervals
     fig = score_trend(evalkit.history(store))  # nightly scores with intervals and verdicts
+    fig = sequential_looks(result.looks, min_effect=5, max_conversations=216)  # early stop
     html = figure_to_img_tag(fig)          # a static <img> with a PNG data URI
 
 Every figure is 900 px wide at 100 dpi and carries a caption with n and what was left out.
@@ -17,6 +18,7 @@ from ._png import figure_to_img_tag, figure_to_png
 from ._rules import rule_forest
 from ._runs import outcomes_by_status, turns_and_latency
 from ._scores import persona_record_heatmap, score_distributions
+from ._sequential import sequential_looks
 from ._trend import score_trend
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "rule_forest",
     "score_distributions",
     "score_trend",
+    "sequential_looks",
     "turns_and_latency",
 ]
 

@@ -30,6 +30,7 @@ def figure_to_img_tag(fig: Figure, alt: str = "", dpi: int = 100) -> str:
 
 def _title(fig: Figure) -> str:
     for ax in fig.axes:
-        if ax.get_title():
-            return " ".join(ax.get_title().split())
+        for loc in ("center", "left", "right"):
+            if ax.get_title(loc):
+                return " ".join(ax.get_title(loc).split())
     return "plot"
