@@ -132,7 +132,7 @@ def test_clones_lists_and_deletes_only_evalkit_leftovers(
         grid = Grid(
             load_personas(PERSONAS / "cooperative.yaml"), contexts=["x"], variables=[{"a": "b"}]
         )
-        run_grid(grid, aid, client, store=tmp_path, progress=False)
+        run_grid(grid, aid, client=client, store=tmp_path, progress=False)
     assert leftover.id in caplog.text  # the run warned about the leftover clone
     runner = CliRunner()
     listed = runner.invoke(app, ["clones"])

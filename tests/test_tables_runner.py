@@ -33,7 +33,7 @@ def assistant_id(emu: EmulatorServer) -> str:
 
 def run(emu: EmulatorServer, assistant_id: str, grid: Grid, store: Path, target: Target) -> Run:
     client = Client(emu.base_url, emu.api_key)
-    return run_grid(grid, assistant_id, client, target, store=store, progress=False)
+    return run_grid(grid, assistant_id, client=client, target=target, store=store, progress=False)
 
 
 def test_each_conversation_carries_its_personas_tags(
