@@ -37,10 +37,15 @@ ALLOWED: dict[str, set[str]] = {
     # refine runs its rounds through flows' run -> grade -> compare pipeline
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
-    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data"},
+    "audio": BASE | {"api", "store"},
+    "tune": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
+    "report": BASE
+    | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio", "tune"},
+    "view": BASE
+    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "report"},
+    | {"stats", "grading", "compare", "flows", "tune", "report"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

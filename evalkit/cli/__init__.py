@@ -15,12 +15,15 @@ from . import (
     _emulator,
     _grade,
     _history,
+    _labels,
     _personas,
     _refine,
     _report,
     _run,
     _runs,
     _targets,
+    _tune,
+    _view,
 )
 from ._app import app
 from ._errors import ExitCode
@@ -32,6 +35,7 @@ _COMMAND_MODULES = (
     _run,
     _runs,
     _history,
+    _labels,
     _targets,
     _grade,
     _compare,
@@ -41,6 +45,8 @@ _COMMAND_MODULES = (
     _assistants,
     _refine,
     _personas,
+    _view,
+    _tune,
 )
 
 
