@@ -150,7 +150,9 @@ _FORMER = ("api", "grid", "targets", "runner", "store", "grading", "compare", "r
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is not None:
-        value = getattr(importlib.import_module(f".{home}", __name__), name)
+        home_module = importlib.import_module(f".{home}", __name__)
+        # a name that is also its package's name (tune): the package, which calls the function
+        value = home_module if name == home else getattr(home_module, name)
         globals()[name] = value
         return value
     if not name.startswith("_"):

@@ -93,6 +93,10 @@ def test_every_name_resolves_to_its_public_home() -> None:
         if name == "__version__":
             assert isinstance(value, str)
             continue
+        if inspect.ismodule(value):  # evalkit.tune: the package, callable as the function
+            assert value.__name__ == f"evalkit.{name}"
+            assert callable(value)
+            continue
         home = getattr(value, "__module__", "")
         assert home == "evalkit" or home.startswith("evalkit."), (name, home)  # the root error
         assert "._" not in home, f"{name}.__module__ is private: {home}"
@@ -142,3 +146,23 @@ def test_import_evalkit_stays_lazy() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_tune_is_the_function_and_the_package_in_any_import_order() -> None:
+    """``tune`` names a function and its package: Python sets the package as ``evalkit.tune``
+    on import, so the package is callable as the function (never "module is not callable")."""
+    code = (
+        "import evalkit.tune._options, evalkit\n"  # the package first, the top level after
+        "from evalkit import tune\n"
+        "from evalkit.tune import TuneOptions, tune as function\n"
+        "assert tune is evalkit.tune and tune.TuneOptions is TuneOptions\n"
+        "try:\n"
+        "    evalkit.tune()\n"
+        "except TypeError as exc:\n"
+        "    assert 'module' not in str(exc), exc\n"
+        "    assert 'assistant_id' in str(exc), exc\n"
+        "print('ok')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
