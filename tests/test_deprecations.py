@@ -189,3 +189,21 @@ def test_evalkit_itself_uses_no_old_spelling() -> None:
     assert _old_spellings("run_grid(grid, aid, client)")
     assert _old_spellings("refine_loop(client, aid, grid, card, text)")
     assert _old_spellings("grade_run(run, card, store=False)")
+
+
+def test_judge_agreement_rubric_is_now_rubric_version_id(tmp_path: Path) -> None:
+    from evalkit.grading import judge_agreement
+    from evalkit.store import Label
+
+    from .grading.test_labels import _graded
+
+    run = _graded(tmp_path, {"c1"})
+    run.add_labels([Label("c1", "confirm", "fail"), Label("c2", "confirm", "pass")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = judge_agreement(run, rubric_version_id="demo/v1", seed=1)
+    with pytest.warns(DeprecationWarning, match=r"rubric= is now rubric_version_id="):
+        old = judge_agreement(run, rubric="demo/v1", seed=1)
+    pd.testing.assert_frame_equal(old, new)
+    with pytest.raises(TypeError, match="rubric_version_id= only"):
+        judge_agreement(run, rubric="demo/v1", rubric_version_id="demo/v1")
