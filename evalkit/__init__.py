@@ -1,7 +1,7 @@
 """evalkit: simulated-conversation evaluation for real-time voice assistants.
 
 The top level is curated: what a user types in a notebook (the clients and their errors, grids
-and runs, grading, comparisons, the draft-vs-prod and refine flows). Everything else stays in
+and runs, grading, comparisons, diagnosis, the draft-vs-prod and refine flows). Everything else stays in
 its package (:mod:`evalkit.api` for wire models, :mod:`evalkit.store`, :mod:`evalkit.grading`,
 :mod:`evalkit.compare`, ...), where each name's ``__module__`` is its public home.
 
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         history,
         plan_repeats,
     )
+    from .diagnose import failure_clusters, lint, simulation_flags
     from .flows import DraftVsProdOptions, draft_vs_prod
     from .grading import (
         Grades,
@@ -73,7 +74,7 @@ if TYPE_CHECKING:
     from .runner import Budget, RunOptions, run_grid
     from .store import Run, StoreError, list_runs, load_run, load_runs
     from .targets import Variant
-    from .tune import TuneOptions, TuneResult, compare_variants, tune
+    from .tuning import TuneOptions, TuneResult, compare_variants, tune
 
 #: Every top-level name and its public home (a package of evalkit), sorted as ruff sorts
 #: ``__all__``: constants, classes, functions.
@@ -113,20 +114,22 @@ _HOMES: dict[str, str] = {
     "SimulationFailed": "api",
     "StoreError": "store",
     "StreamDropped": "api",
-    "TuneOptions": "tune",
-    "TuneResult": "tune",
+    "TuneOptions": "tuning",
+    "TuneResult": "tuning",
     "Turn": "api",
     "Variant": "targets",
     "Verdict": "compare",
     "compare_grades": "compare",
     "compare_runs": "compare",
     "compare_sequential": "compare",
-    "compare_variants": "tune",
+    "compare_variants": "tuning",
     "draft_vs_prod": "flows",
+    "failure_clusters": "diagnose",
     "grade_run": "grading",
     "grade_transcripts": "grading",
     "history": "compare",
     "judge_agreement": "grading",
+    "lint": "diagnose",
     "list_runs": "store",
     "load_personas": "grid",
     "load_run": "store",
@@ -135,9 +138,10 @@ _HOMES: dict[str, str] = {
     "refine_and_wait": "refine",
     "refine_loop": "refine",
     "run_grid": "runner",
+    "simulation_flags": "diagnose",
     "speak": "audio",
     "suggest_feedback": "refine",
-    "tune": "tune",
+    "tune": "tuning",
 }
 
 __all__ = [*_HOMES, "__version__"]
@@ -150,9 +154,7 @@ _FORMER = ("api", "grid", "targets", "runner", "store", "grading", "compare", "r
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is not None:
-        home_module = importlib.import_module(f".{home}", __name__)
-        # a name that is also its package's name (tune): the package, which calls the function
-        value = home_module if name == home else getattr(home_module, name)
+        value = getattr(importlib.import_module(f".{home}", __name__), name)
         globals()[name] = value
         return value
     if not name.startswith("_"):

@@ -38,7 +38,8 @@ PACKAGES = [
     "evalkit.stats",
     "evalkit.refine",
     "evalkit.flows",
-    "evalkit.tune",
+    "evalkit.tuning",
+    "evalkit.diagnose",
     "evalkit.report",
     "evalkit.audio",
     "evalkit.view",
@@ -75,7 +76,7 @@ def test_no_name_is_exported_by_two_packages() -> None:
         "compare",
         "refine",
         "flows",
-        "tune",
+        "tuning",
     ):
         for name in importlib.import_module(f"evalkit.{package}").__all__:
             assert name not in seen, f"{name} is exported by {seen.get(name)} and {package}"

@@ -23,7 +23,7 @@ from evalkit.data import bundled_path
 from evalkit.demo import CONTACTS, CONTEXT, DEMO_PERSONAS, DemoService, demo_grid, demo_scorecard
 from evalkit.runner import RunOptions
 from evalkit.targets import CLONE_PREFIX, Variant
-from evalkit.tune import PromoteError, TuneOptions, TuneResult, load_variants, tune
+from evalkit.tuning import PromoteError, TuneOptions, TuneResult, load_variants, tune
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "examples" / "variants" / "urdu_reminder.yaml"

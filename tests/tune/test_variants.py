@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.targets import Variant
-from evalkit.tune import VariantsFileError, load_variants
-from evalkit.tune._variants import variant_specs
+from evalkit.tuning import VariantsFileError, load_variants
+from evalkit.tuning._variants import variant_specs
 
 
 def write(tmp_path: Path, text: str) -> Path:

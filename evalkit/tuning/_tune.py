@@ -37,7 +37,7 @@ from ._variants import VariantSpec, variant_specs
 
 __all__ = ["atune", "default_run_prefix", "tune"]
 
-logger = logging.getLogger("evalkit.tune")
+logger = logging.getLogger("evalkit.tuning")
 
 VariantsLike = str | Path | Sequence[Variant | VariantSpec]
 

@@ -7,14 +7,10 @@
 
 The winner is chosen on a seeded share of the cells and confirmed on the held-out rest by a
 closed combination test, so picking the best of many equal variants is not called a win
-(see :mod:`evalkit.tune._selection`).
+(see :mod:`evalkit.tuning._selection`).
 """
 
 from __future__ import annotations
-
-import sys
-import types
-from typing import Any
 
 from .._util import publish
 from ._compare import compare_variants
@@ -40,18 +36,3 @@ __all__ = [
 ]
 
 publish(globals())
-
-
-class _CallablePackage(types.ModuleType):
-    """``evalkit.tune`` is both this package and the :func:`tune` function.
-
-    Python sets the package as ``evalkit.tune`` whenever it is imported, which would hide the
-    top-level function of the same name; calling the package calls the function, so
-    ``evalkit.tune(...)`` and ``evalkit.tune.TuneOptions`` both work in any import order.
-    """
-
-    def __call__(self, *args: Any, **kwargs: Any) -> TuneResult:
-        return tune(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallablePackage
