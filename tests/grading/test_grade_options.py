@@ -4,7 +4,7 @@ options object is honoured or refused, never ignored (issue 21)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import ClassVar
 
 import pytest
 
@@ -35,20 +35,21 @@ def test_another_runs_id_is_refused(tmp_path: Path) -> None:
         grade_run(make_run(tmp_path), CARD, judge=False, options=GradeOptions(run_id="other"))
 
 
-def test_the_cache_folder_from_options_is_handed_to_the_judge(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    seen: list[Any] = []
-    original = CachingJudge.ajudge
+class _RecordingJudge(CachingJudge):
+    """A judge that notes the cache folder grading hands it."""
 
-    async def spy(self: CachingJudge, tasks: Any) -> Any:
-        seen.append(self.cache_dir)
-        return await original(self, tasks)
+    handed: ClassVar[list[Path]] = []
 
-    monkeypatch.setattr(CachingJudge, "ajudge", spy)
+    def with_cache_dir(self, path: Path) -> CachingJudge:
+        _RecordingJudge.handed.append(path)
+        return super().with_cache_dir(path)
+
+
+def test_the_cache_folder_from_options_is_handed_to_the_judge(tmp_path: Path) -> None:
+    _RecordingJudge.handed.clear()
     mine = tmp_path / "my-cache"
-    options = GradeOptions(judge_cache_dir=mine)
-    grade_run(
-        make_run(tmp_path / "s"), CARD, CachingJudge(judge_confirm_pass_on_c1), options=options
-    )
-    assert seen == [mine]
+    judge = _RecordingJudge(judge_confirm_pass_on_c1)
+    grade_run(make_run(tmp_path / "s"), CARD, judge, options=GradeOptions(judge_cache_dir=mine))
+    assert _RecordingJudge.handed == [mine]
+    grade_run(make_run(tmp_path / "t"), CARD, judge, reuse=False)
+    assert _RecordingJudge.handed[-1] == tmp_path / "t" / ".judge-cache"  # the store's default
