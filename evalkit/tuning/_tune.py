@@ -146,11 +146,11 @@ class _Sweep:
             run = await arun_grid(
                 self.grid,
                 self.assistant_id,
-                self.client,
-                self.targets[name],
-                self.store,
-                self.run_ids[name],
-                replace(self.opts.run_options, budget=budget),
+                client=self.client,
+                target=self.targets[name],
+                store=self.store,
+                run_id=self.run_ids[name],
+                options=replace(self.opts.run_options, budget=budget),
             )
             self.grades.pop(name, None)
         self.runs[name] = run

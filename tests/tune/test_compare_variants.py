@@ -95,7 +95,7 @@ def test_bad_input_names_the_field() -> None:
         compare_variants(control, {"x": control.drop(columns="verdict")})
     with pytest.raises(ValueError, match="at least one arm"):
         compare_variants(control, {})
-    with pytest.raises(TypeError, match="control: expected a Grades object"):
+    with pytest.raises(TypeError, match=r"control must be an evalkit\.grading\.Grades"):
         compare_variants([1, 2], {"x": control})
     with pytest.raises(ValueError, match="holdout"):
         compare_variants(control, {"x": control}, holdout=1.5)
