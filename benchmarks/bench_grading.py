@@ -262,7 +262,7 @@ def regex_rows(run: Run, repeat: int, patterns: Sequence[str]) -> None:
             bare_times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             try:
-                graded = grade_run(run, card, judge=False, store=False)
+                graded = grade_run(run, card, judge=False, save=False)
             except Exception as exc:  # the "before" of a pattern that used to crash
                 print(f"regex {pattern!r}: {type(exc).__name__}: {exc}")
                 break

@@ -1,30 +1,27 @@
 """evalkit: simulated-conversation evaluation for real-time voice assistants.
 
-The top level holds what a user types: the clients, errors and events of :mod:`evalkit.api`
-(its wire sub-models stay there), and every public name of the data-flow packages
-(:mod:`evalkit.grid`, :mod:`evalkit.targets`, :mod:`evalkit.runner`, :mod:`evalkit.store`,
-:mod:`evalkit.grading`, :mod:`evalkit.compare`, :mod:`evalkit.refine`, :mod:`evalkit.flows`, :mod:`evalkit.tune`). Nothing is imported
-until first use, so ``import evalkit`` (and the ``evalkit`` command) start fast; each name's
-``__module__`` is its public home.
+The top level is curated: what a user types in a notebook (the clients and their errors, grids
+and runs, grading, comparisons, the draft-vs-prod and refine flows). Everything else stays in
+its package (:mod:`evalkit.api` for wire models, :mod:`evalkit.store`, :mod:`evalkit.grading`,
+:mod:`evalkit.compare`, ...), where each name's ``__module__`` is its public home.
+
+Nothing is imported until first use, so ``import evalkit`` (and the ``evalkit`` command) start
+fast. To add a top-level name: one line in :data:`_HOMES` (name -> package), the same name in
+the ``TYPE_CHECKING`` imports below, and in ``tests/test_exported_members.py``.
 """
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from .api import (
-        ApiConnectionError,
         ApiError,
-        ApiTimeoutError,
-        Assistant,
-        AssistantConfig,
-        AssistantMetadata,
         AsyncClient,
-        AsyncSimulationStream,
         AuthenticationError,
         BadRequestError,
         Client,
@@ -35,78 +32,153 @@ if TYPE_CHECKING:
         NotFoundError,
         PaymentRequiredError,
         PermissionDeniedError,
-        Problem,
         RateLimitError,
         RetryPolicy,
-        Secret,
         ServerError,
         ServiceUnavailableError,
-        SimulationEvent,
         SimulationFailed,
-        SimulationStream,
-        StreamDeadlineExceeded,
         StreamDropped,
-        StreamError,
-        Transcript,
         Turn,
-        UnexpectedResponseError,
     )
-    from .compare import *
-    from .flows import *
-    from .grading import *
-    from .grid import *
-    from .refine import *
-    from .runner import *
-    from .store import *
-    from .targets import *
-    from .tune import *
+    from .compare import (
+        CompareOptions,
+        Comparison,
+        SequentialPlan,
+        Verdict,
+        compare_grades,
+        compare_runs,
+        compare_sequential,
+        history,
+        plan_repeats,
+    )
+    from .flows import (
+        DraftVsProdOptions,
+        PipelineOptions,
+        RunSpec,
+        compare_graded,
+        draft_vs_prod,
+        run_and_grade,
+    )
+    from .grading import (
+        Grades,
+        Judge,
+        JudgeOptions,
+        Scorecard,
+        grade_run,
+        grade_transcripts,
+        judge_agreement,
+    )
+    from .grid import Grid, Persona, load_personas
+    from .refine import (
+        PollPolicy,
+        RefineLoopOptions,
+        refine_and_wait,
+        refine_loop,
+        suggest_feedback,
+    )
+    from .runner import Budget, RunOptions, run_grid
+    from .store import Run, StoreError, list_runs, load_run, load_runs
+    from .targets import Variant
+    from .tune import TuneOptions, TuneResult, atune, compare_variants, tune
 
-#: Packages whose whole ``__all__`` is re-exported, in data-flow order.
-_PACKAGES = (
-    "grid",
-    "targets",
-    "runner",
-    "store",
-    "grading",
-    "compare",
-    "refine",
-    "flows",
-    "tune",
-)
+#: Every top-level name and its public home (a package of evalkit), sorted as ruff sorts
+#: ``__all__``: constants, classes, functions.
+_HOMES: dict[str, str] = {
+    "ApiError": "api",
+    "AsyncClient": "api",
+    "AuthenticationError": "api",
+    "BadRequestError": "api",
+    "Budget": "runner",
+    "Client": "api",
+    "CompareOptions": "compare",
+    "Comparison": "compare",
+    "ConfigurationError": "api",
+    "Done": "api",
+    "DraftVsProdOptions": "flows",
+    "EvalkitError": "api",
+    "Grades": "grading",
+    "Grid": "grid",
+    "InvalidRequestError": "api",
+    "Judge": "grading",
+    "JudgeOptions": "grading",
+    "NotFoundError": "api",
+    "PaymentRequiredError": "api",
+    "PermissionDeniedError": "api",
+    "Persona": "grid",
+    "PipelineOptions": "flows",
+    "PollPolicy": "refine",
+    "RateLimitError": "api",
+    "RefineLoopOptions": "refine",
+    "RetryPolicy": "api",
+    "Run": "store",
+    "RunOptions": "runner",
+    "RunSpec": "flows",
+    "Scorecard": "grading",
+    "SequentialPlan": "compare",
+    "ServerError": "api",
+    "ServiceUnavailableError": "api",
+    "SimulationFailed": "api",
+    "StoreError": "store",
+    "StreamDropped": "api",
+    "TuneOptions": "tune",
+    "TuneResult": "tune",
+    "Turn": "api",
+    "Variant": "targets",
+    "Verdict": "compare",
+    "atune": "tune",
+    "compare_graded": "flows",
+    "compare_grades": "compare",
+    "compare_runs": "compare",
+    "compare_sequential": "compare",
+    "compare_variants": "tune",
+    "draft_vs_prod": "flows",
+    "grade_run": "grading",
+    "grade_transcripts": "grading",
+    "history": "compare",
+    "judge_agreement": "grading",
+    "list_runs": "store",
+    "load_personas": "grid",
+    "load_run": "store",
+    "load_runs": "store",
+    "plan_repeats": "compare",
+    "refine_and_wait": "refine",
+    "refine_loop": "refine",
+    "run_and_grade": "flows",
+    "run_grid": "runner",
+    "suggest_feedback": "refine",
+    "tune": "tune",
+}
 
+__all__ = [*_HOMES, "__version__"]
 
-def _homes() -> dict[str, str]:
-    """Every top-level name and the package it comes from (imports those packages)."""
-    api = importlib.import_module(".api", __name__)
-    homes = dict.fromkeys(api.TOP_LEVEL, "api")
-    for package in _PACKAGES:
-        module = importlib.import_module(f".{package}", __name__)
-        homes.update(dict.fromkeys(module.__all__, package))
-    return homes
-
-
-def _ruff_order(name: str) -> tuple[int, str]:
-    return (0 if name.isupper() else 1 if name[:1].isupper() else 2, name)
+#: Packages whose names were all at the top level before it was curated (the old spellings
+#: still resolve there for one release, with a DeprecationWarning naming the package).
+_FORMER = ("api", "grid", "targets", "runner", "store", "grading", "compare", "refine", "flows")
 
 
 def __getattr__(name: str) -> Any:
-    if name == "__all__":
-        return [*sorted(_homes(), key=_ruff_order), "__version__"]
-    if name.startswith("__"):
-        raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
-    api = importlib.import_module(".api", __name__)
-    home = "api" if name in api.TOP_LEVEL else None
-    if home is None:
-        for package in _PACKAGES:
-            if name in importlib.import_module(f".{package}", __name__).__all__:
-                home = package
-                break
-    if home is None:
-        raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{home}", __name__), name)
-    globals()[name] = value
-    return value
+    home = _HOMES.get(name)
+    if home is not None:
+        module = importlib.import_module(f".{home}", __name__)
+        # a name that is its own package (``tune``) is the package, which is callable: the
+        # import system may set ``evalkit.tune`` to it at any time, so both must be one object
+        value = module if name == home else getattr(module, name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_"):
+        for package in _FORMER:
+            module = importlib.import_module(f".{package}", __name__)
+            if name in module.__all__:
+                warnings.warn(
+                    f"evalkit.{name} is no longer at the top level (it goes in the next "
+                    f"release): import it from evalkit.{package} "
+                    f"(from evalkit.{package} import {name})",
+                    DeprecationWarning,
+                    stacklevel=2,
+                )
+                return getattr(module, name)
+    raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_homes()))
+    return sorted({*globals(), *_HOMES})

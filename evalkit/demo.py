@@ -18,7 +18,6 @@ import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
 from .api import Client
 from .compare import Comparison, SequentialPlan
@@ -154,12 +153,7 @@ class DemoService:
             raise
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._stack.close()
 
     def _set_up_assistant(self) -> str:

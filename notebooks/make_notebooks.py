@@ -235,7 +235,8 @@ display(HTML(table_html(result.leaderboard[columns], float_format="{:.1f}")))"""
         new_markdown_cell("## The winner's change\n\nWhat promoting the winner would write to the draft."),
         new_code_cell("""import html as _html
 display(HTML(f"<pre>{_html.escape(result.diff or 'no confirmed winner: nothing to promote')}</pre>"))
-summary = evalkit.write_tune_outputs(result, output_dir)
+from evalkit.tune import write_tune_outputs
+summary = write_tune_outputs(result, output_dir)
 print(f"winner: {result.winner}; summary and tables in {summary.parent}")"""),
     ]
 )

@@ -2,7 +2,8 @@
 
 Every package has a sorted ``__all__`` whose names resolve; every exported class and function
 names its public home as ``__module__`` (``evalkit.grid``, never ``evalkit.grid._personas``);
-the top level is built from the packages' lists and keeps the wire sub-models out.
+the top level is curated (``tests/test_exported_members.py`` pins it) and keeps the wire
+sub-models out.
 """
 
 from __future__ import annotations
@@ -59,43 +60,11 @@ def test_package_all_is_sorted_unique_and_resolves(package: str) -> None:
             assert getattr(importlib.import_module(home), name) is value, (package, name, home)
 
 
-def test_top_level_is_built_from_the_packages() -> None:
-    expected = set(evalkit.api.TOP_LEVEL) | {"__version__"}
-    for package in (
-        "grid",
-        "targets",
-        "runner",
-        "store",
-        "grading",
-        "compare",
-        "refine",
-        "flows",
-        "tune",
-    ):
-        expected |= set(importlib.import_module(f"evalkit.{package}").__all__)
-    assert set(evalkit.__all__) == expected
-    names = [n for n in evalkit.__all__ if n != "__version__"]
-    assert names == sorted(names, key=ruff_order)
-    for name in names:
-        value = getattr(evalkit, name)
-        home = getattr(value, "__module__", "")
-        if isinstance(value, type) or inspect.isfunction(value):
-            assert home == "evalkit" or "._" not in home, (name, home)
-
-
 def test_no_name_is_exported_by_two_packages() -> None:
-    seen: dict[str, str] = dict.fromkeys(evalkit.api.TOP_LEVEL, "api")
-    for package in (
-        "grid",
-        "targets",
-        "runner",
-        "store",
-        "grading",
-        "compare",
-        "refine",
-        "flows",
-        "tune",
-    ):
+    """Each data-flow name has one public home (the wire models of api excepted: grading's
+    ``Scorecard`` is the user's, api's is the wire model)."""
+    seen: dict[str, str] = {}
+    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows"):
         for name in importlib.import_module(f"evalkit.{package}").__all__:
             assert name not in seen, f"{name} is exported by {seen.get(name)} and {package}"
             seen[name] = package
@@ -108,14 +77,15 @@ def test_wire_sub_models_stay_in_api() -> None:
     assert evalkit.api.Scorecard.__module__ == "evalkit.api"
 
 
-def test_type_checking_imports_match_api_top_level() -> None:
-    """The top level's TYPE_CHECKING import of api names is the same list as api.TOP_LEVEL."""
+def test_type_checking_imports_match_the_top_level_table() -> None:
+    """The top level's TYPE_CHECKING imports (what a type checker sees) are the names of
+    ``evalkit._HOMES`` (what resolves at run time), each from the package it names."""
     tree = ast.parse(Path(evalkit.__file__).read_text(encoding="utf-8"))
-    imported: set[str] = set()
+    imported: dict[str, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "api" and node.level == 1:
-            imported |= {alias.name for alias in node.names}
-    assert imported == set(evalkit.api.TOP_LEVEL)
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module != "_version":
+            imported |= {alias.name: str(node.module) for alias in node.names}
+    assert imported == evalkit._HOMES
 
 
 def test_exceptions_share_one_root_and_pickle() -> None:
@@ -126,9 +96,9 @@ def test_exceptions_share_one_root_and_pickle() -> None:
 
     for error in (PersonaError, RunAborted, StoreError, CorruptRunError, TargetError):
         assert issubclass(error, evalkit.EvalkitError), error
-    error = evalkit.RunAborted("stopped")
+    error = RunAborted("stopped")
     again = pickle.loads(pickle.dumps(error))
-    assert type(again) is evalkit.RunAborted
+    assert type(again) is RunAborted
     assert str(again) == "stopped"
 
 

@@ -82,6 +82,79 @@ def test_the_report_shows_the_looks(sequential_demo: tuple[Path, str]) -> None:
     assert 'alt="Sequential looks' in page
 
 
+@pytest.mark.slow
+def test_compare_sequential_looks_at_stored_runs(
+    sequential_demo: tuple[Path, str], tmp_path: Path
+) -> None:
+    out, _ = sequential_demo
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare",
+            "prod",
+            "draft",
+            "-s",
+            str(demo_scorecard()),
+            "--store",
+            str(out / "runs"),
+            "--sequential",
+            "-o",
+            str(tmp_path / "c.json"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "sequential (group-sequential): look" in result.output
+    assert "stopped (efficacy)" in result.output
+    saved = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
+    assert saved["stop"] is True
+    assert saved["summary"]["looks_planned"] == 6
+
+
+fast_emu = emulator_fixture(time_scale=0.002, seed=19)
+
+
+@pytest.mark.slow
+def test_compare_sequential_runs_an_assistant_in_waves(
+    fast_emu: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assistant_id = _reminder_with_a_draft(fast_emu, tmp_path)
+    monkeypatch.setenv("EVALKIT_BASE_URL", fast_emu.base_url)
+    monkeypatch.setenv("EVALKIT_API_KEY", fast_emu.api_key)
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare",
+            "prod",
+            "draft",
+            "-s",
+            str(demo_scorecard()),
+            "--store",
+            str(tmp_path),
+            "--sequential",
+            "--assistant",
+            assistant_id,
+            "--max-repeats",
+            "4",
+            "--no-judge",
+            "-o",
+            str(tmp_path / "c.json"),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    record = sequential_record(load_run("draft", store=tmp_path))
+    assert record is not None
+    assert record.plan.max_repeats == 4
+    assert f"stopped at look {record.stopped_at} of 4" in result.output
+    assert (
+        "--assistant and --max-repeats go with --sequential"
+        in CliRunner()
+        .invoke(
+            app, ["compare", "prod", "draft", "-s", str(demo_scorecard()), "--max-repeats", "3"]
+        )
+        .output
+    )
+
+
 def _reminder_with_a_draft(emu: EmulatorServer, store: Path) -> str:
     """Prod v1 published (its snapshot recorded in ``store``), a draft v2 that regressed."""
     built = build_reminder(emu, PROD_INSTRUCTIONS)

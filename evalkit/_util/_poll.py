@@ -16,7 +16,11 @@ PollState = Literal["pending", "succeeded", "failed"]
 
 @dataclass(frozen=True, slots=True)
 class PollPolicy:
-    """How to wait: first interval, growth factor, cap, and the overall timeout (seconds)."""
+    """How to wait: first interval, growth factor, cap, and the overall timeout (seconds).
+
+    Public as ``evalkit.PollPolicy`` (home :mod:`evalkit.refine`): ``refine_and_wait(...,
+    poll=PollPolicy(interval=5, timeout=900))``.
+    """
 
     interval: float = 2.0
     backoff: float = 1.5
@@ -24,8 +28,14 @@ class PollPolicy:
     timeout: float = 600.0
 
     def __post_init__(self) -> None:
-        if self.interval <= 0 or self.backoff < 1 or self.max_interval <= 0 or self.timeout <= 0:
-            raise ValueError(f"invalid poll policy {self}")
+        for name, value, ok, rule in (
+            ("interval", self.interval, self.interval > 0, "> 0"),
+            ("backoff", self.backoff, self.backoff >= 1, ">= 1"),
+            ("max_interval", self.max_interval, self.max_interval > 0, "> 0"),
+            ("timeout", self.timeout, self.timeout > 0, "> 0"),
+        ):
+            if not ok:
+                raise ValueError(f"PollPolicy.{name} must be {rule}, got {value}")
 
 
 @dataclass(frozen=True, slots=True)

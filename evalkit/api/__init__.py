@@ -1,7 +1,7 @@
 """The service's interface: models, clients, typed errors and the simulate event stream.
 
-``__all__`` holds every public name, the wire sub-models included; :data:`TOP_LEVEL` is the
-part a user types, which :mod:`evalkit` re-exports.
+``__all__`` holds every public name, the wire sub-models included; :mod:`evalkit` re-exports
+the part a user types (the clients, the errors, the simulate events).
 """
 
 from __future__ import annotations
@@ -159,42 +159,5 @@ __all__ = [
     "VendorCTtsConfig",
     "VendorDSttConfig",
 ]
-
-#: The names :mod:`evalkit` re-exports at the top level (the wire sub-models stay here).
-TOP_LEVEL: tuple[str, ...] = (
-    "ApiConnectionError",
-    "ApiError",
-    "ApiTimeoutError",
-    "Assistant",
-    "AssistantConfig",
-    "AssistantMetadata",
-    "AsyncClient",
-    "AsyncSimulationStream",
-    "AuthenticationError",
-    "BadRequestError",
-    "Client",
-    "ConfigurationError",
-    "Done",
-    "EvalkitError",
-    "InvalidRequestError",
-    "NotFoundError",
-    "PaymentRequiredError",
-    "PermissionDeniedError",
-    "Problem",
-    "RateLimitError",
-    "RetryPolicy",
-    "Secret",
-    "ServerError",
-    "ServiceUnavailableError",
-    "SimulationEvent",
-    "SimulationFailed",
-    "SimulationStream",
-    "StreamDeadlineExceeded",
-    "StreamDropped",
-    "StreamError",
-    "Transcript",
-    "Turn",
-    "UnexpectedResponseError",
-)
 
 publish(globals())

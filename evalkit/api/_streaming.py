@@ -3,7 +3,7 @@
 Rules kept here: exactly one terminal event ends a stream (and the connection is closed as soon
 as it arrives); a stream that ends or breaks without one raises
 :class:`~evalkit.StreamDropped` carrying the turns received; the total deadline raises
-:class:`~evalkit.StreamDeadlineExceeded`; closing or cancelling the iterator closes the
+:class:`~evalkit.api.StreamDeadlineExceeded`; closing or cancelling the iterator closes the
 connection at once, which tells the service to stop the run (and its spend).
 """
 
@@ -15,7 +15,6 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -124,12 +123,7 @@ class SimulationStream(_StreamBase):
         self.open()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def __iter__(self) -> SimulationStream:
@@ -199,12 +193,7 @@ class AsyncSimulationStream(_StreamBase):
         await self.open()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     def __aiter__(self) -> AsyncSimulationStream:

@@ -30,7 +30,8 @@ def comparison_text(comparison: Any) -> str:
     """The verdict first, then the per-rule table (pass rates, difference with interval)."""
     printed = str(comparison).splitlines()
     rest = [line for line in printed[1:] if line.startswith("  warning: ")]
-    lines = [*printed[:3], *rest, ""]
+    head_lines = 4 if "look" in comparison.summary.columns else 3  # a sequential look's line
+    lines = [*printed[:head_lines], *rest, ""]
     head = f"{'rule':<26} {'baseline':>9} {'candidate':>9} {'difference [interval]':>24}  direction"
     lines.append(head)
     for r in comparison.by_rule.to_dict("records"):
@@ -91,9 +92,41 @@ def compare_command(
     no_judge: Annotated[
         bool, typer.Option("--no-judge", help="Leave judged rules n/a when grading.")
     ] = False,
+    sequential: Annotated[
+        bool,
+        typer.Option(
+            "--sequential",
+            help="A sequential look: with --assistant, run the grid in waves on prod and draft "
+            "and stop at the first deciding look; without, look at the stored runs (their "
+            "recorded plan, or the repeats both have).",
+        ),
+    ] = False,
+    max_repeats: Annotated[
+        int | None,
+        typer.Option(
+            "--max-repeats", min=1, metavar="N", help="With --sequential: waves at most [6]."
+        ),
+    ] = None,
+    assistant: Annotated[
+        str | None,
+        typer.Option(
+            "--assistant", "-a", metavar="ID", help="With --sequential: run the grid on it first."
+        ),
+    ] = None,
+    personas: Annotated[
+        Path | None,
+        typer.Option(metavar="PATH", help="With --assistant: personas [default: the bundled]."),
+    ] = None,
+    variables: Annotated[
+        Path | None, typer.Option(metavar="CSV", help="With --assistant: variable records.")
+    ] = None,
+    context: Annotated[
+        list[str] | None, typer.Option(metavar="TEXT", help="With --assistant: a context.")
+    ] = None,
 ) -> None:
     """Compare two stored runs under a scorecard (grades from cache); write comparison.json.
 
+    With --sequential --assistant ID the grid runs first, in waves, stopping early.
     Exit codes: 0 compared; 1 regressed with --fail-on-regression, not shown non-inferior with
     --fail-unless-non-inferior (or an error); 2 usage.
     """
@@ -101,14 +134,38 @@ def compare_command(
     from ..compare import compare_runs
     from ..store import load_run
 
-    comparison = compare_runs(
-        load_run(baseline, store=store),
-        load_run(candidate, store=store),
-        scorecard,
-        judge_from_options(judge_model, no_judge),
-        confidence=confidence,
-        min_effect=min_effect,
-    )
+    if sequential:
+        from ._sequential import SequentialRequest, sequential_comparison
+
+        comparison = sequential_comparison(
+            SequentialRequest(
+                baseline,
+                candidate,
+                scorecard,
+                store,
+                judge_from_options(judge_model, no_judge),
+                confidence,
+                min_effect,
+                max_repeats,
+                assistant,
+                personas,
+                variables,
+                tuple(context or ()),
+            )
+        )
+    elif assistant is not None or max_repeats is not None:
+        raise typer.BadParameter(
+            "--assistant and --max-repeats go with --sequential", param_hint="--sequential"
+        )
+    else:
+        comparison = compare_runs(
+            load_run(baseline, store=store),
+            load_run(candidate, store=store),
+            scorecard,
+            judge_from_options(judge_model, no_judge),
+            confidence=confidence,
+            min_effect=min_effect,
+        )
     payload = {**comparison.to_dict(), "baseline_run": baseline, "candidate_run": candidate}
     text = json.dumps(payload, indent=2, ensure_ascii=False, default=json_default)
     atomic_write_bytes(output, (text + "\n").encode("utf-8"), durable=False)

@@ -10,8 +10,7 @@ import typer
 from ._app import app
 
 if TYPE_CHECKING:
-    from .._util import PollPolicy
-    from ..refine import RefineResult
+    from ..refine import PollPolicy, RefineResult
 
 
 def _feedback_text(
@@ -114,9 +113,8 @@ def refine_command(
     ] = 5.0,
 ) -> None:
     """Refine a built assistant's prompt (E10) safely, or run a guarded refine loop."""
-    from .._util import PollPolicy
     from ..api import InvalidRequestError
-    from ..refine import RefineError
+    from ..refine import PollPolicy, RefineError
 
     poll = PollPolicy(
         interval=poll_interval, max_interval=max(30.0, poll_interval), timeout=timeout
@@ -133,7 +131,7 @@ def refine_command(
 
             grid = Grid(personas, variables=variables, contexts=context or None, repeats=repeats)
             options = RefineLoopOptions(rounds=rounds, holdout=holdout, store=store, poll=poll)
-            result = refine_loop(None, assistant, grid, scorecard, text or "", options=options)
+            result = refine_loop(assistant, grid, scorecard, text or "", options=options)
             typer.echo(result.rounds.drop(columns=["build_id"]).to_string(index=False))
             typer.echo(f"stopped: {result.stop_reason}")
     except (RefineError, InvalidRequestError) as exc:
@@ -158,7 +156,5 @@ def _single(
             typer.echo(f"run {suggest_from} has no failing rules: nothing to suggest")
             return
         typer.echo(f"suggested feedback ({len(text)} characters):\n{text}\n")
-    result = refine_and_wait(
-        None, assistant, text or "", poll=poll, store=store, wait_for_inflight=wait
-    )
+    result = refine_and_wait(assistant, text or "", poll=poll, store=store, wait_for_inflight=wait)
     _echo_result(result)

@@ -192,7 +192,15 @@ def _run(
     from ..runner import RunAborted, run_grid
 
     try:
-        run = run_grid(grid, assistant, client, target, store, run_id, options)
+        run = run_grid(
+            grid,
+            assistant,
+            client=client,
+            target=target,
+            store=store,
+            run_id=run_id,
+            options=options,
+        )
     except KeyboardInterrupt:
         kept = _stored_report(store, run_id)
         if kept is not None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .._util import publish
 from ._calibration import calibrate, calibrate_sequential
-from ._compare import compare_grades, compare_runs
+from ._compare import compare_grades, compare_runs, record_look
 from ._comparison import Comparison
 from ._generator import Design, GradeGenerator
 from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
@@ -44,6 +44,7 @@ __all__ = [
     "history",
     "latest_regression",
     "plan_repeats",
+    "record_look",
     "synthetic_grades",
 ]
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import Grades, GradesLike, as_grades_frame
 from ..stats import VarianceMethod, grid_mean, minimum_detectable_effect
 from . import _breakdowns as bd
 from ._comparison import Comparison
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from ..grading import JudgeArg, ScorecardLike
     from ..store import Run
 
-__all__ = ["compare_grades", "compare_runs"]
+__all__ = ["compare_grades", "compare_runs", "record_look"]
 
 logger = logging.getLogger("evalkit.compare")
 
@@ -34,17 +35,20 @@ METHOD = (
 )
 
 
-def _left_out(conversations: pd.DataFrame | None) -> dict[str, int]:
-    """Conversations not ``done``, counted by status (empty when no frame was given)."""
-    if conversations is None or conversations.empty:
+def _left_out(conversations: pd.DataFrame | None, grades: GradesLike) -> dict[str, int]:
+    """Conversations not ``done``, counted by status: from ``conversations`` when given,
+    else what a :class:`Grades` knows (empty for a bare frame)."""
+    if conversations is None:
+        return dict(grades.left_out) if isinstance(grades, Grades) else {}
+    if conversations.empty:
         return {}
     counts = conversations.loc[conversations["status"] != "done", "status"].value_counts()
     return {str(k): int(v) for k, v in counts.sort_index().items()}
 
 
 def compare_grades(
-    baseline: pd.DataFrame,
-    candidate: pd.DataFrame,
+    baseline: GradesLike,
+    candidate: GradesLike,
     *,
     confidence: float = 0.95,
     min_effect: float = 5.0,
@@ -53,7 +57,8 @@ def compare_grades(
     candidate_conversations: pd.DataFrame | None = None,
     options: CompareOptions | None = None,
 ) -> Comparison:
-    """Compare two grades frames (``evalkit.store.GRADES_SCHEMA``): candidate minus baseline.
+    """Compare two gradings (:class:`~evalkit.grading.Grades` or grades frames,
+    ``evalkit.store.GRADES_SCHEMA``): candidate minus baseline.
 
     A conversation's score is awarded / applicable points x 100 (``na`` and ``error`` rows are
     left out and counted, never scored as fail). Conversations are paired by ``cell_id``: each
@@ -64,10 +69,12 @@ def compare_grades(
     judge errors bounded when they differ between the sides (:mod:`._decision`);
     ``summary.non_inferior`` says whether the candidate is not worse by more than
     ``min_effect``. ``*_conversations`` (columns ``conversation_id``, ``status``) let the
-    summary count conversations left out by status. The method is analytic: ``seed`` is
+    summary count conversations left out by status (a ``Grades`` brings its own count). The method is analytic: ``seed`` is
     recorded for reproducibility but nothing is drawn.
     """
     opts = options or CompareOptions()
+    given = (baseline, candidate)
+    baseline, candidate = as_grades_frame(baseline), as_grades_frame(candidate)
     if min_effect < 0:
         raise ValueError("min_effect must be >= 0")
     if not 0.5 < confidence < 1.0:
@@ -96,8 +103,8 @@ def compare_grades(
     sides = [grid_mean(m.mask(keep), confidence, scale=100.0) for m in moments]
     cells_table = bd.by_cell(base, cand, cells, moments, opts)
     left_out = {
-        "baseline": _left_out(baseline_conversations),
-        "candidate": _left_out(candidate_conversations),
+        "baseline": _left_out(baseline_conversations, given[0]),
+        "candidate": _left_out(candidate_conversations, given[1]),
     }
     n_paired = int(keep.sum())
     row: dict[str, Any] = {
@@ -219,6 +226,12 @@ def compare_runs(
     )
     if not (options or CompareOptions()).record_looks:
         return comparison
+    return record_look(comparison, baseline_run, candidate_run)
+
+
+def record_look(comparison: Comparison, baseline_run: Run, candidate_run: Run) -> Comparison:
+    """Record a comparison of two stored runs under their store, and add the peeking warning
+    when the runs extend a pair compared before (see :mod:`evalkit.compare._peeking`)."""
     peeked = peeking_warning(baseline_run, candidate_run)
     record_comparison(baseline_run, candidate_run)
     if peeked is None:

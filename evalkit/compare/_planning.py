@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import GradesLike, as_grades_frame
 from ..stats import expected_power, grid_difference_se, minimum_detectable_effect, paired_df
 from ._sides import Side, unique_values
 
@@ -91,9 +91,10 @@ def _search(enough: Callable[[int], bool], low: int) -> int | None:
 
 
 def plan_repeats(
-    pilot: pd.DataFrame, effect: float = 10.0, power: float = 0.9, confidence: float = 0.95
+    pilot: GradesLike, effect: float = 10.0, power: float = 0.9, confidence: float = 0.95
 ) -> RepeatPlan:
-    """Plan a paired comparison from a pilot's grades frame (its noise within and between cells).
+    """Plan a paired comparison from a pilot's grades (a ``Grades`` or its frame): its noise
+    within and between cells.
 
     The plan uses the comparison's own arithmetic: repeats pooled within cells on both sides
     (``2 * cells * (repeats - 1)`` degrees of freedom), a noncentral t for the power, and the
@@ -104,8 +105,9 @@ def plan_repeats(
     """
     if effect <= 0:
         raise ValueError("effect must be > 0")
-    cells_ids = unique_values(pilot["cell_id"])
-    moments = Side.build(pilot, cells_ids, "pilot").cell_moments(len(cells_ids))
+    frame = as_grades_frame(pilot)
+    cells_ids = unique_values(frame["cell_id"])
+    moments = Side.build(frame, cells_ids, "pilot").cell_moments(len(cells_ids))
     dof = np.where(moments.n > 1, moments.n - 1.0, 0.0)
     if dof.sum() == 0:
         raise ValueError("the pilot needs at least one cell with two scored repeats")

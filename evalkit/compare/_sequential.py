@@ -37,6 +37,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats as sps  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import GradesLike, as_grades_frame
 from ..stats import (
     conditional_power,
     confidence_sequence_bounds,
@@ -241,10 +242,6 @@ def _first_repeats(frame: pd.DataFrame, look: int) -> pd.DataFrame:
     return frame.loc[_repeats(frame) < look]
 
 
-def _grades_frame(grades: Any) -> pd.DataFrame:
-    return grades if isinstance(grades, pd.DataFrame) else grades.frame
-
-
 @dataclass(frozen=True)
 class LookDecision:
     """What one look decided (vectorised over trials in calibration)."""
@@ -287,8 +284,8 @@ def decide_look(
 
 
 def compare_sequential(
-    baseline: Any,
-    candidate: Any,
+    baseline: GradesLike,
+    candidate: GradesLike,
     plan: SequentialPlan,
     *,
     look: int | None = None,
@@ -305,7 +302,7 @@ def compare_sequential(
     """
     if "confidence" in compare_grades_kwargs or "min_effect" in compare_grades_kwargs:
         raise TypeError("confidence and min_effect come from the plan: set them there")
-    frames = [_grades_frame(g) for g in (baseline, candidate)]
+    frames = [as_grades_frame(g) for g in (baseline, candidate)]
     have = [int(_repeats(f).max()) + 1 if len(f) else 0 for f in frames]
     max_repeats = plan.max_repeats or max(have)
     if look is None:

@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from numpy.typing import NDArray
 
+from ..grading import score_from_points
 from ..stats import CellMoments
 from ._decision import Scenarios
-from ._score import score_from_points
 
 __all__ = [
     "ERROR",

@@ -31,6 +31,8 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from numpy.typing import NDArray
 from scipy import special, stats  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import score_from_points
+
 __all__ = ["VERDICT_CODES", "SyntheticTruth", "synthetic_grades"]
 
 #: Verdict names by the integer codes :meth:`SyntheticTruth.simulate` returns.
@@ -134,8 +136,7 @@ class SyntheticTruth:
         applicable = (codes == _PASS) | (codes == _FAIL)
         awarded = ((codes == _PASS) * w).sum(axis=-1)
         possible = (applicable * w).sum(axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(possible > 0, 100.0 * awarded / possible, np.nan)
+        return score_from_points(awarded, possible)
 
     def frame(self, codes: NDArray[np.int8], run_id: str = "synthetic") -> pd.DataFrame:
         """A grades DataFrame (the grading schema's main columns) from one trial's codes."""

@@ -14,7 +14,6 @@ import socket
 import threading
 import time
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -172,12 +171,7 @@ class EmulatorServer:
     def __enter__(self) -> EmulatorServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
     def __repr__(self) -> str:

@@ -1,4 +1,9 @@
-"""End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare."""
+"""End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare.
+
+The run -> grade -> compare pipeline (:func:`run_and_grade`, :func:`compare_graded`) is
+written once here and used by :func:`draft_vs_prod`, the refine loop, tune and the
+sequential comparison.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,14 @@ from ._notebook import (
     compare_request,
     write_outputs,
 )
+from ._pipeline import (
+    GradedRun,
+    PipelineOptions,
+    RunSpec,
+    arun_and_grade,
+    compare_graded,
+    run_and_grade,
+)
 from ._sequential import SequentialRun, sequential_record
 
 __all__ = [
@@ -18,11 +31,17 @@ __all__ = [
     "ComparisonRequest",
     "DraftVsProd",
     "DraftVsProdOptions",
+    "GradedRun",
+    "PipelineOptions",
     "Regression",
+    "RunSpec",
     "SequentialRun",
     "adraft_vs_prod",
+    "arun_and_grade",
+    "compare_graded",
     "compare_request",
     "draft_vs_prod",
+    "run_and_grade",
     "sequential_record",
     "write_outputs",
 ]

@@ -2,45 +2,41 @@
 
 from __future__ import annotations
 
-import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
-from ..compare import CompareOptions, Comparison, SequentialPlan, compare_grades
-from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..compare import Comparison, SequentialPlan
+from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
-from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike
+from ._pipeline import PipelineOptions, RunSpec, arun_and_grade, compare_graded
 
 if TYPE_CHECKING:
     from ._sequential import SequentialRun
 
 __all__ = ["DraftVsProd", "DraftVsProdOptions", "adraft_vs_prod", "draft_vs_prod"]
 
-logger = logging.getLogger("evalkit.flows")
 
-
-@dataclass(frozen=True)
-class DraftVsProdOptions:
-    """How to run and judge the comparison (none of it changes what is compared).
-
-    ``sequential``: a :class:`~evalkit.SequentialPlan` runs the grid in waves of one repeat
-    per cell and stops at the first deciding look (its ``confidence`` and ``min_effect`` then
-    replace these); None runs the whole grid, then compares.
-    """
+@dataclass(frozen=True, kw_only=True)
+class DraftVsProdOptions(PipelineOptions):
+    """How to run and judge the comparison (none of it changes what is compared): the
+    pipeline's options (``run``, ``judge_samples``, ``confidence``, ``min_effect``,
+    ``compare``), the two runs' ids, and ``sequential``: a :class:`~evalkit.SequentialPlan`
+    runs the grid in waves of one repeat per cell and stops at the first deciding look (its
+    ``confidence`` and ``min_effect`` then replace these); None runs the whole grid, then
+    compares."""
 
     baseline_run_id: str = "prod"
     candidate_run_id: str = "draft"
-    run: RunOptions = field(default_factory=RunOptions)
-    min_effect: float = 5.0
-    confidence: float = 0.95
-    judge_samples: int = 1
-    compare: CompareOptions | None = None
     sequential: SequentialPlan | None = None
+
+    def pipeline(self) -> PipelineOptions:
+        """The run -> grade -> compare options these hold."""
+        return PipelineOptions(**{f.name: getattr(self, f.name) for f in fields(PipelineOptions)})
 
 
 @dataclass(frozen=True)
@@ -78,6 +74,7 @@ async def adraft_vs_prod(
     """Run ``grid`` on prod and on the draft (resuming runs of the same ids), grade both with
     ``scorecard`` and compare them. The async twin of :func:`draft_vs_prod`."""
     opts = options or DraftVsProdOptions()
+    pipeline = opts.pipeline()
     card = Scorecard.validate(scorecard)
     if opts.sequential is not None:
         from ._sequential import arun_sequential
@@ -86,21 +83,23 @@ async def adraft_vs_prod(
             grid, assistant_id, card, client=client, judge=judge, store=store, opts=opts
         )
         return DraftVsProd(base, cand, g_base, g_cand, comparison, card, record)
-    runs: list[Run] = []
-    for target, run_id in (("prod", opts.baseline_run_id), ("draft", opts.candidate_run_id)):
-        logger.info("running the grid on %s as run %s", target, run_id)
-        runs.append(await arun_grid(grid, assistant_id, client, target, store, run_id, opts.run))
-    grades = [await agrade_run(run, card, judge, judge_samples=opts.judge_samples) for run in runs]
-    comparison = compare_grades(
-        grades[0].frame,
-        grades[1].frame,
-        confidence=opts.confidence,
-        min_effect=opts.min_effect,
-        baseline_conversations=runs[0].conversations,
-        candidate_conversations=runs[1].conversations,
-        options=opts.compare,
+    sides = [
+        await arun_and_grade(
+            grid,
+            assistant_id,
+            card,
+            RunSpec(target, run_id),
+            client=client,
+            judge=judge,
+            store=store,
+            options=pipeline,
+        )
+        for target, run_id in (("prod", opts.baseline_run_id), ("draft", opts.candidate_run_id))
+    ]
+    comparison = compare_graded(sides[0], sides[1], options=pipeline)
+    return DraftVsProd(
+        sides[0].run, sides[1].run, sides[0].grades, sides[1].grades, comparison, card
     )
-    return DraftVsProd(runs[0], runs[1], grades[0], grades[1], comparison, card)
 
 
 def draft_vs_prod(

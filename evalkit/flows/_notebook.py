@@ -17,7 +17,7 @@ from .._exceptions import EvalkitError
 from .._util import atomic_write_bytes, json_default
 from ..compare import Comparison, SequentialPlan, compare_runs, compare_sequential
 from ..data import contacts_path, personas_path
-from ..grading import Scorecard, grade_run
+from ..grading import Grades, Scorecard, grade_run, left_out_of
 from ..grid import Grid, load_personas
 from ..store import Run, load_run
 from ._draft_vs_prod import DraftVsProdOptions, draft_vs_prod
@@ -78,24 +78,34 @@ class ComparisonOutcome:
     sequential: SequentialRun | None = None
 
     @functools.cached_property
-    def grades(self) -> pd.DataFrame:
+    def grades(self) -> Grades:
         """Both sides' grades stacked (``run_id`` tells them apart)."""
-        return pd.concat([self.baseline_grades, self.candidate_grades], ignore_index=True)
+        sides = (self.baseline_grades, self.candidate_grades)
+        left_out: dict[str, int] = {}
+        for side in sides:
+            for status, n in side.left_out.items():
+                left_out[status] = left_out.get(status, 0) + n
+        frame = pd.concat([side.frame for side in sides], ignore_index=True)
+        return Grades(frame, self.scorecard.rubric_version_id, left_out=left_out)
 
     @functools.cached_property
-    def baseline_grades(self) -> pd.DataFrame:
+    def baseline_grades(self) -> Grades:
         """The baseline run's grades under the scorecard."""
-        return self.baseline.grades(self.scorecard.rubric_version_id)
+        return self._grades_of(self.baseline)
 
     @functools.cached_property
-    def candidate_grades(self) -> pd.DataFrame:
+    def candidate_grades(self) -> Grades:
         """The candidate run's grades under the scorecard."""
-        return self.candidate.grades(self.scorecard.rubric_version_id)
+        return self._grades_of(self.candidate)
+
+    def _grades_of(self, run: Run) -> Grades:
+        rubric = self.scorecard.rubric_version_id
+        return Grades(run.grades(rubric), rubric, left_out=left_out_of(run.conversations))
 
     @property
     def judge_note(self) -> str:
         """Who graded the judged rules, in words (empty when no rule was judged)."""
-        graders = set(self.grades["grader"].dropna().unique())  # read once, cached
+        graders = set(self.grades.graders)  # read once, cached
         judges = sorted(g for g in graders if "judge:" in g)
         if not judges:
             return ""
@@ -190,7 +200,7 @@ def write_outputs(outcome: ComparisonOutcome, output_dir: str | os.PathLike[str]
         "by_rule": outcome.comparison.by_rule,
         "by_persona": outcome.comparison.by_persona,
         "by_cell": outcome.comparison.by_cell,
-        "grades": outcome.grades,
+        "grades": outcome.grades.frame,
     }
     for name, frame in tables.items():
         frame.to_parquet(out / f"{name}.parquet", index=False)

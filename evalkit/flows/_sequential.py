@@ -179,7 +179,7 @@ async def arun_sequential(
             if look < max_repeats:  # keep the streams busy while this look decides
                 ahead = _start_wave(grid, assistant_id, client, store, opts, look + 1)
             grades = [
-                await agrade_run(run, card, judge, judge_samples=opts.judge_samples, store=False)
+                await agrade_run(run, card, judge, judge_samples=opts.judge_samples, save=False)
                 for run in runs
             ]
             comparison = compare_sequential(

@@ -14,8 +14,9 @@ from ._grade import (
     agrade_transcripts,
     grade_run,
     grade_transcripts,
+    left_out_of,
 )
-from ._grades import Grades
+from ._grades import Grades, GradesLike, as_grades_frame
 from ._judge import Judge
 from ._judge_config import JudgeNotConfigured, JudgeOptions, JudgeStats
 from ._judge_types import (
@@ -26,6 +27,7 @@ from ._judge_types import (
     JudgeVerdict,
 )
 from ._judging import JudgeArg
+from ._score import conversation_points, score_from_points
 from ._scorecard import Scorecard, ScorecardRule
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "CheckType",
     "GradeOptions",
     "Grades",
+    "GradesLike",
     "GradingError",
     "Judge",
     "JudgeArg",
@@ -51,9 +54,13 @@ __all__ = [
     "ScorecardRule",
     "agrade_run",
     "agrade_transcripts",
+    "as_grades_frame",
+    "conversation_points",
     "grade_run",
     "grade_transcripts",
     "judge_agreement",
+    "left_out_of",
+    "score_from_points",
 ]
 
 publish(globals())

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..stats import wilson_interval
+from ._grades import GradesLike, as_grades_frame
 
 __all__ = ["judge_agreement", "wilson_interval"]  # wilson_interval: evalkit.stats's
 
@@ -33,7 +33,7 @@ def _kappa(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def judge_agreement(
-    grades: Any,
+    grades: GradesLike,
     labels: pd.DataFrame,
     *,
     confidence: float = 0.95,
@@ -47,7 +47,7 @@ def judge_agreement(
     row per labelled rule plus ``(all)``: n compared, n_left_out, agree, accuracy with its
     Wilson interval, and Cohen's kappa with a seeded bootstrap interval.
     """
-    frame = getattr(grades, "frame", grades)
+    frame = as_grades_frame(grades)
     graded = frame[["conversation_id", "rule_id", "verdict"]]
     wanted = labels[["conversation_id", "rule_id", "verdict"]]
     both = wanted.merge(

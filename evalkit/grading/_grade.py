@@ -15,7 +15,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._util import content_hash, run_sync
+from .._util import content_hash, deprecated, run_sync
 from ..store import (
     GRADES_SCHEMA,
     Run,
@@ -40,6 +40,7 @@ __all__ = [
     "agrade_transcripts",
     "grade_run",
     "grade_transcripts",
+    "left_out_of",
 ]
 
 logger = logging.getLogger("evalkit.grading")
@@ -248,10 +249,12 @@ async def agrade_run(
     judge: JudgeArg = None,
     *,
     judge_samples: int = 1,
-    store: bool = True,
+    save: bool = True,
     reuse: bool = True,
+    store: bool | None = None,
 ) -> Grades:
     """Async :func:`grade_run`."""
+    save = _save_of("agrade_run", save, store)
     card = _scorecard(scorecard)
     conversations = run.conversations
     done = conversations[conversations["status"] == "done"]
@@ -278,7 +281,7 @@ async def agrade_run(
     t = Transcripts.build(run.turns, done)
     frame = await _grade(t, card, judge, options, run.run_id)
     path = None
-    if store:
+    if save:
         path = grades_path(run.path, card.rubric_version_id)
         metadata = {
             "evalkit.rubric_version_id": card.rubric_version_id,
@@ -291,7 +294,13 @@ async def agrade_run(
             run.path, card.rubric_version_id, int(scores.notna().sum()), scores.mean()
         )
         logger.info("run %s: %d grade(s) written to %s", run.run_id, len(frame), path)
-    return Grades(frame, card.rubric_version_id, path)
+    return Grades(frame, card.rubric_version_id, path, left_out_of(conversations))
+
+
+def left_out_of(conversations: pd.DataFrame) -> dict[str, int]:
+    """Conversations not ``done`` (never graded), counted by status."""
+    counts = conversations.loc[conversations["status"] != "done", "status"].value_counts()
+    return {str(k): int(v) for k, v in counts.sort_index().items()}
 
 
 def _transcripts_digest(done: pd.DataFrame) -> str:
@@ -339,7 +348,7 @@ def _current_grades(
     if card.judged_rules and not _same_judge(recorded, judge, judge_samples):
         return None
     stored = run.grades(card.rubric_version_id)
-    return Grades(stored, card.rubric_version_id, path)
+    return Grades(stored, card.rubric_version_id, path, left_out_of(run.conversations))
 
 
 def _same_judge(recorded: dict[str, Any], judge: JudgeArg, judge_samples: int) -> bool:
@@ -361,23 +370,40 @@ def grade_run(
     judge: JudgeArg = None,
     *,
     judge_samples: int = 1,
-    store: bool = True,
+    save: bool = True,
     reuse: bool = True,
+    store: bool | None = None,
 ) -> Grades:
     """Grade the ``done`` conversations of a stored run; never re-simulates.
 
-    Returns :class:`Grades`; with ``store`` (default) writes them atomically to
+    Returns :class:`Grades`; with ``save`` (default) writes them atomically to
     ``<run>/grades/<rubricVersionId>.parquet`` (replacing an older grading of that rubric),
     where ``run.grades(rubric_version_id)`` reads them. Works inside a running event loop
     (Jupyter). ``judge`` as in :func:`grade_transcripts`; ``judge_samples=k`` asks the judge k
     times per rule and keeps the majority, recording the agreement. With ``reuse`` (default)
     stored grades that grading again would give back (same scorecard, same done transcripts,
     the same judge with no errors) are returned as they are: a re-grade costs a parquet read.
+    ``store=`` (a bool) is the deprecated spelling of ``save=``: ``store`` is a place
+    everywhere else in evalkit.
     """
     if not isinstance(run, Run):
         raise GradingError(f"grade_run needs an evalkit.store.Run, got {type(run).__name__}")
+    save = _save_of("grade_run", save, store)
     return run_sync(
         lambda: agrade_run(
-            run, scorecard, judge, judge_samples=judge_samples, store=store, reuse=reuse
+            run, scorecard, judge, judge_samples=judge_samples, save=save, reuse=reuse
         )
     )
+
+
+def _save_of(where: str, save: bool, store: bool | None) -> bool:
+    """``save``, or the deprecated ``store=`` bool (``store`` is a place everywhere else)."""
+    if store is None:
+        return save
+    if not isinstance(store, bool):
+        raise TypeError(
+            f"{where}(): store= was a bool (now save=); grades are saved in the run's own "
+            f"folder, so a place ({store!r}) cannot be given here"
+        )
+    deprecated(f"{where}(): store={store} is now save={store}", stacklevel=4)
+    return store

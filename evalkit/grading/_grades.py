@@ -1,20 +1,30 @@
-"""``Grades``: the grade rows of one grading, per-conversation scores, per-rule summaries."""
+"""``Grades``: the grade rows of one grading, per-conversation scores, per-rule summaries.
+
+Every public function that takes grades takes a :class:`Grades` or its DataFrame alike;
+:func:`as_grades_frame` is the one conversion.
+"""
 
 from __future__ import annotations
 
+import html
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeAlias
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..stats import wilson_interval
 from ..store import RemotePath
+from ._score import conversation_points
 
-__all__ = ["UNSTABLE_BELOW", "Grades", "scores_of"]
+__all__ = ["UNSTABLE_BELOW", "Grades", "GradesLike", "as_grades_frame", "scores_of"]
 
 #: a judged rule whose mean agreement across samples is below this is flagged unstable
 UNSTABLE_BELOW = 0.8
 _SCORE_KEYS = ["conversation_id", "cell_id", "persona_label", "repeat"]
+_VERDICTS = ("pass", "fail", "na", "error")
 
 
 @dataclass(frozen=True)
@@ -22,13 +32,28 @@ class Grades:
     """One grading's result.
 
     ``frame``: one row per conversation x rule (``evalkit.store.GRADES_SCHEMA``);
-    ``scores``: one row per conversation; ``path``: where the grades were stored (or None).
+    ``scores``: one row per conversation; ``path``: where the grades were stored (or None);
+    ``left_out``: conversations of the run that were not graded (not ``done``), by status.
+    ``len(grades)`` counts the conversations graded. In Jupyter a ``Grades`` shows per-rule
+    pass rates with Wilson intervals, the conversations graded and left out, and the graders.
     """
 
     frame: pd.DataFrame
     rubric_version_id: str
     path: Path | RemotePath | None = None
+    left_out: Mapping[str, int] = field(default_factory=dict)
     _scores: list[pd.DataFrame] = field(default_factory=list, repr=False, compare=False)
+
+    @classmethod
+    def of(cls, grades: GradesLike) -> Grades:
+        """``grades`` as a :class:`Grades` (a frame is wrapped; its rubric id is read from it)."""
+        if isinstance(grades, Grades):
+            return grades
+        frame = as_grades_frame(grades)
+        ids: list[str] = []
+        if "rubric_version_id" in frame.columns:
+            ids = sorted({str(i) for i in frame["rubric_version_id"].dropna().unique()})
+        return cls(frame, ", ".join(ids) or "(unknown)")
 
     @property
     def scores(self) -> pd.DataFrame:
@@ -38,18 +63,35 @@ class Grades:
             self._scores.append(scores_of(self.frame))
         return self._scores[0]
 
-    def summary(self) -> pd.DataFrame:
-        """Per rule: title, points, n, pass, fail, na, error and pass_rate (pass / (pass+fail))."""
+    @property
+    def n_conversations(self) -> int:
+        """Conversations graded (``len(grades)``)."""
+        return int(self.frame["conversation_id"].nunique())
+
+    @property
+    def graders(self) -> list[str]:
+        """Who graded: ``check:<type>`` for deterministic rules, the judge's name for judged."""
+        if "grader" not in self.frame.columns:
+            return []
+        return sorted({str(g) for g in self.frame["grader"].dropna().unique()})
+
+    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
+        """Per rule: title, points, grader, n, pass, fail, na, error, pass_rate (pass /
+        (pass+fail)) and its Wilson interval (``pass_rate_low``, ``pass_rate_high``)."""
         f = self.frame
         counts = pd.crosstab(f["rule_id"], f["verdict"])
-        counts = counts.reindex(columns=["pass", "fail", "na", "error"], fill_value=0)
+        counts = counts.reindex(columns=list(_VERDICTS), fill_value=0)
         rules = f.drop_duplicates("rule_id").set_index("rule_id")[["title", "points", "grader"]]
         out = rules.join(counts).fillna(0)
-        for col in ("pass", "fail", "na", "error"):
+        for col in _VERDICTS:
             out[col] = out[col].astype("int64")
-        out.insert(3, "n", out[["pass", "fail", "na", "error"]].sum(axis=1))
-        decided = (out["pass"] + out["fail"]).replace(0, np.nan)
-        out["pass_rate"] = out["pass"] / decided
+        out.insert(3, "n", out[list(_VERDICTS)].sum(axis=1))
+        decided = (out["pass"] + out["fail"]).to_numpy()
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out["pass_rate"] = np.where(decided > 0, out["pass"].to_numpy() / decided, np.nan)
+        low, high = wilson_interval(out["pass"].to_numpy(), decided, confidence)
+        out["pass_rate_low"] = np.where(decided > 0, low, np.nan)
+        out["pass_rate_high"] = np.where(decided > 0, high, np.nan)
         return out.reset_index()
 
     def judge_stability(self) -> pd.DataFrame:
@@ -72,46 +114,97 @@ class Grades:
         return out.reset_index()[columns]
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return self.n_conversations
+
+    def _left_out_text(self) -> str:
+        total = sum(self.left_out.values())
+        if not total:
+            return "none left out"
+        parts = ", ".join(f"{k} {v}" for k, v in sorted(self.left_out.items()) if v)
+        return f"{total} left out ({parts})"
 
     def __repr__(self) -> str:
-        n_conv = self.frame["conversation_id"].nunique()
         n_rules = self.frame["rule_id"].nunique()
         verdicts = self.frame["verdict"].value_counts()
-        counts = ", ".join(
-            f"{v} {int(verdicts.get(v, 0))}" for v in ("pass", "fail", "na", "error")
-        )
-        mean = self.scores["score"].mean()
+        counts = ", ".join(f"{v} {int(verdicts.get(v, 0))}" for v in _VERDICTS)
+        mean = self.scores["score"].mean() if len(self.frame) else np.nan
         score = f"mean score {mean:.1f}" if pd.notna(mean) else "no score"
         where = f", stored at {self.path}" if self.path else ""
         return (
-            f"<Grades {self.rubric_version_id!r}: {n_conv} conversation(s) x {n_rules} rule(s); "
-            f"{counts}; {score}{where}>"
+            f"<Grades {self.rubric_version_id!r}: {self.n_conversations} conversation(s) graded, "
+            f"{self._left_out_text()}, {n_rules} rule(s); {counts}; {score}; "
+            f"graders: {', '.join(self.graders) or 'none'}{where}>"
         )
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        rows = []
+        table = self.summary() if len(self.frame) else pd.DataFrame()
+        for r in table.to_dict("records"):
+            rate = r["pass_rate"]
+            shown = (
+                f"{100 * rate:.0f}% ({100 * r['pass_rate_low']:.0f}–{100 * r['pass_rate_high']:.0f})"
+                if pd.notna(rate)
+                else "not applicable"
+            )
+            cells = [
+                f"<td><code>{esc(str(r['rule_id']))}</code></td>",
+                f'<td dir="auto">{esc(str(r["title"]))}</td>',
+                f"<td>{r['points']:g}</td>",
+                f"<td>{shown}</td>",
+                *(f"<td>{int(r[v])}</td>" for v in _VERDICTS),
+                f"<td>{esc(str(r['grader']))}</td>",
+            ]
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+        head = "".join(
+            f"<th>{h}</th>"
+            for h in ("rule", "title", "points", "pass rate (95% Wilson)", *_VERDICTS, "grader")
+        )
+        mean = self.scores["score"].mean() if len(self.frame) else np.nan
+        score = f"mean score {mean:.1f}" if pd.notna(mean) else "no score"
+        caption = (
+            f"<b>Grades</b> <code>{esc(self.rubric_version_id)}</code>: "
+            f"{self.n_conversations} conversation(s) graded, {esc(self._left_out_text())}; "
+            f"{score}; graded by {esc(', '.join(self.graders) or 'nobody')}"
+        )
+        return (
+            f'<div class="evalkit-grades"><p>{caption}</p>'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+        )
+
+
+#: What every function that takes grades accepts.
+GradesLike: TypeAlias = Grades | pd.DataFrame
+
+
+def as_grades_frame(grades: GradesLike) -> pd.DataFrame:
+    """The grades DataFrame of a :class:`Grades` or of a grades frame (returned as it is)."""
+    if isinstance(grades, Grades):
+        return grades.frame
+    if isinstance(grades, pd.DataFrame):
+        return grades
+    raise TypeError(
+        f"grades must be an evalkit.grading.Grades or a grades DataFrame, "
+        f"got {type(grades).__name__}"
+    )
 
 
 def scores_of(frame: pd.DataFrame) -> pd.DataFrame:
     """Per-conversation scores of a grades frame (see :attr:`Grades.scores`)."""
     f = frame.assign(
-        applicable=frame["points"].where(frame["verdict"].isin(["pass", "fail"]), 0.0),
         is_na=frame["verdict"] == "na",
         is_error=frame["verdict"] == "error",
         is_fail=frame["verdict"] == "fail",
     )
-    keys = f[_SCORE_KEYS].drop_duplicates("conversation_id").set_index("conversation_id")
-    g = f.groupby("conversation_id", sort=False)
-    out = pd.DataFrame(
-        {
-            "awarded": g["points_awarded"].sum(min_count=0),
-            "applicable_points": g["applicable"].sum(),
-            "n_na": g["is_na"].sum().astype("int64"),
-            "n_error": g["is_error"].sum().astype("int64"),
-            "n_fail": g["is_fail"].sum(),
-        }
+    keys = f[_SCORE_KEYS].drop_duplicates("conversation_id")
+    keys = keys.assign(conversation_id=keys["conversation_id"].astype(str))
+    g = f.assign(conversation_id=f["conversation_id"].astype(str)).groupby(
+        "conversation_id", sort=False
     )
-    out["score"] = out["awarded"] / out["applicable_points"].where(out["applicable_points"] > 0)
-    out["score"] *= 100
-    out["passed_all"] = (out["n_fail"] == 0) & (out["n_error"] == 0)
-    out = keys.join(out, how="right").reset_index()
+    out = conversation_points(frame).rename(columns={"applicable": "applicable_points"})
+    out["n_na"] = g["is_na"].sum().astype("int64")
+    out["n_error"] = g["is_error"].sum().astype("int64")
+    out["passed_all"] = (g["is_fail"].sum() == 0) & (out["n_error"] == 0)
+    out = keys.set_index("conversation_id").join(out, how="right").reset_index()
     columns = [*_SCORE_KEYS, "score", "applicable_points", "n_na", "n_error", "passed_all"]
     return out[columns]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._util import publish
+from .._util import PollPolicy, publish
 from ._diff import ConfigEdit
 from ._errors import BuildInFlightError, RefineError, RefineTimeout
 from ._feedback import MAX_FEEDBACK_CHARS, suggest_feedback, validate_feedback
@@ -21,6 +21,7 @@ __all__ = [
     "ConfigEdit",
     "InFlightBuild",
     "InFlightLedger",
+    "PollPolicy",
     "RefineError",
     "RefineLoopOptions",
     "RefineLoopResult",

@@ -18,7 +18,7 @@ from .._util import redact_text
 from ..api import InvalidRequestError, Problem
 from ..api._limits import MAX_OWNER_FEEDBACK_CHARS
 from ..api._requests import RefineBody, request_errors
-from ..grading import Grades
+from ..grading import GradesLike, as_grades_frame
 from ..store import Run
 
 __all__ = ["MAX_FEEDBACK_CHARS", "MAX_QUOTE_CHARS", "suggest_feedback", "validate_feedback"]
@@ -51,7 +51,7 @@ def _quote(text: str, limit: int = MAX_QUOTE_CHARS) -> str:
     return f'"{flat}"'
 
 
-def _turns_of(grades: Grades | pd.DataFrame) -> pd.DataFrame | None:
+def _turns_of(grades: GradesLike) -> pd.DataFrame | None:
     """The turns of the graded run, found from where the grades are stored."""
     path = getattr(grades, "path", None)
     if not isinstance(path, Path):
@@ -87,7 +87,7 @@ def _evidence_text(fails: pd.DataFrame, turns: pd.DataFrame | None) -> list[str]
 
 
 def suggest_feedback(
-    grades: Grades | pd.DataFrame,
+    grades: GradesLike,
     *,
     exclude_cells: Collection[str] = (),
     max_chars: int = MAX_FEEDBACK_CHARS,
@@ -101,7 +101,7 @@ def suggest_feedback(
     Behaviours that do not fit in ``max_chars`` are left out whole. Returns ``""`` when nothing
     failed.
     """
-    frame = grades.frame if isinstance(grades, Grades) else grades
+    frame = as_grades_frame(grades)
     if turns is None:
         turns = _turns_of(grades)
     excluded = set(exclude_cells)

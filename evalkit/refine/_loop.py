@@ -14,17 +14,17 @@ import logging
 import math
 from collections.abc import Collection
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Literal
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from .._util import now, run_sync
+from .._util import client_first, now, run_sync
 from ..api import AsyncClient
-from ..compare import Comparison, compare_grades
-from ..grading import Grades, Scorecard, ScorecardLike, agrade_run
+from ..compare import Comparison
+from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade, compare_graded
+from ..grading import Grades, Scorecard, ScorecardLike
 from ..grid import Grid
-from ..runner import arun_grid
+from ..runner import RunOptions
 from ..store import Run
 from ._clients import AnyClient, async_client
 from ._feedback import suggest_feedback, validate_feedback
@@ -93,15 +93,6 @@ class RefineLoopResult:
         )
 
 
-def _subset(grades: Grades, cells: Collection[str]) -> pd.DataFrame:
-    frame = grades.frame
-    return frame[frame["cell_id"].isin(cells)]
-
-
-def _compare(base: Grades, cand: Grades, cells: Collection[str], min_effect: float) -> Comparison:
-    return compare_grades(_subset(base, cells), _subset(cand, cells), min_effect=min_effect)
-
-
 @dataclass
 class _Loop:
     """The state of one loop while it runs."""
@@ -120,39 +111,47 @@ class _Loop:
         cap = self.options.max_conversations
         return cap is None or self.spent + n <= cap
 
-    async def run(self, name: str, target: Literal["draft", "prod"]) -> tuple[Run, Grades]:
-        run = await arun_grid(
+    @property
+    def pipeline(self) -> PipelineOptions:
+        return PipelineOptions(
+            run=RunOptions(concurrency=self.options.concurrency, progress=False),
+            min_effect=self.options.min_effect,
+        )
+
+    async def run(self, name: str, target: Literal["draft", "prod"]) -> GradedRun:
+        graded = await arun_and_grade(
             self.grid,
             self.assistant_id,
-            self.client,
-            target=target,
-            store=Path(self.options.store),
-            run_id=f"{self.prefix}-{name}",
-            concurrency=self.options.concurrency,
-            progress=False,
+            self.scorecard,
+            RunSpec(target, f"{self.prefix}-{name}"),
+            client=self.client,
+            judge=self.options.judge,
+            store=self.options.store,
+            options=self.pipeline,
         )
-        self.spent += len(run.conversations)
-        grades = await agrade_run(run, self.scorecard, self.options.judge)
-        return run, grades
+        self.spent += len(graded.run.conversations)
+        return graded
+
+    def _compare(self, base: GradedRun, cand: GradedRun, cells: Collection[str]) -> Comparison:
+        return compare_graded(base, cand, cells=cells, options=self.pipeline)
 
     def row(
         self,
         index: int,
-        run: Run,
-        grades: Grades,
-        refs: tuple[Grades, Grades | None],
+        graded: GradedRun,
+        refs: tuple[GradedRun, GradedRun | None],
         refined: tuple[RefineResult | None, str],
     ) -> tuple[dict[str, Any], dict[str, Comparison]]:
         prod, previous = refs
         result, feedback = refined
-        m = self.options.min_effect
+        run = graded.run
         comps = {
-            "prod": _compare(prod, grades, self.holdout, m),
-            "prod_train": _compare(prod, grades, self.training, m),
+            "prod": self._compare(prod, graded, self.holdout),
+            "prod_train": self._compare(prod, graded, self.training),
         }
         if previous is not None:
-            comps["previous"] = _compare(previous, grades, self.holdout, m)
-            comps["previous_train"] = _compare(previous, grades, self.training, m)
+            comps["previous"] = self._compare(previous, graded, self.holdout)
+            comps["previous_train"] = self._compare(previous, graded, self.training)
         held, train = comps["prod"].summary.iloc[0], comps["prod_train"].summary.iloc[0]
 
         def verdict(key: str) -> str | None:
@@ -190,15 +189,18 @@ def _default_prefix(assistant_id: str) -> str:
 
 
 async def arefine_loop(
-    client: AnyClient | None,
     assistant_id: str,
     grid: Grid,
     scorecard: ScorecardLike,
     feedback: str,
-    *,
+    *moved: str,
+    client: AnyClient | None = None,
     options: RefineLoopOptions | None = None,
 ) -> RefineLoopResult:
     """Async :func:`refine_loop`."""
+    client, (assistant_id, grid, scorecard, feedback) = _subject(
+        "arefine_loop", (assistant_id, grid, scorecard, feedback, *moved), client
+    )
     opts = options or RefineLoopOptions()
     if feedback != SUGGEST:
         validate_feedback(feedback)
@@ -220,10 +222,10 @@ async def arefine_loop(
             training,
             holdout,
         )
-        prod_run, prod_grades = await loop.run("prod", "prod")
-        run, grades = await loop.run("r0", "draft")
-        row, comps = loop.row(0, run, grades, (prod_grades, None), (None, ""))
-        rows, runs, all_grades, all_comps = [row], [run], [grades], [comps]
+        prod = await loop.run("prod", "prod")
+        graded = await loop.run("r0", "draft")
+        row, comps = loop.row(0, graded, (prod, None), (None, ""))
+        rows, rounds, all_comps = [row], [graded], [comps]
         refinements: list[RefineResult] = []
         stop: StopReason = "rounds"
         for index in range(1, opts.rounds + 1):
@@ -232,26 +234,25 @@ async def arefine_loop(
                 break
             text = feedback
             if feedback == SUGGEST:
-                text = suggest_feedback(grades, exclude_cells=holdout)
+                text = suggest_feedback(graded.grades, exclude_cells=holdout)
                 if not text:
                     stop = "nothing_to_fix"
                     break
             result = await arefine_and_wait(
-                aclient,
                 assistant_id,
                 text,
+                client=aclient,
                 timeout=opts.timeout,
                 poll=opts.poll,
                 brief=opts.brief,
                 store=opts.store,
             )
             refinements.append(result)
-            previous = grades
-            run, grades = await loop.run(f"r{index}", "draft")
-            row, comps = loop.row(index, run, grades, (prod_grades, previous), (result, text))
+            previous = graded
+            graded = await loop.run(f"r{index}", "draft")
+            row, comps = loop.row(index, graded, (prod, previous), (result, text))
             rows.append(row)
-            runs.append(run)
-            all_grades.append(grades)
+            rounds.append(graded)
             all_comps.append(comps)
             logger.info(
                 "refine round %d: held-out %s vs previous, %s vs prod",
@@ -273,22 +274,22 @@ async def arefine_loop(
         stop_reason=stop,
         training_cells=training,
         holdout_cells=holdout,
-        prod_run=prod_run,
-        prod_grades=prod_grades,
-        runs=tuple(runs),
-        grades=tuple(all_grades),
+        prod_run=prod.run,
+        prod_grades=prod.grades,
+        runs=tuple(g.run for g in rounds),
+        grades=tuple(g.grades for g in rounds),
         refinements=tuple(refinements),
         comparisons=tuple(all_comps),
     )
 
 
 def refine_loop(
-    client: AnyClient | None,
     assistant_id: str,
     grid: Grid,
     scorecard: ScorecardLike,
     feedback: str,
-    *,
+    *moved: str,
+    client: AnyClient | None = None,
     options: RefineLoopOptions | None = None,
 ) -> RefineLoopResult:
     """Refine in rounds, each measured on the same grid against the previous round and prod.
@@ -297,7 +298,26 @@ def refine_loop(
     :func:`suggest_feedback` on the previous round's training cells. Stops at the first of:
     ``options.rounds`` builds, the target held-out score, the conversation budget, a held-out
     regression against the previous round, or nothing left to fix. Works inside Jupyter.
+    ``client`` is a keyword (the old first positional place is deprecated).
     """
-    return run_sync(
-        lambda: arefine_loop(client, assistant_id, grid, scorecard, feedback, options=options)
+    client, (assistant_id, grid, scorecard, feedback) = _subject(
+        "refine_loop", (assistant_id, grid, scorecard, feedback, *moved), client
     )
+    return run_sync(
+        lambda: arefine_loop(
+            assistant_id, grid, scorecard, feedback, client=client, options=options
+        )
+    )
+
+
+def _subject(
+    where: str, args: tuple[Any, ...], client: AnyClient | None
+) -> tuple[AnyClient | None, tuple[str, Grid, ScorecardLike, str]]:
+    """``(assistant_id, grid, scorecard, feedback)`` and the client, from new or old calls."""
+    client, subject = client_first(where, args, client)
+    if len(subject) != 4:
+        raise TypeError(
+            f"{where}() takes 4 positional arguments (assistant_id, grid, scorecard, "
+            f"feedback), got {len(subject)}"
+        )
+    return client, (subject[0], subject[1], subject[2], subject[3])

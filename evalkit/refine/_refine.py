@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from .._util import PollPolicy, apoll, now_iso, run_sync
+from .._util import PollPolicy, apoll, client_first, now_iso, run_sync
 from ..api import ApiError, AssistantMetadata, AsyncClient, NotFoundError
 from ..targets import ConfigSnapshot, SnapshotStore
 from ._clients import AnyClient, async_client, find_assistant
@@ -49,6 +49,19 @@ DEFAULT_POLL: Final = PollPolicy(interval=5.0, backoff=1.5, max_interval=30.0, t
 _NO_ARTIFACTS: Final = "no build artifacts"
 
 Sleep = Callable[[float], Awaitable[None]]
+
+
+def _subject(
+    where: str, args: tuple[Any, ...], client: AnyClient | None
+) -> tuple[AnyClient | None, tuple[str, str]]:
+    """``(assistant_id, owner_feedback)`` and the client, from new or old (client-first) calls."""
+    client, subject = client_first(where, args, client)
+    if len(subject) != 2:
+        raise TypeError(
+            f"{where}() takes 2 positional arguments (assistant_id, owner_feedback), "
+            f"got {len(subject)}"
+        )
+    return client, (subject[0], subject[1])
 
 
 def _policy(poll: PollPolicy | None, timeout: float | None) -> PollPolicy:
@@ -149,10 +162,10 @@ async def _submit(
 
 
 async def arefine_and_wait(
-    client: AnyClient | None,
     assistant_id: str,
     owner_feedback: str,
-    *,
+    *moved: str,
+    client: AnyClient | None = None,
     timeout: float | None = None,  # noqa: ASYNC109 (the wait's bound, not a cancel scope)
     poll: PollPolicy | None = None,
     brief: Mapping[str, Any] | None = None,
@@ -167,10 +180,16 @@ async def arefine_and_wait(
     ``brief`` replaces the stored build brief for this and later builds (the whole brief).
     ``store`` holds the snapshots and the in-flight record (``<store>/.refine``).
 
+    ``client`` (keyword; the old first positional place is deprecated) defaults to one
+    configured from the environment.
+
     Raises :class:`~evalkit.InvalidRequestError` (feedback; nothing sent),
     :class:`BuildInFlightError` (a recorded build is in flight), :class:`RefineError` (unknown
     or hand-made assistant) and :class:`RefineTimeout` (the build id stays recorded).
     """
+    client, (assistant_id, owner_feedback) = _subject(
+        "arefine_and_wait", (assistant_id, owner_feedback, *moved), client
+    )
     feedback = validate_feedback(owner_feedback)
     if brief is not None and not isinstance(brief, Mapping):
         raise RefineError(f"brief must be a mapping (the whole brief), got {type(brief).__name__}")
@@ -235,10 +254,10 @@ async def arefine_and_wait(
 
 
 def refine_and_wait(
-    client: AnyClient | None,
     assistant_id: str,
     owner_feedback: str,
-    *,
+    *moved: str,
+    client: AnyClient | None = None,
     timeout: float | None = None,
     poll: PollPolicy | None = None,
     brief: Mapping[str, Any] | None = None,
@@ -247,11 +266,14 @@ def refine_and_wait(
     sleep: Sleep | None = None,
 ) -> RefineResult:
     """Sync :func:`arefine_and_wait` (works inside Jupyter's running loop)."""
+    client, (assistant_id, owner_feedback) = _subject(
+        "refine_and_wait", (assistant_id, owner_feedback, *moved), client
+    )
     return run_sync(
         lambda: arefine_and_wait(
-            client,
             assistant_id,
             owner_feedback,
+            client=client,
             timeout=timeout,
             poll=poll,
             brief=brief,

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import GradesLike, as_grades_frame
 from ..store import Run
 from ._frames import conversation_scores
 from ._transcript_html import REPORT_CSS, TranscriptOptions, side_by_side_html, transcript_html
@@ -64,8 +65,8 @@ class _Side:
     grade_rows: Mapping[str, Any]  # conversation_id -> row positions in grades
 
     @classmethod
-    def build(cls, run: Run, grades: pd.DataFrame | None) -> _Side:
-        graded = run.grades() if grades is None else grades
+    def build(cls, run: Run, grades: GradesLike | None) -> _Side:
+        graded = run.grades() if grades is None else as_grades_frame(grades)
         conv = run.conversations.sort_values(["cell_id", "repeat", "conversation_id"])
         target = run.manifest.get("target")
         label = f"{run.run_id} ({target})" if target and str(target) != run.run_id else run.run_id
@@ -133,7 +134,7 @@ def _record_text(variables: Any) -> str:
 class RunBrowser:
     """Browse a run's conversations: filters, server-side paging, highlighted transcripts.
 
-    ``grades`` defaults to ``run.grades()``. With ``comparison_run``, each transcript is shown
+    ``grades`` (a ``Grades`` or its frame) defaults to ``run.grades()``. With ``comparison_run``, each transcript is shown
     next to the conversation of the same cell (same id, else same cell and repeat) in that run.
     Widgets a test or notebook can drive: :attr:`persona`, :attr:`rule`, :attr:`verdict`,
     :attr:`status`, :attr:`search`, :attr:`conversation`, :attr:`prev_button`,
@@ -143,10 +144,10 @@ class RunBrowser:
     def __init__(
         self,
         run: Run,
-        grades: pd.DataFrame | None = None,
+        grades: GradesLike | None = None,
         *,
         comparison_run: Run | None = None,
-        comparison_grades: pd.DataFrame | None = None,
+        comparison_grades: GradesLike | None = None,
         page_size: int = 10,
     ) -> None:
         if page_size < 1:

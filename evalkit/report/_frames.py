@@ -7,9 +7,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import GradesLike, as_grades_frame, conversation_points
 from ..store import Run
 from ._fonts import ArabicFont, plot_label
 
@@ -18,32 +18,17 @@ __all__ = ["RunsLike", "conversation_scores", "record_labels", "run_frames"]
 #: One run, several runs, or conversations frames by label.
 RunsLike = Run | Sequence[Run] | Mapping[str, Run | pd.DataFrame]
 
-_GRADE_COLUMNS = ("conversation_id", "points", "points_awarded", "verdict")
 
-
-def conversation_scores(grades: pd.DataFrame | pd.Series) -> pd.Series:
+def conversation_scores(grades: GradesLike | pd.Series) -> pd.Series:
     """Score (0-100) per conversation id: awarded over applicable points (na/error left out).
 
-    A Series is taken as scores already (indexed by conversation id). A conversation with no
-    applicable rule scores NaN.
+    ``grades``: a :class:`~evalkit.grading.Grades` or grades frame; a Series is taken as scores
+    already (indexed by conversation id). A conversation with no applicable rule scores NaN.
     """
     if isinstance(grades, pd.Series):
         return grades.astype("float64")
-    missing = [c for c in _GRADE_COLUMNS if c not in grades.columns]
-    if missing:
-        raise ValueError(f"grades lack columns {missing}")
-    applicable = grades["verdict"].isin(["pass", "fail"]).to_numpy()
-    frame = pd.DataFrame(
-        {
-            "conversation_id": grades["conversation_id"].astype(str).to_numpy(),
-            "got": np.where(applicable, grades["points_awarded"].fillna(0.0), 0.0),
-            "possible": np.where(applicable, grades["points"].astype("float64"), 0.0),
-        }
-    )
-    sums = frame.groupby("conversation_id", sort=False)[["got", "possible"]].sum()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scores = np.where(sums["possible"] > 0, 100.0 * sums["got"] / sums["possible"], np.nan)
-    return pd.Series(scores, index=sums.index, name="score", dtype="float64")
+    points = conversation_points(as_grades_frame(grades))
+    return points["score"].astype("float64").rename("score")
 
 
 def _label_of(run: Run) -> str:

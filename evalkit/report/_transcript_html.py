@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import GradesLike, as_grades_frame
 from ._fonts import NASTALIQ_FONT_STACK, is_arabic_script
 from ._urdu_html import NOWRAP_CLASS, URDU_CLASS, urdu_html
 
@@ -126,8 +127,9 @@ def _turn_html(
     )
 
 
-def rules_html(grades: pd.DataFrame, anchor: str = "conv") -> str:
+def rules_html(grades: GradesLike, anchor: str = "conv") -> str:
     """One conversation's rules: verdict chip, title, rationale, and a link to the evidence."""
+    grades = as_grades_frame(grades)
     if grades.empty:
         return '<p class="ek-note">No grades for this conversation.</p>'
     rows = []
@@ -151,11 +153,13 @@ def rules_html(grades: pd.DataFrame, anchor: str = "conv") -> str:
 
 def transcript_html(
     turns: pd.DataFrame,
-    grades: pd.DataFrame | None = None,
+    grades: GradesLike | None = None,
     options: TranscriptOptions | None = None,
 ) -> str:
-    """One conversation as bubbles (``turns``: index, role, text), its rules above them."""
+    """One conversation as bubbles (``turns``: index, role, text), its rules above them
+    (``grades``: a ``Grades`` or its frame)."""
     opts = options or TranscriptOptions()
+    grades = None if grades is None else as_grades_frame(grades)
     marks = _evidence(grades)
     ordered = turns.sort_values("index")
     bubbles = [

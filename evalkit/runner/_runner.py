@@ -18,11 +18,12 @@ import secrets
 import ssl
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
+from typing import Any, Final
 
 import httpx
 from typing_extensions import Unpack
 
-from .._util import Progress, now, now_iso, run_sync
+from .._util import Progress, now, now_iso, positional_keywords, run_sync
 from ..api import AsyncClient, Client
 from ..grid import ConversationSlot, Grid
 from ..store import (
@@ -58,9 +59,21 @@ def default_run_id(label: str) -> str:
     return f"{stamp}-{safe}-{secrets.token_hex(2)}"
 
 
+#: The parameters after ``grid, assistant_id`` that were positional before they became
+#: keyword-only, with their defaults (old positional calls still work for one release).
+_MOVED_DEFAULTS: Final[dict[str, Any]] = {
+    "client": None,
+    "target": "draft",
+    "store": "runs",
+    "run_id": None,
+    "options": None,
+}
+
+
 def run_grid(
     grid: Grid,
     assistant_id: str,
+    *moved: Any,
     client: Client | AsyncClient | None = None,
     target: Target = "draft",
     store: StoreLike = "runs",
@@ -72,14 +85,19 @@ def run_grid(
 
     Works in scripts and inside Jupyter's running event loop. See :func:`arun_grid`.
     """
-    return run_sync(
-        lambda: arun_grid(grid, assistant_id, client, target, store, run_id, options, **knobs)
+    kw = positional_keywords(
+        "run_grid",
+        moved,
+        {"client": client, "target": target, "store": store, "run_id": run_id, "options": options},
+        _MOVED_DEFAULTS,
     )
+    return run_sync(lambda: arun_grid(grid, assistant_id, **kw, **knobs))
 
 
 async def arun_grid(
     grid: Grid,
     assistant_id: str,
+    *moved: Any,
     client: Client | AsyncClient | None = None,
     target: Target = "draft",
     store: StoreLike = "runs",
@@ -89,6 +107,7 @@ async def arun_grid(
 ) -> Run:
     """The async twin of :func:`run_grid`.
 
+    Everything after ``grid`` and ``assistant_id`` is a keyword (positional use is deprecated).
     ``client`` defaults to an :class:`~evalkit.AsyncClient` configured from the environment (a
     sync :class:`~evalkit.Client` is mirrored). ``target`` is ``"draft"``, ``"prod"`` or a
     :class:`~evalkit.Variant`. ``options`` (a :class:`RunOptions`) holds the runtime knobs;
@@ -98,6 +117,20 @@ async def arun_grid(
     is refused with what changed. ``rerun=("failed", "dropped")`` also runs again the recorded
     conversations with those statuses (the new record replaces the old one).
     """
+    if moved:
+        kw = positional_keywords(
+            "arun_grid",
+            moved,
+            {
+                "client": client,
+                "target": target,
+                "store": store,
+                "run_id": run_id,
+                "options": options,
+            },
+            _MOVED_DEFAULTS,
+        )
+        return await arun_grid(grid, assistant_id, **kw, **knobs)
     opts = (options or RunOptions()).merged(dict(knobs))
     owned = not isinstance(client, AsyncClient)
     aclient = _as_async_client(client)

@@ -11,10 +11,8 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._util import content_hash
-from ._errors import (
-    RunNotFoundError,
-)
+from .._util import content_hash, deprecated
+from ._errors import RunNotFoundError, StoreError
 from ._grades import grades_path
 from ._layout import (
     CONVERSATIONS_FILE,
@@ -28,6 +26,7 @@ from ._records import (
     STATUSES,
 )
 from ._remote import RemotePath
+from ._run_html import run_html
 from ._runio import journal_state, load_journal
 from ._tables import (
     GRADES_SCHEMA,
@@ -60,8 +59,25 @@ class Run:
         self._from_journal = False
 
     def __repr__(self) -> str:
-        total = (self.manifest.get("counts") or {}).get("total", "?")
-        return f"<Run {self.run_id!r} at {str(self.path)!r}: {total} conversation(s)>"
+        counts = self.manifest.get("counts") or {}
+        total = counts.get("total", "?")
+        statuses = ", ".join(f"{s} {counts[s]}" for s in STATUSES if counts.get(s))
+        target = self.manifest.get("target")
+        on = f" on {target}" if target else ""
+        graded = sorted(self.manifest.get("grades") or {})
+        rubrics = f"; graded: {', '.join(graded)}" if graded else ""
+        return (
+            f"<Run {self.run_id!r}{on} at {str(self.path)!r}: {total} conversation(s)"
+            f"{' (' + statuses + ')' if statuses else ''}{rubrics}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: reads the manifest again, so gradings made since show."""
+        try:
+            manifest = read_manifest(self.path / MANIFEST_NAME)
+        except StoreError:
+            manifest = self.manifest
+        return run_html(self.run_id, str(self.path), manifest, self.counts)
 
     @property
     def conversations(self) -> pd.DataFrame:
@@ -149,15 +165,27 @@ class Run:
         table: pa.Table = getattr(contents, name)
         return table
 
-    def grades(self, scorecard: str | None = None) -> pd.DataFrame:
+    def grades(
+        self, rubric_version_id: str | None = None, *, scorecard: str | None = None
+    ) -> pd.DataFrame:
         """Grades from ``grades/*.parquet``: one row per conversation x rule.
 
-        ``scorecard`` (a rubric version id, or an object with ``rubric_version_id``) keeps only
+        ``rubric_version_id`` (or a scorecard, whose ``rubric_version_id`` is read) keeps only
         that scorecard's rows. With no grades yet: an empty frame with the grade columns.
+        ``scorecard=`` is the deprecated spelling of ``rubric_version_id=``.
         """
+        if scorecard is not None:
+            if rubric_version_id is not None:
+                raise TypeError(
+                    "Run.grades(): give rubric_version_id= only (scorecard= is its old name)"
+                )
+            deprecated("Run.grades(): scorecard= is now rubric_version_id=")
+            rubric_version_id = scorecard
         folder = self.path / GRADES_DIR
         wanted = (
-            None if scorecard is None else str(getattr(scorecard, "rubric_version_id", scorecard))
+            None
+            if rubric_version_id is None
+            else str(getattr(rubric_version_id, "rubric_version_id", rubric_version_id))
         )
         own = grades_path(self.path, wanted) if wanted is not None else None
         if own is not None and own.is_file() and _holds_only(own, wanted):

@@ -192,14 +192,14 @@ def _role_text(turn: Any) -> tuple[str, str]:
         raise ValueError(f"a turn tuple is (role, text) or (index, role, text), not {turn!r}")
     role = getattr(turn, "role", None)
     if role is None:
-        role = turn.speaker  # evalkit.TranscriptTurn from the `done` event
+        role = turn.speaker  # evalkit.api.TranscriptTurn from the `done` event
     return str(role), str(turn.text)
 
 
 def transcript_hash(turns: Iterable[Any]) -> str:
     """SHA-256 (hex) of the ``(role, text)`` sequence of a transcript; indexes do not count.
 
-    Takes :class:`TurnRecord`, ``evalkit.Turn``, ``evalkit.TranscriptTurn`` (``speaker``),
+    Takes :class:`TurnRecord`, ``evalkit.Turn``, ``evalkit.api.TranscriptTurn`` (``speaker``),
     ``(role, text)`` or ``(index, role, text)`` tuples. The same words from the same speakers in
     the same order always give the same hash, whatever produced them.
     """

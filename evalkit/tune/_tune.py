@@ -23,9 +23,10 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import now, run_sync
 from ..api import AsyncClient, Client
-from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..flows import PipelineOptions, RunSpec, arun_and_grade
+from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
-from ..runner import Budget, arun_grid
+from ..runner import Budget
 from ..store import Run, RunNotFoundError, StoreLike, load_run
 from ..targets import Target, Variant, redact_config
 from ._adaptive import drop_bound_confidence, wave_drops
@@ -138,26 +139,27 @@ class _Sweep:
         return self.grid.n_cells
 
     async def run_arm(self, name: str, wave: int) -> None:
-        """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded)."""
+        """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded) and
+        grade it, through the run -> grade pipeline of :mod:`evalkit.flows`."""
         run = self.runs.get(name) or _recorded(self.store, self.run_ids[name])
         need = wave * self.n_cells - (0 if run is None else len(run.conversations))
-        if need > 0 or run is None:
-            budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
-            run = await arun_grid(
-                self.grid,
-                self.assistant_id,
-                self.client,
-                self.targets[name],
-                self.store,
-                self.run_ids[name],
-                replace(self.opts.run_options, budget=budget),
-            )
-            self.grades.pop(name, None)
-        self.runs[name] = run
-        if name not in self.grades:
-            self.grades[name] = await agrade_run(
-                run, self.card, self.judge, judge_samples=self.opts.judge_samples
-            )
+        budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
+        graded = await arun_and_grade(
+            self.grid,
+            self.assistant_id,
+            self.card,
+            RunSpec(self.targets[name], self.run_ids[name]),
+            client=self.client,
+            judge=self.judge,
+            store=self.store,
+            options=PipelineOptions(
+                run=replace(self.opts.run_options, budget=budget),
+                judge_samples=self.opts.judge_samples,
+                confidence=self.opts.confidence,
+                min_effect=self.opts.min_effect,
+            ),
+        )
+        self.runs[name], self.grades[name] = graded.run, graded.grades
 
     def frames(self, repeats: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
         control = _first_repeats(self.grades[self.control].frame, repeats)

@@ -177,6 +177,6 @@ def test_total_deadline_ends_a_stream_kept_alive_by_pings(server: tuple[_Server,
     _, base = server
     with (
         Client(base, KEY, stream_deadline=0.4) as client,
-        pytest.raises(evalkit.StreamDeadlineExceeded),
+        pytest.raises(evalkit.api.StreamDeadlineExceeded),
     ):
         client.simulate("a1", {"label": "slow", "behavior": "b"}).collect()

@@ -23,7 +23,7 @@ from typing import Any, Final, Literal
 import httpx
 import pytest
 
-from evalkit import (
+from evalkit.api import (
     AsyncClient,
     AsyncSimulationStream,
     Client,

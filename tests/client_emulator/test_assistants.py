@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from evalkit import (
+from evalkit.api import (
     Assistant,
     AssistantMetadata,
     AuthenticationError,

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from evalkit import (
+from evalkit.api import (
     BadRequestError,
     Done,
     InvalidRequestError,

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from evalkit import Client
-from evalkit._util import PollPolicy
 from evalkit.data import bundled_path
 from evalkit.demo import CONTACTS, CONTEXT, DRAFT_INSTRUCTIONS, GREETING, PROD_INSTRUCTIONS
 from evalkit.emulator import EmulatorServer, serve
 from evalkit.grid import Grid, load_personas
+from evalkit.refine import PollPolicy
 from evalkit.targets import ConfigSnapshot, SnapshotStore
 
 TIME_SCALE = 0.002

@@ -55,7 +55,9 @@ def test_refine_from_a_file_and_from_a_graded_run(
     )
     assert first.exit_code == 0, first.output
     grid: Grid = demo_grid(repeats=1).sample(4, seed=1)
-    run_grid(grid, demo.assistant_id, client, store=demo.store, run_id="before", progress=False)
+    run_grid(
+        grid, demo.assistant_id, client=client, store=demo.store, run_id="before", progress=False
+    )
     args = ["refine", "-a", demo.assistant_id, "--suggest-from", "before", "--store", store]
     second = runner.invoke(app, [*args, "--scorecard", str(SCORECARD), *FAST])
     assert second.exit_code == 0, second.output

@@ -61,7 +61,7 @@ def test_bad_feedback_is_refused_before_anything_is_sent(
         Client("http://127.0.0.1:9/v1", "sk_api_" + "k" * 32) as client,
         pytest.raises(InvalidRequestError) as caught,
     ):
-        refine_and_wait(client, "a1", value, store=tmp_path)  # type: ignore[arg-type]
+        refine_and_wait("a1", value, client=client, store=tmp_path)  # type: ignore[arg-type]
     assert caught.value.fields == ["ownerFeedback"]
     assert problem in str(caught.value)
     assert not (tmp_path / ".refine").exists()

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from evalkit import AsyncClient, Client
-from evalkit._util import PollPolicy
 from evalkit.demo import DRAFT_INSTRUCTIONS, GREETING
 from evalkit.emulator import EmulatorServer, serve
 from evalkit.refine import (
     BuildInFlightError,
     InFlightLedger,
+    PollPolicy,
     RefineError,
     RefineResult,
     RefineTimeout,
@@ -36,7 +36,7 @@ def _config(client: Client, assistant_id: str) -> dict[str, object]:
 
 def test_overwritten_edits_are_listed_and_can_be_reapplied(client: Client, demo: Demo) -> None:
     result = refine_and_wait(
-        client, demo.assistant_id, NASTALIQ_FEEDBACK, poll=FAST_POLL, store=demo.store
+        demo.assistant_id, NASTALIQ_FEEDBACK, client=client, poll=FAST_POLL, store=demo.store
     )
     assert (result.before.version, result.after.version) == (2, 3)
     assert result.after.instructions.startswith(DRAFT_INSTRUCTIONS)
@@ -70,7 +70,7 @@ def test_a_second_refine_while_one_is_in_flight_is_refused(tmp_path: Path) -> No
 
         def run_first() -> None:
             first["result"] = refine_and_wait(
-                client, demo.assistant_id, "Speak slowly.", poll=FAST_POLL, store=demo.store
+                demo.assistant_id, "Speak slowly.", client=client, poll=FAST_POLL, store=demo.store
             )
 
         thread = threading.Thread(target=run_first)
@@ -83,7 +83,7 @@ def test_a_second_refine_while_one_is_in_flight_is_refused(tmp_path: Path) -> No
             interval=0.005,
         )
         with pytest.raises(BuildInFlightError) as caught:
-            refine_and_wait(client, demo.assistant_id, "Be brief.", store=demo.store)
+            refine_and_wait(demo.assistant_id, "Be brief.", client=client, store=demo.store)
         thread.join(20)
         assert slow_emu.build_status(record.build_id)["status"] == "succeeded"
     message = str(caught.value)
@@ -111,7 +111,9 @@ def test_a_timeout_leaves_the_build_recorded_and_nothing_half_written(tmp_path: 
 def _timeout_leaves_the_build_recorded(client: Client, emu: EmulatorServer, demo: Demo) -> None:
     hasty = PollPolicy(interval=0.001, backoff=1.0, max_interval=0.001, timeout=0.01)
     with pytest.raises(RefineTimeout) as caught:
-        refine_and_wait(client, demo.assistant_id, NASTALIQ_FEEDBACK, poll=hasty, store=demo.store)
+        refine_and_wait(
+            demo.assistant_id, NASTALIQ_FEEDBACK, client=client, poll=hasty, store=demo.store
+        )
     build_id = caught.value.build_id
     assert build_id in str(caught.value)
     refine_dir = demo.store / ".refine"
@@ -123,12 +125,12 @@ def _timeout_leaves_the_build_recorded(client: Client, emu: EmulatorServer, demo
     # the next call finds it: refused while it is in flight ...
     assert emu.build_status(build_id)["status"] not in ("succeeded", "failed")
     with pytest.raises(BuildInFlightError, match=build_id):
-        refine_and_wait(client, demo.assistant_id, "Be brief.", store=demo.store)
+        refine_and_wait(demo.assistant_id, "Be brief.", client=client, store=demo.store)
     # ... or waited for on request, and then its own build runs
     result = refine_and_wait(
-        client,
         demo.assistant_id,
         "Be brief.",
+        client=client,
         poll=FAST_POLL,
         store=demo.store,
         wait_for_inflight=True,
@@ -145,7 +147,9 @@ def test_a_recorded_build_that_finished_is_cleared_on_the_next_call(
 ) -> None:
     hasty = PollPolicy(interval=0.001, backoff=1.0, max_interval=0.001, timeout=0.005)
     with pytest.raises(RefineTimeout) as caught:
-        refine_and_wait(client, demo.assistant_id, "Speak slowly.", poll=hasty, store=demo.store)
+        refine_and_wait(
+            demo.assistant_id, "Speak slowly.", client=client, poll=hasty, store=demo.store
+        )
     build_id = caught.value.build_id
     wait_until(
         lambda: emu.build_status(build_id)["status"] == "succeeded",
@@ -154,7 +158,7 @@ def test_a_recorded_build_that_finished_is_cleared_on_the_next_call(
         interval=0.02,
     )
     result = refine_and_wait(
-        client, demo.assistant_id, "Be brief.", poll=FAST_POLL, store=demo.store
+        demo.assistant_id, "Be brief.", client=client, poll=FAST_POLL, store=demo.store
     )
     assert result.before.version == 3
 
@@ -168,14 +172,14 @@ def test_hand_made_assistants_cannot_be_refined(client: Client, tmp_path: Path) 
         },
     )
     with pytest.raises(RefineError, match="only built assistants") as caught:
-        refine_and_wait(client, made.id, "Be brief.", poll=FAST_POLL, store=tmp_path)
+        refine_and_wait(made.id, "Be brief.", client=client, poll=FAST_POLL, store=tmp_path)
     assert "no build artifacts" in str(caught.value)
     assert InFlightLedger(tmp_path).read(made.id) is None  # the claim was undone
 
 
 def test_unknown_assistants_are_refused_before_sending(client: Client, tmp_path: Path) -> None:
     with pytest.raises(RefineError, match="not among"):
-        refine_and_wait(client, "00000000-0000-0000-0000-000000000000", "x", store=tmp_path)
+        refine_and_wait("00000000-0000-0000-0000-000000000000", "x", client=client, store=tmp_path)
 
 
 def test_async_twin_uses_the_injected_sleep(emu: EmulatorServer, demo: Demo) -> None:
@@ -189,7 +193,12 @@ def test_async_twin_uses_the_injected_sleep(emu: EmulatorServer, demo: Demo) -> 
         async with AsyncClient(emu.base_url, emu.api_key) as aclient:
             policy = PollPolicy(interval=0.01, backoff=2.0, max_interval=0.04, timeout=20.0)
             result = await arefine_and_wait(
-                aclient, demo.assistant_id, "Be brief.", poll=policy, store=demo.store, sleep=sleep
+                demo.assistant_id,
+                "Be brief.",
+                client=aclient,
+                poll=policy,
+                store=demo.store,
+                sleep=sleep,
             )
             assert result.polls == len(slept) + 1
             assert result.after.version == 3

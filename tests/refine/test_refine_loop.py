@@ -20,7 +20,7 @@ def test_nastaliq_feedback_improves_the_held_out_cells(client: Client, demo: Dem
     grid = demo_grid()
     options = RefineLoopOptions(rounds=1, holdout=0.3, seed=3, store=demo.store, poll=FAST_POLL)
     result = refine_loop(
-        client, demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, options=options
+        demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, client=client, options=options
     )
     rounds = result.rounds
     assert list(rounds.columns) == list(ROUND_COLUMNS)
@@ -50,7 +50,9 @@ def test_the_budget_stops_the_loop_before_a_round_it_cannot_pay(client: Client, 
     options = RefineLoopOptions(
         rounds=3, store=demo.store, poll=FAST_POLL, max_conversations=3 * len(grid) + 1
     )
-    result = refine_loop(client, demo.assistant_id, grid, SCORECARD, "suggest", options=options)
+    result = refine_loop(
+        demo.assistant_id, grid, SCORECARD, "suggest", client=client, options=options
+    )
     assert result.stop_reason == "budget"
     assert len(result.refinements) == 1
     assert result.rounds["conversations_spent"].iloc[-1] == 3 * len(grid)
@@ -63,7 +65,9 @@ def test_a_budget_that_cannot_pay_one_round_is_refused_up_front(client: Client, 
     grid = demo_grid(repeats=1)
     options = RefineLoopOptions(store=demo.store, max_conversations=len(grid))
     with pytest.raises(ValueError, match="cannot pay"):
-        refine_loop(client, demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, options=options)
+        refine_loop(
+            demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, client=client, options=options
+        )
 
 
 def test_bad_options_are_refused() -> None:

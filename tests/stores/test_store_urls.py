@@ -102,7 +102,7 @@ def test_two_writers_on_one_run_id_at_a_url_never_both_win(tmp_path: Path) -> No
     url = f"memory://evalkit-race-{id(tmp_path)}/runs"
     first = RunWriter.create(url, "r1", manifest())
     first.append(record(0), turns_for(0))
-    with pytest.raises(evalkit.RunExistsError):
+    with pytest.raises(evalkit.store.RunExistsError):
         RunWriter.create(url, "r1", manifest())
     second = RunWriter.open(url, "r1", manifest())  # a resume takes the run over
     assert "conv-000" in second.finished
@@ -146,7 +146,7 @@ def test_history_marks_a_planted_drop_against_the_previous_and_the_last_good_run
     assert frame["verdict_vs_previous"].iloc[3] in ("no_difference", "insufficient_evidence")
     assert list(frame["last_good_run"].iloc[2:]) == ["night-1", "night-1"]
     assert list(frame["is_last_good"]) == [True, True, False, False]
-    assert evalkit.latest_regression(frame)["run_id"] == "night-3"
+    assert evalkit.compare.latest_regression(frame)["run_id"] == "night-3"
     by_rule = evalkit.history(tmp_path, by="rule")
     assert set(by_rule["run_id"]) == set(frame["run_id"])
     assert by_rule["rule_id"].nunique() == len(by_rule) // 4
@@ -201,10 +201,10 @@ def test_history_false_alarms_stay_within_nominal_and_a_15_point_drop_is_caught(
     for trial in range(trials):
         same = f"memory://calib-{os.getpid()}-{trial}-aa/runs"
         _synthetic_store(same, [0, 0], seed=trial)
-        alarms += evalkit.latest_regression(evalkit.history(same)) is not None
+        alarms += evalkit.compare.latest_regression(evalkit.history(same)) is not None
         drop = f"memory://calib-{os.getpid()}-{trial}-drop/runs"
         _synthetic_store(drop, [0, 15], seed=trial)
-        caught += evalkit.latest_regression(evalkit.history(drop)) is not None
+        caught += evalkit.compare.latest_regression(evalkit.history(drop)) is not None
     print(f"false alarms {alarms}/{trials}; 15-point drop caught {caught}/{trials}")
     assert alarms <= binom.ppf(0.999, trials, 0.025)
     assert caught / trials >= 0.75

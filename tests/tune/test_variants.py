@@ -75,3 +75,14 @@ def test_variant_objects_are_accepted_and_credentials_stay_masked() -> None:
     assert "0123456789ab" not in str(pickle.dumps(specs[0]))
     with pytest.raises(ValueError, match="unique"):
         variant_specs([secret, secret])
+
+
+def test_evalkit_tune_is_callable_as_package_or_function() -> None:
+    import evalkit
+    import evalkit.tune as package
+
+    assert evalkit.tune is package
+    assert package.TuneOptions is evalkit.TuneOptions
+    grid = evalkit.Grid([evalkit.Persona("caller", "Answers briefly.")])
+    with pytest.raises(ValueError, match="at least one variant"):
+        evalkit.tune("asst", [], grid, "scorecards/appointment-reminder-ur.yaml")

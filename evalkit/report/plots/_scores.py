@@ -12,6 +12,7 @@ from matplotlib.ticker import MaxNLocator
 from numpy.typing import NDArray
 
 from ...compare import Comparison
+from ...grading import GradesLike
 from ...store import Run
 from .. import _fonts
 from .._frames import conversation_scores, record_labels
@@ -19,8 +20,9 @@ from ._common import SIDE_COLORS, add_caption, left_out_text, new_figure, style_
 
 __all__ = ["ScoresLike", "persona_record_heatmap", "score_distributions"]
 
-#: Grades frames or conversation scores, by side label or in order (baseline, candidate).
-ScoresLike = Mapping[str, pd.DataFrame | pd.Series] | Sequence[pd.DataFrame | pd.Series]
+#: Grades (objects or frames) or conversation scores, by side label or in order
+#: (baseline, candidate).
+ScoresLike = Mapping[str, GradesLike | pd.Series] | Sequence[GradesLike | pd.Series]
 
 _BINS = np.linspace(0.0, 100.0, 11)
 _DEFAULT_LABELS = ("baseline", "candidate")
@@ -112,7 +114,7 @@ def score_distributions(
     """Histograms of scores per side, with each side's mean (dashed).
 
     ``data`` is a :class:`~evalkit.compare.Comparison` (cell mean scores, plus each side's
-    grid score and interval) or grades frames / score Series per side. ``left_out`` (per side
+    grid score and interval) or grades (``Grades`` or frames) / score Series per side. ``left_out`` (per side
     label, counts by status) is named in the caption; a Comparison brings its own.
     """
     fig, (ax,) = new_figure(3.6)
@@ -155,11 +157,11 @@ def _cell_means(
 
 
 def persona_record_heatmap(
-    scores: pd.DataFrame | pd.Series, conversations: pd.DataFrame | Run
+    scores: GradesLike | pd.Series, conversations: pd.DataFrame | Run
 ) -> Figure:
     """Mean score per persona (rows) x variable record (columns), with n in each cell.
 
-    ``scores`` is a grades frame or scores by conversation id; ``conversations`` (or a Run)
+    ``scores`` is grades (a ``Grades`` or its frame) or scores by conversation id; ``conversations`` (or a Run)
     gives each conversation's persona, variables and status. Conversations with no score
     (not ``done``, or no applicable rule) are left out and counted in the caption.
     """

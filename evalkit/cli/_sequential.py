@@ -1,0 +1,109 @@
+"""`evalkit compare --sequential`: a sequential look at stored runs, or a sequential run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+if TYPE_CHECKING:
+    from ..compare import Comparison
+
+__all__ = ["DEFAULT_MAX_REPEATS", "SequentialRequest", "sequential_comparison"]
+
+#: Waves at most when --max-repeats is not given.
+DEFAULT_MAX_REPEATS = 6
+
+
+@dataclass(frozen=True)
+class SequentialRequest:
+    """What `evalkit compare --sequential` was asked."""
+
+    baseline: str
+    candidate: str
+    scorecard: Path
+    store: str
+    judge: Any
+    confidence: float
+    min_effect: float
+    max_repeats: int | None
+    assistant: str | None
+    personas: Path | None
+    variables: Path | None
+    contexts: tuple[str, ...]
+
+
+def sequential_comparison(request: SequentialRequest) -> Comparison:
+    """Run the grid in waves on an assistant, or look at stored runs; the deciding look."""
+    from ..compare import SequentialPlan, compare_sequential
+    from ..flows import sequential_record
+    from ..grading import grade_run
+    from ..store import load_run
+
+    if request.assistant is not None:
+        return _run_in_waves(request)
+    runs = [
+        load_run(run_id, store=request.store) for run_id in (request.baseline, request.candidate)
+    ]
+    record = sequential_record(runs[1])
+    if record is not None and request.max_repeats is None:
+        plan, look = record.plan, record.stopped_at
+    else:
+        plan = SequentialPlan(
+            request.max_repeats or DEFAULT_MAX_REPEATS,
+            confidence=request.confidence,
+            min_effect=request.min_effect,
+        )
+        look = None
+    grades = [grade_run(run, request.scorecard, request.judge).frame for run in runs]
+    comparison = compare_sequential(
+        grades[0],
+        grades[1],
+        plan,
+        look=look,
+        baseline_conversations=runs[0].conversations,
+        candidate_conversations=runs[1].conversations,
+    )
+    if not comparison.stop:
+        typer.echo(
+            "the comparison goes on: run the next repeat on both sides and look again", err=True
+        )
+    return comparison
+
+
+def _run_in_waves(request: SequentialRequest) -> Comparison:
+    from ..compare import SequentialPlan
+    from ..flows import DraftVsProdOptions, draft_vs_prod
+    from ..grid import Grid
+    from ._client import cli_client
+    from ._run import default_personas
+
+    max_repeats = request.max_repeats or DEFAULT_MAX_REPEATS
+    grid = Grid(
+        request.personas or default_personas(),
+        variables=request.variables,
+        contexts=list(request.contexts) or None,
+        repeats=max_repeats,
+    )
+    assert request.assistant is not None
+    with cli_client() as client:
+        result = draft_vs_prod(
+            grid,
+            request.assistant,
+            request.scorecard,
+            client=client,
+            judge=request.judge,
+            store=request.store,
+            options=DraftVsProdOptions(
+                baseline_run_id=request.baseline,
+                candidate_run_id=request.candidate,
+                sequential=SequentialPlan(
+                    max_repeats, confidence=request.confidence, min_effect=request.min_effect
+                ),
+            ),
+        )
+    if result.sequential is not None:
+        typer.echo(result.sequential.sentence(), err=True)
+    return result.comparison

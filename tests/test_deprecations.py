@@ -1,0 +1,150 @@
+"""Consistent keywords (issue 21): ``store`` is always a place, ``rubric_version_id`` where a
+rubric id is meant, ``client=`` keyword-only after the positional subject. The old spellings
+work for one release, each with a ``DeprecationWarning`` saying what to write instead; the
+new spellings never warn."""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from evalkit.api import AsyncClient, Client, InvalidRequestError
+from evalkit.emulator import EmulatorServer
+from evalkit.grading import grade_run
+from evalkit.grid import load_personas
+from evalkit.refine import arefine_and_wait, arefine_loop, refine_and_wait, refine_loop
+from evalkit.runner import arun_grid, run_grid
+
+from .runner_fixtures import emulator_fixture
+from .runner_support import PERSONAS_DIR, build_assistant, make_grid
+
+emu = emulator_fixture(time_scale=0.005, seed=21)
+CARD = {
+    "rubricVersionId": "dep/v1",
+    "rules": [
+        {"ruleId": "first", "title": "Agent first", "points": 60, "check": {"type": "agent_speaks_first"}},
+        {"ruleId": "short", "title": "Short", "points": 40, "check": {"type": "turns", "max": 40}},
+    ],
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def assistant_id(emu: EmulatorServer) -> str:
+    return build_assistant(emu)
+
+
+@pytest.fixture
+def client(emu: EmulatorServer) -> Iterator[Client]:
+    with Client(emu.base_url, emu.api_key) as c:
+        yield c
+
+
+def _grid() -> Any:
+    return make_grid(load_personas(PERSONAS_DIR), n=1, repeats=1)
+
+
+@pytest.fixture
+def no_deprecations() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        yield
+
+
+def test_run_grid_positional_client_and_place_warn_and_still_run(
+    client: Client, assistant_id: str, tmp_path: Path
+) -> None:
+    grid = _grid()
+    with pytest.warns(DeprecationWarning, match=r"run_grid\(\): pass client=, target=, store="):
+        old = run_grid(grid, assistant_id, client, "draft", tmp_path, progress=False)
+    assert old.path.parent == tmp_path
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = run_grid(
+            grid, assistant_id, client=client, store=tmp_path, run_id=old.run_id, progress=False
+        )
+    assert new.run_id == old.run_id  # the same run, resumed: nothing ran again
+    assert new.counts == old.counts
+    with pytest.raises(TypeError, match="multiple values for argument 'client'"):
+        run_grid(grid, assistant_id, client, client=client)
+
+
+def test_arun_grid_positional_client_warns(
+    emu: EmulatorServer, assistant_id: str, tmp_path: Path
+) -> None:
+    async def main() -> Any:
+        async with AsyncClient(emu.base_url, emu.api_key) as aclient:
+            with pytest.warns(DeprecationWarning, match=r"arun_grid\(\): pass client="):
+                return await arun_grid(_grid(), assistant_id, aclient, store=tmp_path)
+
+    run = asyncio.run(main())
+    assert run.counts["done"] == len(_grid())
+
+
+def test_grade_run_store_bool_is_now_save(
+    client: Client, assistant_id: str, tmp_path: Path, no_deprecations: None
+) -> None:
+    run = run_grid(_grid(), assistant_id, client=client, store=tmp_path, progress=False)
+    with pytest.warns(DeprecationWarning, match=r"grade_run\(\): store=False is now save=False"):
+        unsaved = grade_run(run, CARD, judge=False, store=False)
+    assert unsaved.path is None
+    assert run.grades("dep/v1").empty
+    with pytest.raises(TypeError, match="a place"):
+        grade_run(run, CARD, judge=False, store="runs")  # type: ignore[arg-type]
+    saved = grade_run(run, CARD, judge=False, save=True)
+    assert saved.path is not None
+    # run.grades: rubric_version_id=, with scorecard= its old name
+    by_id = run.grades(rubric_version_id="dep/v1")
+    pd.testing.assert_frame_equal(by_id, run.grades("dep/v1"))
+    with pytest.warns(DeprecationWarning, match=r"scorecard= is now rubric_version_id="):
+        old = run.grades(scorecard="dep/v1")
+    pd.testing.assert_frame_equal(old, by_id)
+    with pytest.raises(TypeError, match="rubric_version_id= only"):
+        run.grades("dep/v1", scorecard="dep/v1")
+
+
+def test_refine_client_first_warns_and_maps_the_arguments(tmp_path: Path) -> None:
+    """The old order (client, assistant_id, owner_feedback) still means the same: the
+    feedback is checked as feedback (too long: refused before anything is sent)."""
+    too_long = "x" * 2001
+    with Client("http://127.0.0.1:9/v1", "sk_api_" + "k" * 32) as client:
+        with (
+            pytest.warns(DeprecationWarning, match=r"refine_and_wait\(\): pass the client as"),
+            pytest.raises(InvalidRequestError) as old,
+        ):
+            refine_and_wait(client, "a1", too_long, store=tmp_path)  # type: ignore[arg-type]
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            with pytest.raises(InvalidRequestError) as new:
+                refine_and_wait("a1", too_long, client=client, store=tmp_path)
+        assert old.value.fields == new.value.fields == ["ownerFeedback"]
+        with pytest.raises(TypeError, match="client twice"):
+            refine_and_wait(client, "a1", "x", client=client)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"takes 2 positional arguments"):
+            refine_and_wait("a1", "x", "y")
+        with (
+            pytest.warns(DeprecationWarning, match=r"arefine_and_wait\(\)"),
+            pytest.raises(InvalidRequestError),
+        ):
+            asyncio.run(arefine_and_wait(None, "a1", too_long, store=tmp_path))  # type: ignore[arg-type]
+
+
+def test_refine_loop_client_first_warns(tmp_path: Path) -> None:
+    grid = _grid()
+    with (
+        pytest.warns(DeprecationWarning, match=r"refine_loop\(\): pass the client as"),
+        pytest.raises(InvalidRequestError),
+    ):
+        refine_loop(None, "a1", grid, CARD, "x" * 2001)  # type: ignore[arg-type]
+    with (
+        pytest.warns(DeprecationWarning, match=r"arefine_loop\(\)"),
+        pytest.raises(InvalidRequestError),
+    ):
+        asyncio.run(arefine_loop(None, "a1", grid, CARD, "x" * 2001))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"takes 4 positional arguments"):
+        refine_loop("a1", grid, CARD, "x", "y")

@@ -1,0 +1,151 @@
+"""The curated top level, pinned (as httpx's ``tests/test_exported_members.py`` pins its own).
+
+``evalkit.__all__`` is what a user types in a notebook; everything else stays in its package.
+Adding a top-level name is one line in ``evalkit._HOMES`` (with its TYPE_CHECKING import) and
+one line here. A name that leaks (an internal helper) fails the first test.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import evalkit
+
+EXPECTED = [
+    "ApiError",
+    "AsyncClient",
+    "AuthenticationError",
+    "BadRequestError",
+    "Budget",
+    "Client",
+    "CompareOptions",
+    "Comparison",
+    "ConfigurationError",
+    "Done",
+    "DraftVsProdOptions",
+    "EvalkitError",
+    "Grades",
+    "Grid",
+    "InvalidRequestError",
+    "Judge",
+    "JudgeOptions",
+    "NotFoundError",
+    "PaymentRequiredError",
+    "PermissionDeniedError",
+    "Persona",
+    "PipelineOptions",
+    "PollPolicy",
+    "RateLimitError",
+    "RefineLoopOptions",
+    "RetryPolicy",
+    "Run",
+    "RunOptions",
+    "RunSpec",
+    "Scorecard",
+    "SequentialPlan",
+    "ServerError",
+    "ServiceUnavailableError",
+    "SimulationFailed",
+    "StoreError",
+    "StreamDropped",
+    "TuneOptions",
+    "TuneResult",
+    "Turn",
+    "Variant",
+    "Verdict",
+    "atune",
+    "compare_graded",
+    "compare_grades",
+    "compare_runs",
+    "compare_sequential",
+    "compare_variants",
+    "draft_vs_prod",
+    "grade_run",
+    "grade_transcripts",
+    "history",
+    "judge_agreement",
+    "list_runs",
+    "load_personas",
+    "load_run",
+    "load_runs",
+    "plan_repeats",
+    "refine_and_wait",
+    "refine_loop",
+    "run_and_grade",
+    "run_grid",
+    "suggest_feedback",
+    "tune",
+    "__version__",
+]
+
+
+def test_the_top_level_is_the_curated_list() -> None:
+    assert evalkit.__all__ == EXPECTED
+    assert 40 <= len(EXPECTED) - 1 <= 65
+
+
+def test_every_name_resolves_to_its_public_home() -> None:
+    for name in evalkit.__all__:
+        value = getattr(evalkit, name)
+        if name == "__version__":
+            assert isinstance(value, str)
+            continue
+        if inspect.ismodule(value):  # evalkit.tune: the package, callable as tune()
+            assert value.__name__ == f"evalkit.{name}"
+            assert callable(value)
+            continue
+        home = getattr(value, "__module__", "")
+        assert home == "evalkit" or home.startswith("evalkit."), (name, home)  # the root error
+        assert "._" not in home, f"{name}.__module__ is private: {home}"
+        assert getattr(importlib.import_module(home), name) is value, (name, home)
+        assert inspect.isclass(value) or callable(value), name
+
+
+def test_internal_helpers_are_not_at_the_top_level() -> None:
+    for name in ("storage_error", "owner_gone", "merge_patch", "finalize_run", "decide"):
+        assert name not in evalkit.__all__
+        assert name not in dir(evalkit)
+    for name in ("synthetic_grades", "SUGGEST", "GRADES_SCHEMA", "LlmBlock"):
+        assert name not in evalkit.__all__
+
+
+def test_a_former_top_level_name_still_resolves_for_one_release_with_a_warning() -> None:
+    from evalkit.targets import merge_patch
+
+    with pytest.warns(DeprecationWarning, match=r"from evalkit\.targets import merge_patch"):
+        assert evalkit.merge_patch is merge_patch
+    with pytest.raises(AttributeError, match="not_a_name"):
+        evalkit.not_a_name  # noqa: B018
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert evalkit.Client is evalkit.api.Client  # curated names never warn
+
+
+def test_poll_policy_is_public() -> None:
+    from evalkit.refine import PollPolicy
+
+    assert evalkit.PollPolicy is PollPolicy
+    assert PollPolicy.__module__ == "evalkit.refine"
+    with pytest.raises(ValueError, match=r"PollPolicy\.timeout must be > 0"):
+        PollPolicy(timeout=0)
+    params = inspect.signature(evalkit.refine_and_wait).parameters
+    assert "poll" in params
+
+
+def test_import_evalkit_stays_lazy() -> None:
+    """``import evalkit`` loads no package of its own and nothing heavy."""
+    code = (
+        "import sys, evalkit\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pandas', 'pyarrow', 'httpx', 'pydantic', 'numpy') or "
+        "(m.startswith('evalkit.') and m != 'evalkit._version')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
