@@ -1,9 +1,10 @@
 """tune / atune: run every arm against the same grid in waves, drop the clearly worse, and
 decide the winner with :func:`~._compare.decide_arms`.
 
-Each wave runs one more repeat of every cell for the control and every arm still in (the
-runner's repeat-major order and a conversation budget of one repeat per cell resume each arm's
-run exactly one repeat further). An arm runs on a temporary clone the runner makes from the
+Each wave runs one more repeat of every cell for the control and every arm still in, all at
+once with the streams shared out among them (the runner's repeat-major order and a
+conversation budget bring each arm's run exactly to ``wave`` repeats per cell, so a sweep
+resumed with its run prefix replays the same waves). An arm runs on a temporary clone the runner makes from the
 draft (or prod) config with the arm's patch, deletes when the wave ends, and deletes on
 failure and Ctrl-C too. Drops read the selection cells only (:mod:`._adaptive`); the held-out
 cells come from the grid's cell ids and the seed, before anything runs.
@@ -11,6 +12,7 @@ cells come from the grid's cell ids and the seed, before anything runs.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Sequence
@@ -138,7 +140,16 @@ class _Sweep:
     def n_cells(self) -> int:
         return self.grid.n_cells
 
-    async def run_arm(self, name: str, wave: int) -> None:
+    async def run_wave(self, wave: int) -> None:
+        """Run the control and every arm still in, at once; the streams are shared out so
+        that together they keep ``run_options.concurrency`` open (at least one each)."""
+        names = [self.control, *[n for n in self.names if self.active[n]]]
+        each = max(1, -(-self.opts.run_options.concurrency // len(names)))
+        async with asyncio.TaskGroup() as group:
+            for name in names:
+                group.create_task(self.run_arm(name, wave, each), name=f"evalkit-tune-{name}")
+
+    async def run_arm(self, name: str, wave: int, concurrency: int) -> None:
         """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded) and
         grade it, through the run -> grade pipeline of :mod:`evalkit.flows`."""
         run = self.runs.get(name) or _recorded(self.store, self.run_ids[name])
@@ -153,7 +164,7 @@ class _Sweep:
             judge=self.judge,
             store=self.store,
             options=PipelineOptions(
-                run=replace(self.opts.run_options, budget=budget),
+                run=replace(self.opts.run_options, budget=budget, concurrency=concurrency),
                 judge_samples=self.opts.judge_samples,
                 confidence=self.opts.confidence,
                 min_effect=self.opts.min_effect,
@@ -237,8 +248,7 @@ async def _sweep(
         opts.max_repeats,
     )
     for wave in range(1, opts.max_repeats + 1):
-        for name in [opts.control_name, *[n for n in names if sweep.active[n]]]:
-            await sweep.run_arm(name, wave)
+        await sweep.run_wave(wave)
         drops: list[str] = []
         if opts.adaptive and wave < opts.max_repeats:
             drops = sweep.drop_after(wave, level)
