@@ -23,9 +23,10 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from .._exceptions import EvalkitError
 from .._util import now, run_sync
 from ..api import AsyncClient, Client
-from ..flows import PipelineOptions, RunSpec, arun_and_grade
+from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
 from ..runner import Budget
@@ -38,11 +39,16 @@ from ._result import TuneResult
 from ._split import holdout_mask
 from ._variants import VariantSpec, variant_specs
 
-__all__ = ["atune", "default_run_prefix", "tune"]
+__all__ = ["TuneError", "atune", "default_run_prefix", "tune"]
 
 logger = logging.getLogger("evalkit.tune")
 
 VariantsLike = str | Path | Sequence[Variant | VariantSpec]
+
+
+class TuneError(EvalkitError):
+    """An arm of a sweep could not run or be graded; the message names it (the cause is the
+    original error: a refused config, an unreachable service, ...)."""
 
 
 def _grid_with_repeats(grid: Grid, repeats: int) -> Grid:
@@ -145,9 +151,13 @@ class _Sweep:
         that together they keep ``run_options.concurrency`` open (at least one each)."""
         names = [self.control, *[n for n in self.names if self.active[n]]]
         each = max(1, -(-self.opts.run_options.concurrency // len(names)))
-        async with asyncio.TaskGroup() as group:
-            for name in names:
-                group.create_task(self.run_arm(name, wave, each), name=f"evalkit-tune-{name}")
+        try:
+            async with asyncio.TaskGroup() as group:
+                for name in names:
+                    group.create_task(self.run_arm(name, wave, each), name=f"evalkit-tune-{name}")
+        except* Exception as failed:  # one arm's error, as itself (the others were stopped)
+            first = failed.exceptions[0]
+            raise first from first.__cause__
 
     async def run_arm(self, name: str, wave: int, concurrency: int) -> None:
         """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded) and
@@ -155,7 +165,16 @@ class _Sweep:
         run = self.runs.get(name) or _recorded(self.store, self.run_ids[name])
         need = wave * self.n_cells - (0 if run is None else len(run.conversations))
         budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
-        graded = await arun_and_grade(
+        try:
+            graded = await self._run_and_grade(name, budget, concurrency)
+        except EvalkitError as exc:
+            raise TuneError(
+                f"{name} (run {self.run_ids[name]}) failed in wave {wave}: {exc}"
+            ) from exc
+        self.runs[name], self.grades[name] = graded.run, graded.grades
+
+    async def _run_and_grade(self, name: str, budget: Budget, concurrency: int) -> GradedRun:
+        return await arun_and_grade(
             self.grid,
             self.assistant_id,
             self.card,
@@ -170,7 +189,6 @@ class _Sweep:
                 min_effect=self.opts.min_effect,
             ),
         )
-        self.runs[name], self.grades[name] = graded.run, graded.grades
 
     def frames(self, repeats: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
         control = _first_repeats(self.grades[self.control].frame, repeats)
@@ -183,11 +201,32 @@ class _Sweep:
         mask = np.asarray([c in self.held_out for c in cells], dtype=bool)
         live = np.asarray([self.active[n] for n in self.names])
         dropped = wave_drops(data, mask, live, confidence=level)
-        drops = [n for n, d in zip(self.names, dropped, strict=True) if d]
+        # an arm none of whose conversations could be scored (every one failed, say) only
+        # spends: it goes too
+        scored = np.asarray(data.arms.left_out.n).sum(axis=-1) > 0
+        drops = [
+            n
+            for n, d, ok, on in zip(self.names, dropped, scored, live, strict=True)
+            if on and (d or not ok)
+        ]
         for name in drops:
             self.active[name] = False
             self.dropped_at[name] = wave
         return drops
+
+    def left_out_warnings(self) -> list[str]:
+        """One sentence per arm (and the control) with conversations that did not end done."""
+        out = []
+        for name in [self.control, *self.names]:
+            conversations = self.runs[name].conversations
+            gone = conversations.loc[conversations["status"] != "done", "status"].value_counts()
+            if len(gone):
+                counts = ", ".join(f"{int(v)} {k}" for k, v in gone.sort_index().items())
+                out.append(
+                    f"{name}: {int(gone.sum())} of {len(conversations)} conversation(s) left "
+                    f"out of every score ({counts}); see run {self.run_ids[name]}"
+                )
+        return out
 
     def record_wave(self, wave: int, drops: list[str]) -> None:
         for name in [self.control, *self.names]:
@@ -287,6 +326,7 @@ async def _sweep(
         control_config=config,
         assistant_id=assistant_id,
         draft_version=version,
+        warnings=tuple(sweep.left_out_warnings()),
     )
 
 
