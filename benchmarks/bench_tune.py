@@ -25,10 +25,10 @@ import time
 import numpy as np
 
 from evalkit.compare import Design
-from evalkit.tune._adaptive import adaptive_rates, simulate_adaptive
-from evalkit.tune._calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
-from evalkit.tune._split import holdout_mask
-from evalkit.tune._synthetic import draw_arms
+from evalkit.tuning._adaptive import adaptive_rates, simulate_adaptive
+from evalkit.tuning._calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
+from evalkit.tuning._split import holdout_mask
+from evalkit.tuning._synthetic import draw_arms
 
 
 def _pct(x: float) -> str:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         StreamDropped,
         Turn,
     )
+    from .audio import Audio, speak
     from .compare import (
         CompareOptions,
         Comparison,
@@ -51,14 +52,7 @@ if TYPE_CHECKING:
         history,
         plan_repeats,
     )
-    from .flows import (
-        DraftVsProdOptions,
-        PipelineOptions,
-        RunSpec,
-        compare_graded,
-        draft_vs_prod,
-        run_and_grade,
-    )
+    from .flows import DraftVsProdOptions, draft_vs_prod
     from .grading import (
         Grades,
         Judge,
@@ -79,13 +73,14 @@ if TYPE_CHECKING:
     from .runner import Budget, RunOptions, run_grid
     from .store import Run, StoreError, list_runs, load_run, load_runs
     from .targets import Variant
-    from .tune import TuneOptions, TuneResult, atune, compare_variants, tune
+    from .tuning import TuneOptions, TuneResult, compare_variants, tune
 
 #: Every top-level name and its public home (a package of evalkit), sorted as ruff sorts
 #: ``__all__``: constants, classes, functions.
 _HOMES: dict[str, str] = {
     "ApiError": "api",
     "AsyncClient": "api",
+    "Audio": "audio",
     "AuthenticationError": "api",
     "BadRequestError": "api",
     "Budget": "runner",
@@ -105,14 +100,12 @@ _HOMES: dict[str, str] = {
     "PaymentRequiredError": "api",
     "PermissionDeniedError": "api",
     "Persona": "grid",
-    "PipelineOptions": "flows",
     "PollPolicy": "refine",
     "RateLimitError": "api",
     "RefineLoopOptions": "refine",
     "RetryPolicy": "api",
     "Run": "store",
     "RunOptions": "runner",
-    "RunSpec": "flows",
     "Scorecard": "grading",
     "SequentialPlan": "compare",
     "ServerError": "api",
@@ -120,17 +113,15 @@ _HOMES: dict[str, str] = {
     "SimulationFailed": "api",
     "StoreError": "store",
     "StreamDropped": "api",
-    "TuneOptions": "tune",
-    "TuneResult": "tune",
+    "TuneOptions": "tuning",
+    "TuneResult": "tuning",
     "Turn": "api",
     "Variant": "targets",
     "Verdict": "compare",
-    "atune": "tune",
-    "compare_graded": "flows",
     "compare_grades": "compare",
     "compare_runs": "compare",
     "compare_sequential": "compare",
-    "compare_variants": "tune",
+    "compare_variants": "tuning",
     "draft_vs_prod": "flows",
     "grade_run": "grading",
     "grade_transcripts": "grading",
@@ -143,10 +134,10 @@ _HOMES: dict[str, str] = {
     "plan_repeats": "compare",
     "refine_and_wait": "refine",
     "refine_loop": "refine",
-    "run_and_grade": "flows",
     "run_grid": "runner",
+    "speak": "audio",
     "suggest_feedback": "refine",
-    "tune": "tune",
+    "tune": "tuning",
 }
 
 __all__ = [*_HOMES, "__version__"]
@@ -159,10 +150,7 @@ _FORMER = ("api", "grid", "targets", "runner", "store", "grading", "compare", "r
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is not None:
-        module = importlib.import_module(f".{home}", __name__)
-        # a name that is its own package (``tune``) is the package, which is callable: the
-        # import system may set ``evalkit.tune`` to it at any time, so both must be one object
-        value = module if name == home else getattr(module, name)
+        value = getattr(importlib.import_module(f".{home}", __name__), name)
         globals()[name] = value
         return value
     if not name.startswith("_"):

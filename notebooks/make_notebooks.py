@@ -194,7 +194,7 @@ title = "Tune a prompt across variants"'''),
 import json
 import logging
 import evalkit
-from evalkit import demo
+from evalkit import demo, tuning
 from evalkit.data import bundled_path, contacts_path, personas_path
 from evalkit.report import notebook_output_dir, plots, table_html
 from IPython.display import HTML, Markdown, display
@@ -235,12 +235,73 @@ display(HTML(table_html(result.leaderboard[columns], float_format="{:.1f}")))"""
         new_markdown_cell("## The winner's change\n\nWhat promoting the winner would write to the draft."),
         new_code_cell("""import html as _html
 display(HTML(f"<pre>{_html.escape(result.diff or 'no confirmed winner: nothing to promote')}</pre>"))
-from evalkit.tune import write_tune_outputs
-summary = write_tune_outputs(result, output_dir)
+summary = tuning.write_tune_outputs(result, output_dir)
 print(f"winner: {result.winner}; summary and tables in {summary.parent}")"""),
     ]
 )
 
+trend = nb(
+    [
+        notebook_only(
+            "# Nightly trend\n\nHow did last night compare with the nights before? This notebook reads "
+            "every graded run of a store (a folder or a bucket such as `s3://team-evals/nightly`, "
+            "credentials from the usual AWS environment) and plots each run's score with its interval, "
+            "marking its verdict against the night before and against the last-known-good run. "
+            "Run it as it is to see four offline nights of the demo assistant (the embedded emulator)."
+        ),
+        params('''# Parameters (papermill: -p name value; use -r for ids and URLs)
+store = None               # folder or URL of runs (s3://bucket/prefix); None: four offline demo nights
+assistant_id = None        # keep this assistant's runs (None: every run)
+rubric = None              # rubric version id (None: the newest graded run's scorecard)
+since = None               # keep runs started on or after this date (UTC), e.g. "2026-11-01"
+target = None              # keep runs of this target ("prod", "draft"; None: all)
+min_effect = 5.0           # points: smaller differences count as no difference
+confidence = 0.95
+nights = 4                 # nights of the offline demo (only when store is None)
+seed = 7
+output_dir = None          # None: ./evalkit-output/trend (a temp folder when run beside the notebook)
+fail_on_regression = False # raise when the newest run regressed against the last-known-good run
+title = "Nightly trend"'''),
+        new_code_cell("""%matplotlib inline
+import logging
+from evalkit import demo, flows
+from evalkit.compare import HistoryOptions
+from evalkit.report import notebook_output_dir, plots, table_html
+from IPython.display import HTML, Markdown, display
+
+logging.basicConfig(level=logging.WARNING)
+output_dir = notebook_output_dir("trend", output_dir)
+if store is None:
+    store = demo.offline_nights(output_dir, nights=nights, seed=seed)
+options = HistoryOptions(min_effect=min_effect, confidence=confidence, target=target)
+trend = flows.nightly_trend(store, assistant_id=assistant_id, rubric=rubric, since=since, options=options)
+display(Markdown(f"# {title}"))
+display(Markdown(trend.summary()))"""),
+        new_markdown_cell(
+            "## Score by run\n\nEach run's score (0-100) with its interval. The marker's colour is the "
+            "verdict against the run before; a ring marks a regression against the last-known-good run, "
+            "a star the runs that were last-known-good."
+        ),
+        new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.score_trend(trend.by_run))))"""),
+        new_markdown_cell("## Runs\n\nOne row per graded run, oldest first."),
+        new_code_cell("""columns = ["run_id", "started_at", "target", "assistant_version", "conversations", "score",
+           "score_low", "score_high", "verdict_vs_previous", "verdict_vs_last_good", "is_last_good"]
+display(HTML(table_html(trend.by_run[columns], max_rows=200)))"""),
+        new_markdown_cell(
+            "## Rules in the newest run\n\nEach rule's score in the newest run, against the run before "
+            "and against the last-known-good run."
+        ),
+        new_code_cell("""columns = ["rule_id", "conversations", "score", "score_low", "score_high",
+           "verdict_vs_previous", "verdict_vs_last_good"]
+display(HTML(table_html(trend.newest_rules()[columns], max_rows=200)))"""),
+        new_code_cell("""written = trend.write(output_dir)
+print(f"trend and history tables in {written.parent}")
+if fail_on_regression:
+    trend.fail_on_regression()"""),
+    ]
+)
+
 nbformat.write(compare, "notebooks/compare_draft_prod.ipynb")
+nbformat.write(trend, "notebooks/nightly_trend.ipynb")
 nbformat.write(explore, "notebooks/explore_run.ipynb")
 nbformat.write(tune_prompt, "notebooks/tune_prompt.ipynb")

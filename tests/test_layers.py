@@ -37,13 +37,17 @@ ALLOWED: dict[str, set[str]] = {
     # refine runs its rounds through flows' run -> grade -> compare pipeline
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
-    # tune sits beside flows: it runs arms through the runner and decides from grades
-    "tune": BASE
+    "audio": BASE | {"api", "store"},
+    # tuning sits beside flows: it runs arms through flows' run -> grade pipeline
+    "tuning": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
-    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data", "tune"},
+    "report": BASE
+    | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio", "tuning"},
+    "view": BASE
+    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "tune", "report"},
+    | {"stats", "grading", "compare", "flows", "tuning", "report"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

@@ -15,6 +15,7 @@ from . import (
     _emulator,
     _grade,
     _history,
+    _labels,
     _personas,
     _refine,
     _report,
@@ -22,6 +23,7 @@ from . import (
     _runs,
     _targets,
     _tune,
+    _view,
 )
 from ._app import app
 from ._errors import ExitCode
@@ -33,6 +35,7 @@ _COMMAND_MODULES = (
     _run,
     _runs,
     _history,
+    _labels,
     _targets,
     _grade,
     _compare,
@@ -42,6 +45,7 @@ _COMMAND_MODULES = (
     _assistants,
     _refine,
     _personas,
+    _view,
     _tune,
 )
 

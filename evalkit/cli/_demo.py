@@ -55,3 +55,4 @@ def demo_command(
     if not demo.notebook.ok:
         typer.echo(f"the report notebook failed: {demo.notebook.error}", err=True)
     typer.echo(f"report: {demo.report.resolve()}")
+    typer.echo(f"browse every run: evalkit view --store {output_dir / 'runs'}")

@@ -100,8 +100,8 @@ def tune_command(
     from .._util import atomic_write_bytes, json_default
     from ..grid import Grid
     from ..runner import RunOptions
-    from ..tune import TuneOptions, tune
-    from ..tune._tune import default_run_prefix
+    from ..tuning import TuneOptions, tune
+    from ..tuning._tune import default_run_prefix
     from ._client import cli_client
 
     if control not in ("draft", "prod"):

@@ -1,21 +1,30 @@
-"""``judge_agreement``: how well judge verdicts match hand labels, per rule, with intervals."""
+"""``judge_agreement``: how well judge verdicts match hand labels, per rule, with intervals.
+
+Accuracy carries a Wilson score interval (Wilson 1927). Cohen's kappa (Cohen 1960) and the
+F1 score of ``fail`` (the judge's verdict as the prediction, the label as the truth, ``fail``
+the positive class; van Rijsbergen 1979) carry percentile bootstrap intervals over labelled
+pairs (Efron & Tibshirani 1993), seeded so the same labels give the same intervals.
+"""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..stats import wilson_interval
+from ..store import Run
 from ._grades import GradesLike, as_grades_frame
 
 __all__ = ["judge_agreement", "wilson_interval"]  # wilson_interval: evalkit.stats's
 
 _CATEGORIES = ("pass", "fail", "na")
+_FAIL = _CATEGORIES.index("fail")
 _COLUMNS = [
-    "rule_id", "n", "n_left_out", "agree", "accuracy", "accuracy_low", "accuracy_high",
-    "kappa", "kappa_low", "kappa_high",
+    "rule_id", "n_labelled", "n", "n_left_out", "agree", "accuracy", "accuracy_low",
+    "accuracy_high", "f1_fail", "f1_fail_low", "f1_fail_high", "kappa", "kappa_low", "kappa_high",
 ]  # fmt: skip
 
 
@@ -32,25 +41,82 @@ def _kappa(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(expected >= 1, np.nan, kappa)
 
 
+def _f1_fail(truth: np.ndarray, judged: np.ndarray) -> np.ndarray:
+    """F1 of ``fail`` along the last axis: 2TP / (2TP + FP + FN); NaN when no fail anywhere."""
+    tp = ((truth == _FAIL) & (judged == _FAIL)).sum(axis=-1)
+    fp = ((truth != _FAIL) & (judged == _FAIL)).sum(axis=-1)
+    fn = ((truth == _FAIL) & (judged != _FAIL)).sum(axis=-1)
+    denominator = 2 * tp + fp + fn
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(denominator > 0, 2 * tp / np.maximum(denominator, 1), np.nan)
+
+
+def _percentile(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    values = values[~np.isnan(values)]
+    if not values.size:
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(values, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+def _from_run(
+    run: Run, labels: pd.DataFrame | None, rubric: str | None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The run's grades (one scorecard) and its stored labels (or the ``labels`` given)."""
+    stored = run.labels() if labels is None else labels
+    grades = run.grades(rubric)
+    versions = sorted(str(v) for v in pd.unique(grades["rubric_version_id"].dropna()))
+    if rubric is None and len(versions) > 1:
+        wanted = stored.get("rubric_version_id")
+        seen = {str(v) for v in wanted.dropna()} if wanted is not None else set()
+        if len(seen & set(versions)) == 1:
+            return run.grades(seen.pop()), stored
+        raise ValueError(
+            f"run {run.run_id} was graded with several scorecards ({', '.join(versions)}): "
+            "pass rubric=<rubric version id>"
+        )
+    return grades, stored
+
+
+def _label_frame(labels: pd.DataFrame) -> pd.DataFrame:
+    if "label" in labels.columns and "verdict" not in labels.columns:
+        labels = labels.rename(columns={"label": "verdict"})
+    missing = {"conversation_id", "rule_id", "verdict"} - set(labels.columns)
+    if missing:
+        raise ValueError(
+            f"labels need the columns conversation_id, rule_id and label (or verdict); "
+            f"missing {', '.join(sorted(missing))}"
+        )
+    return labels[["conversation_id", "rule_id", "verdict"]]
+
+
 def judge_agreement(
-    grades: GradesLike,
-    labels: pd.DataFrame,
+    grades: GradesLike | Run,
+    labels: pd.DataFrame | None = None,
     *,
+    rubric: str | None = None,
     confidence: float = 0.95,
     n_resamples: int = 2000,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Compare graded verdicts with hand ``labels`` (conversation_id, rule_id, verdict).
+    """Compare graded verdicts with hand labels, per rule.
 
-    ``grades`` is a :class:`Grades` or a grades frame. Pairs where either side is not pass,
-    fail or na (``error``, a typo) or that have no counterpart are left out and counted. One
-    row per labelled rule plus ``(all)``: n compared, n_left_out, agree, accuracy with its
-    Wilson interval, and Cohen's kappa with a seeded bootstrap interval.
+    ``grades`` is a :class:`~evalkit.store.Run` (its grades, and by default the labels stored in
+    it: :meth:`Run.labels`; ``rubric`` picks a scorecard when it was graded with several), a
+    :class:`Grades` or a grades frame (then ``labels`` is required: conversation_id, rule_id and
+    ``label`` or ``verdict``). Pairs where either side is not pass, fail or na (``error``, a
+    typo) or that have no counterpart are left out and counted. One row per labelled rule plus
+    ``(all)``: n_labelled, n compared, n_left_out, agree, accuracy with its Wilson interval, the
+    F1 of ``fail`` and Cohen's kappa, each with a seeded bootstrap interval.
     """
+    if isinstance(grades, Run):
+        grades, labels = _from_run(grades, labels, rubric)
+    elif labels is None:
+        raise TypeError("judge_agreement needs labels= when given grades rather than a Run")
     frame = as_grades_frame(grades)
     graded = frame[["conversation_id", "rule_id", "verdict"]]
-    wanted = labels[["conversation_id", "rule_id", "verdict"]]
-    both = wanted.merge(
+    both = _label_frame(labels).merge(
         graded, on=["conversation_id", "rule_id"], how="left", suffixes=("_label", "_judge")
     )
     codes = {c: i for i, c in enumerate(_CATEGORIES)}
@@ -58,26 +124,35 @@ def judge_agreement(
     both["b"] = both["verdict_judge"].map(codes)
     usable = both["a"].notna() & both["b"].notna()
     rng = np.random.default_rng(seed)
-    rows = []
     groups = [*both.groupby("rule_id", sort=True), ("(all)", both)]
-    for rule_id, group in groups:
-        ok = usable.loc[group.index]
-        a = group.loc[ok, "a"].to_numpy(dtype=np.int64)
-        b = group.loc[ok, "b"].to_numpy(dtype=np.int64)
-        n = len(a)
-        agree = int((a == b).sum())
-        low, high = wilson_interval(agree, n, confidence)
-        kappa = float(_kappa(a, b)) if n else math.nan
-        k_low = k_high = math.nan
-        if n >= 2:
-            idx = rng.integers(0, n, size=(n_resamples, n))
-            boot = _kappa(a[idx], b[idx])
-            boot = boot[~np.isnan(boot)]
-            if boot.size:
-                tail = (1 - confidence) / 2
-                k_low, k_high = (float(q) for q in np.quantile(boot, [tail, 1 - tail]))
-        rows.append(
-            [rule_id, n, int((~ok).sum()), agree, agree / n if n else math.nan, low, high,
-             kappa, k_low, k_high]
-        )  # fmt: skip
+    rows = [
+        _row(str(rule_id), group, usable.loc[group.index], rng, (confidence, n_resamples))
+        for rule_id, group in groups
+    ]
     return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def _row(
+    rule_id: str,
+    group: pd.DataFrame,
+    ok: pd.Series,
+    rng: np.random.Generator,
+    settings: tuple[float, int],
+) -> list[Any]:
+    confidence, n_resamples = settings
+    a = group.loc[ok, "a"].to_numpy(dtype=np.int64)
+    b = group.loc[ok, "b"].to_numpy(dtype=np.int64)
+    n = len(a)
+    agree = int((a == b).sum())
+    low, high = wilson_interval(agree, n, confidence)
+    kappa = float(_kappa(a, b)) if n else math.nan
+    f1 = float(_f1_fail(a, b)) if n else math.nan
+    k_low = k_high = f_low = f_high = math.nan
+    if n >= 2:
+        idx = rng.integers(0, n, size=(n_resamples, n))
+        k_low, k_high = _percentile(_kappa(a[idx], b[idx]), confidence)
+        f_low, f_high = _percentile(_f1_fail(a[idx], b[idx]), confidence)
+    return [
+        rule_id, len(group), n, int((~ok).sum()), agree, agree / n if n else math.nan, low, high,
+        f1, f_low, f_high, kappa, k_low, k_high,
+    ]  # fmt: skip

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from .._util import publish
 from ._browser import RunBrowser
+from ._browser_controls import BrowserControls, run_voice
+from ._filters import Filters, filter_conversations, record_text, searchable_text
 from ._fonts import (
     NASTALIQ_FONT_STACK,
     ArabicFont,
@@ -37,6 +39,7 @@ from ._tables import rule_table
 from ._transcript_html import (
     REPORT_CSS,
     TranscriptOptions,
+    anchor_id,
     html_page,
     rules_html,
     side_by_side_html,
@@ -51,23 +54,30 @@ __all__ = [
     "OUTPUT_FOLDER",
     "REPORT_CSS",
     "ArabicFont",
+    "BrowserControls",
+    "Filters",
     "NotebookRun",
     "ReportError",
     "RunBrowser",
     "TranscriptOptions",
+    "anchor_id",
     "arabic_share",
     "check_parameters",
     "execute_notebook",
     "export_html",
+    "filter_conversations",
     "find_arabic_font",
     "html_page",
     "is_arabic_script",
     "notebook_output_dir",
     "notebook_parameters",
+    "record_text",
     "report_page",
     "rule_table",
     "rules_html",
+    "run_voice",
     "runs_overview_html",
+    "searchable_text",
     "side_by_side_html",
     "table_html",
     "transcript_html",

@@ -12,17 +12,18 @@ only set widget values; nothing is printed. Without a kernel, drive the widgets 
 from __future__ import annotations
 
 import html
-import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..api import Client
 from ..grading import GradesLike, as_grades_frame
 from ..store import Run
+from ._browser_controls import BrowserControls
+from ._filters import ANY, Filters, filter_conversations, record_text, searchable_text
 from ._frames import conversation_scores
 from ._transcript_html import REPORT_CSS, TranscriptOptions, side_by_side_html, transcript_html
 
@@ -33,23 +34,12 @@ __all__ = ["RunBrowser"]
 
 logger = logging.getLogger("evalkit.report")
 
-_ALL = ""
+_ALL = ANY
 _VERDICTS = ("pass", "fail", "na", "error")
 #: The filter row: as many columns of at least 260 px as fit, so nothing is clipped at any
 #: notebook width (the controls wrap onto a second line instead).
 _FILTER_COLUMNS = "repeat(auto-fill, minmax(260px, 1fr))"
 _LABEL_WIDTH = "64px"
-
-
-@dataclass(frozen=True)
-class Filters:
-    """The current filter values; empty strings mean "any"."""
-
-    persona: str = _ALL
-    rule: str = _ALL
-    verdict: str = _ALL
-    status: str = _ALL
-    text: str = _ALL
 
 
 @dataclass(frozen=True)
@@ -121,16 +111,6 @@ def _positions(frame: pd.DataFrame) -> dict[str, Any]:
     return {str(k): v for k, v in groups.items()}
 
 
-def _record_text(variables: Any) -> str:
-    try:
-        record = json.loads(str(variables))
-    except ValueError:
-        return str(variables)
-    if isinstance(record, dict):
-        return ", ".join(str(v) for v in record.values())
-    return str(record)
-
-
 class RunBrowser:
     """Browse a run's conversations: filters, server-side paging, highlighted transcripts.
 
@@ -139,6 +119,9 @@ class RunBrowser:
     Widgets a test or notebook can drive: :attr:`persona`, :attr:`rule`, :attr:`verdict`,
     :attr:`status`, :attr:`search`, :attr:`conversation`, :attr:`prev_button`,
     :attr:`next_button`; outputs: :attr:`page_html`, :attr:`transcript_html`, :attr:`page_label`.
+    :attr:`controls` (:class:`BrowserControls`) labels the shown conversation's rules (stored
+    in the run's labels table) and plays its agent turns through ``client`` (default: one
+    from the environment), in the voice the run recorded.
     """
 
     def __init__(
@@ -149,6 +132,7 @@ class RunBrowser:
         comparison_run: Run | None = None,
         comparison_grades: GradesLike | None = None,
         page_size: int = 10,
+        client: Client | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be >= 1")
@@ -161,6 +145,7 @@ class RunBrowser:
         )
         self._haystack: dict[str, str] | None = None
         self._busy = False
+        self._client = client
         self._build_widgets()
         self._refresh()
 
@@ -219,6 +204,9 @@ class RunBrowser:
         self.conversation.observe(self._on_select, names="value")
         self.prev_button.on_click(lambda _: self.go_to_page(self.page - 1))
         self.next_button.on_click(lambda _: self.go_to_page(self.page + 1))
+        self.controls = BrowserControls(
+            self._main.run, self._main.grades_of, self._main.turns_of, self._client
+        )
         css = w.HTML(f"<style>{REPORT_CSS}</style>")
         filters = w.GridBox(
             [self.persona, self.rule, self.verdict, self.status, self.search],
@@ -235,6 +223,7 @@ class RunBrowser:
                 paging,
                 self.page_html,
                 self.conversation,
+                self.controls.widget,
                 self.transcript_html,
             ]
         )
@@ -264,46 +253,14 @@ class RunBrowser:
     def _text_of(self) -> dict[str, str]:
         """Casefolded searchable text per conversation (turns, id, persona, variables)."""
         if self._haystack is None:
-            turns = self._main.run.turns
-            joined = turns.groupby(turns["conversation_id"].astype(str))["text"].agg(
-                lambda texts: "\n".join(str(t) for t in texts)
-            )
-            conv = self._main.conversations
-            self._haystack = {
-                str(cid): " ".join(
-                    (
-                        str(cid),
-                        str(row.persona_label),
-                        _record_text(row.variables),
-                        str(joined.get(str(cid), "")),
-                    )
-                ).casefold()
-                for cid, row in zip(conv.index, conv.itertuples(index=False), strict=True)
-            }
+            self._haystack = searchable_text(self._main.conversations, self._main.run.turns)
         return self._haystack
 
     def matching(self, filters: Filters | None = None) -> list[str]:
         """Conversation ids that pass ``filters`` (default: the widgets'), in grid order."""
         f = filters or self.filters
-        conv = self._main.conversations
-        keep = pd.Series(True, index=conv.index)
-        if f.persona:
-            keep &= conv["persona_label"] == f.persona
-        if f.status:
-            keep &= conv["status"] == f.status
-        if f.rule or f.verdict:
-            g = self._main.grades
-            rows = pd.Series(True, index=g.index)
-            if f.rule:
-                rows &= g["rule_id"] == f.rule
-            if f.verdict:
-                rows &= g["verdict"] == f.verdict
-            keep &= conv.index.isin(set(g.loc[rows, "conversation_id"].astype(str)))
-        if f.text:
-            needle = f.text.casefold()
-            text = self._text_of()
-            keep &= np.asarray([needle in text.get(cid, "") for cid in conv.index], dtype=bool)
-        return [str(c) for c in conv.index[keep.to_numpy(dtype=bool)]]
+        text = self._text_of() if f.text else None
+        return filter_conversations(self._main.conversations, self._main.grades, f, text)
 
     def page_ids(self) -> list[str]:
         """The conversation ids on the current page."""
@@ -318,6 +275,7 @@ class RunBrowser:
     def _on_select(self, change: Mapping[str, Any]) -> None:
         if not self._busy:
             self.transcript_html.value = self._pair_html(change.get("new"))
+            self.controls.show(change.get("new") or None)
 
     def go_to_page(self, page: int) -> None:
         """Show page ``page`` (clamped to the pages there are)."""
@@ -349,6 +307,7 @@ class RunBrowser:
         self.next_button.disabled = self.page >= self.n_pages - 1
         self.page_html.value = self._page_table(ids)
         self.transcript_html.value = self._pair_html(ids[0] if ids else None)
+        self.controls.show(ids[0] if ids else None)
 
     # ------------------------------------------------------------------ rendering
     def _page_table(self, ids: list[str]) -> str:
@@ -359,7 +318,7 @@ class RunBrowser:
             {
                 "conversation": conv.index,
                 "persona": conv["persona_label"].astype(str).to_numpy(),
-                "variables": [_record_text(v)[:60] for v in conv["variables"]],
+                "variables": [record_text(v)[:60] for v in conv["variables"]],
                 "status": conv["status"].astype(str).to_numpy(),
                 "turns": conv["n_turns"].to_numpy(),
                 "score": [self._main.scores.get(cid) for cid in ids],

@@ -25,6 +25,7 @@ from ._urdu_html import NOWRAP_CLASS, URDU_CLASS, urdu_html
 __all__ = [
     "REPORT_CSS",
     "TranscriptOptions",
+    "anchor_id",
     "html_page",
     "rules_html",
     "side_by_side_html",
@@ -75,11 +76,15 @@ REPORT_CSS = (
 
 @dataclass(frozen=True)
 class TranscriptOptions:
-    """How a transcript renders: a heading, the anchor prefix, the Arabic-share threshold."""
+    """How a transcript renders: a heading, the anchor prefix, the Arabic-share threshold;
+    ``rules=False`` leaves out the rules table (the evidence marks stay); ``after_turn`` maps a
+    turn index to trusted HTML placed under that turn (a player, a control)."""
 
     title: str = ""
     anchor: str = "conv"
     arabic_threshold: float = 0.5
+    rules: bool = True
+    after_turn: Mapping[int, str] | None = None
 
 
 def _esc(value: Any) -> str:
@@ -123,6 +128,7 @@ def _turn_html(
         f'<div class="ek-role">{_esc(role)} · {index}</div>'
         f'<div class="ek-text"{lang}>{_esc(text)}</div>'
         + (f'<div class="ek-marks">{badges}</div>' if badges else "")
+        + (opts.after_turn or {}).get(index, "")
         + "</div>"
     )
 
@@ -169,7 +175,7 @@ def transcript_html(
     if not bubbles:
         bubbles = ['<p class="ek-note">No turns.</p>']
     head = f"<h3>{_esc(opts.title)}</h3>" if opts.title else ""
-    rules = rules_html(grades, opts.anchor) if grades is not None else ""
+    rules = rules_html(grades, opts.anchor) if grades is not None and opts.rules else ""
     return f'<div class="ek ek-conv">{head}{rules}{"".join(bubbles)}</div>'
 
 

@@ -7,6 +7,7 @@ A run lives in ``<store>/<run_id>/``::
     conversations.parquet  one row per conversation  } written by finalize() from the journal,
     turns.parquet          one row per turn          } atomically (temp file + rename)
     grades/*.parquet       one row per conversation x rule (written by evalkit.grading)
+    labels/*.jsonl         hand labels, append-only, one object per batch (never in grades)
 
 Readers: ``load_run(run_id).conversations``, ``.conversations_wide()`` (a column per variable
 and per persona tag), ``.turns``, ``.grades()``, ``list_runs()``, ``load_runs(store="runs")``
@@ -35,6 +36,8 @@ from ._errors import (
     storage_errors,
 )
 from ._grades import grades_frame, grades_metadata, grades_path, write_grades
+from ._labels import LABEL_COLUMNS, LABEL_VALUES, Label, add_labels, read_labels
+from ._labels_csv import export_labels, import_labels, labels_table
 from ._listing import list_runs, load_runs
 from ._manifest import identity_hash, read_stored_manifest, record_in_manifest
 from ._reader import Run, load_run, local_folder
@@ -57,6 +60,8 @@ __all__ = [
     "CATALOG_COLUMNS",
     "CONVERSATIONS_SCHEMA",
     "GRADES_SCHEMA",
+    "LABEL_COLUMNS",
+    "LABEL_VALUES",
     "STATUSES",
     "STORE_BACKENDS",
     "TURNS_SCHEMA",
@@ -64,6 +69,7 @@ __all__ = [
     "ConversationRecord",
     "CorruptRunError",
     "IdentityMismatchError",
+    "Label",
     "RemotePath",
     "Run",
     "RunExistsError",
@@ -74,22 +80,27 @@ __all__ = [
     "StoreLike",
     "TurnRecord",
     "UnsupportedStoreError",
+    "add_labels",
     "catalog",
     "dump_tags",
     "dump_variables",
     "expand_variables",
+    "export_labels",
     "finalize_run",
     "grades_frame",
     "grades_metadata",
     "grades_path",
     "grid_identity",
     "identity_hash",
+    "import_labels",
     "is_store_url",
+    "labels_table",
     "list_runs",
     "load_run",
     "load_runs",
     "local_folder",
     "open_store",
+    "read_labels",
     "read_stored_manifest",
     "record_grades_summary",
     "record_in_manifest",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -14,6 +15,7 @@ import pyarrow.compute as pc
 from .._util import content_hash, deprecated
 from ._errors import RunNotFoundError, StoreError
 from ._grades import grades_path
+from ._labels import Label, add_labels, read_labels
 from ._layout import (
     CONVERSATIONS_FILE,
     GRADES_DIR,
@@ -198,6 +200,30 @@ class Run:
         if wanted is not None:
             table = table.filter(pc.equal(table.column("rubric_version_id"), wanted))
         return to_frame(table, GRADES_SCHEMA)
+
+    def labels(self, *, latest: bool = True) -> pd.DataFrame:
+        """Hand labels stored in the run (see :func:`read_labels`): the last per conversation
+        and rule, or with ``latest=False`` the whole append-only table."""
+        return read_labels(self.path, latest=latest)
+
+    def add_labels(self, labels: Iterable[Label | Mapping[str, Any]]) -> pd.DataFrame:
+        """Append hand labels to the run (never to its grades); returns the stored rows.
+
+        Each label's conversation must be in the run: an unknown one is a :class:`ValueError`
+        naming it, and nothing is stored.
+        """
+        items = [
+            item if isinstance(item, Label) else Label.from_mapping(item, f"label {i}")
+            for i, item in enumerate(labels)
+        ]
+        known = set(self.conversations["conversation_id"].astype(str))
+        for i, item in enumerate(items):
+            if item.conversation_id not in known:
+                raise ValueError(
+                    f"label {i}: conversation_id {item.conversation_id!r} is not in run "
+                    f"{self.run_id}"
+                )
+        return add_labels(self.path, items)
 
     def transcript(self, conversation_id: str) -> pd.DataFrame:
         """The turns of one conversation in speaking order (empty if it has none)."""

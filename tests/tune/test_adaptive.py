@@ -7,14 +7,14 @@ import pytest
 from scipy import stats
 
 from evalkit.compare import Design
-from evalkit.tune._adaptive import (
+from evalkit.tuning._adaptive import (
     adaptive_rates,
     drop_bound_confidence,
     simulate_adaptive,
     wave_drops,
 )
-from evalkit.tune._split import holdout_mask
-from evalkit.tune._synthetic import arms_data, draw_arms
+from evalkit.tuning._split import holdout_mask
+from evalkit.tuning._synthetic import arms_data, draw_arms
 
 HOLD = holdout_mask([f"cell-{c:03d}" for c in range(36)], 0.3, 0)
 

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from evalkit.compare import Verdict
-from evalkit.tune import TuneResult, compare_variants
-from evalkit.tune._calibration import TUNE_DESIGN
-from evalkit.tune._synthetic import arm_frame, draw_arms
+from evalkit.tuning import TuneResult, compare_variants
+from evalkit.tuning._calibration import TUNE_DESIGN
+from evalkit.tuning._synthetic import arm_frame, draw_arms
 
 COLUMNS = [
     "variant",

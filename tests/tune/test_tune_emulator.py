@@ -1,4 +1,4 @@
-"""evalkit.tune and `evalkit tune` on the embedded emulator with the bundled variants file.
+"""evalkit.tuning and `evalkit tune` on the embedded emulator with the bundled variants file.
 
 By the emulator's dialogue rules, ``confirm-slot`` helps (the agent asks for a yes or no),
 ``terse-no-greeting`` hurts (no greeting, a token said out loud, no closing) and the other two
@@ -24,7 +24,7 @@ from evalkit.data import bundled_path
 from evalkit.demo import CONTACTS, CONTEXT, DEMO_PERSONAS, DemoService, demo_grid, demo_scorecard
 from evalkit.runner import RunOptions
 from evalkit.targets import CLONE_PREFIX, Variant
-from evalkit.tune import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
+from evalkit.tuning import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "examples" / "variants" / "urdu_reminder.yaml"

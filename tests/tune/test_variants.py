@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
 from pathlib import Path
 
 import pytest
 
 from evalkit.targets import Variant
-from evalkit.tune import VariantsFileError, load_variants
-from evalkit.tune._variants import variant_specs
+from evalkit.tuning import VariantsFileError, load_variants
+from evalkit.tuning._variants import variant_specs
 
 
 def write(tmp_path: Path, text: str) -> Path:
@@ -77,11 +78,12 @@ def test_variant_objects_are_accepted_and_credentials_stay_masked() -> None:
         variant_specs([secret, secret])
 
 
-def test_evalkit_tune_is_callable_as_package_or_function() -> None:
+def test_evalkit_tune_stays_the_function_once_the_package_is_imported() -> None:
     import evalkit
-    import evalkit.tune as package
+    import evalkit.tuning as package
 
-    assert evalkit.tune is package
+    assert evalkit.tune is package.tune
+    assert inspect.isfunction(evalkit.tune)
     assert package.TuneOptions is evalkit.TuneOptions
     grid = evalkit.Grid([evalkit.Persona("caller", "Answers briefly.")])
     with pytest.raises(ValueError, match="at least one variant"):

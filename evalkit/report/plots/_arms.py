@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from ...tune import TuneResult
+from ...tuning import TuneResult
 from ._common import DIRECTION_COLORS, add_caption, color_for, new_figure, wrap_label
 
 __all__ = ["arm_forest"]

@@ -5,20 +5,12 @@
     result.leaderboard     # one row per arm: score, adjusted difference, verdict, dropped_at
     print(result)          # the winner (or why none), then the leaderboard
 
-``evalkit.tune(...)`` runs a sweep (:func:`tune`; this package is callable, so the name works
-whether it resolves to the package or to the function).
-
 The winner is chosen on a seeded share of the cells and confirmed on the held-out rest by a
 closed combination test, so picking the best of many equal variants is not called a win
-(see :mod:`evalkit.tune._selection`).
+(see :mod:`evalkit.tuning._selection`).
 """
 
 from __future__ import annotations
-
-import inspect
-import sys
-import types
-from typing import Any
 
 from .._util import publish
 from ._compare import compare_variants
@@ -45,16 +37,3 @@ __all__ = [
 ]
 
 publish(globals())
-
-
-class _TunePackage(types.ModuleType):
-    """``evalkit.tune`` is both this package and the function :func:`tune`, exported at the
-    top level: once the package is imported, ``evalkit.tune`` may name either, so the package
-    is callable and calling it is calling :func:`tune`."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> TuneResult:
-        return tune(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _TunePackage
-__signature__ = inspect.signature(tune)

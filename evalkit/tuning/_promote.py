@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PromoteError", "Promotion", "apromote", "promote"]
 
-logger = logging.getLogger("evalkit.tune")
+logger = logging.getLogger("evalkit.tuning")
 
 
 class PromoteError(EvalkitError):

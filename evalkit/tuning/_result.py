@@ -212,7 +212,7 @@ class TuneResult:
 
         Refuses without a confirmed winner, and when the draft's version moved since the sweep
         started (someone saved it meanwhile). ``dry_run``: the diff only, nothing written.
-        Returns a :class:`~evalkit.tune.Promotion` (its ``diff`` is logged before writing).
+        Returns a :class:`~evalkit.tuning.Promotion` (its ``diff`` is logged before writing).
         """
         from ._promote import promote
 

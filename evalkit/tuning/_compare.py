@@ -271,7 +271,7 @@ def compare_variants(
     seeded ``holdout`` share of the cells is held out: the arm to confirm is the best on the
     other cells, and it is called ``improved`` only when a closed combination test over the
     arms rejects on both (family-wise error at most ``(1 - confidence) / 2``, one-sided; see
-    :mod:`evalkit.tune._selection`) and its held-out difference is positive. Differences in
+    :mod:`evalkit.tuning._selection`) and its held-out difference is positive. Differences in
     the leaderboard use all cells with intervals adjusted for the number of arms
     (Bonferroni); ``regressed`` and ``no_difference`` read them, and an arm above the control
     that was not confirmed stays ``insufficient_evidence``. The method is analytic; ``seed``

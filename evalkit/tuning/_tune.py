@@ -4,10 +4,10 @@ decide the winner with :func:`~._compare.decide_arms`.
 Each wave runs one more repeat of every cell for the control and every arm still in, all at
 once with the streams shared out among them (the runner's repeat-major order and a
 conversation budget bring each arm's run exactly to ``wave`` repeats per cell, so a sweep
-resumed with its run prefix replays the same waves). An arm runs on a temporary clone the runner makes from the
-draft (or prod) config with the arm's patch, deletes when the wave ends, and deletes on
-failure and Ctrl-C too. Drops read the selection cells only (:mod:`._adaptive`); the held-out
-cells come from the grid's cell ids and the seed, before anything runs.
+resumed with its run prefix replays the same waves). An arm runs on a temporary clone the
+runner makes from the draft (or prod) config with the arm's patch, deletes when the wave ends,
+and deletes on failure and Ctrl-C too. Drops read the selection cells only (:mod:`._adaptive`);
+the held-out cells come from the grid's cell ids and the seed, before anything runs.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ._variants import VariantSpec, variant_specs
 
 __all__ = ["TuneError", "atune", "default_run_prefix", "tune"]
 
-logger = logging.getLogger("evalkit.tune")
+logger = logging.getLogger("evalkit.tuning")
 
 VariantsLike = str | Path | Sequence[Variant | VariantSpec]
 

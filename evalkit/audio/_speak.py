@@ -1,0 +1,102 @@
+"""``speak``: text to speech through E11, cached by content so a phrase is synthesized once.
+
+The cache key is a hash of everything that shapes the audio: the service's base URL (another
+service, or another emulator, may sound different), the text, the voice, the phrase
+replacement config and the output format; never the API key. Cached audio lives under
+``<store>/.audio/<hash><suffix>`` when ``cache`` is a store (a folder or a URL), else under the
+user's cache folder (``EVALKIT_CACHE_DIR``, else ``~/.cache/evalkit``) in ``audio/``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Final
+
+from .._util import atomic_write_bytes, content_hash
+from ..api import Client
+from ..api._limits import VOICE_IDS
+from ..store import RemotePath, StoreLike, open_store
+from ._audio import Audio, suffix
+
+__all__ = ["AUDIO_DIR", "DEFAULT_VOICE", "audio_cache_path", "speak"]
+
+logger = logging.getLogger("evalkit.audio")
+
+AUDIO_DIR: Final = ".audio"
+#: The voice used when none is given or recorded: the first of E11's voices.
+DEFAULT_VOICE: Final = VOICE_IDS[0]
+
+
+def _default_cache() -> Path:
+    base = os.environ.get("EVALKIT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "evalkit"
+    )
+    return Path(base) / "audio"
+
+
+def audio_cache_path(
+    key: str, output_format: str, cache: StoreLike | None = None
+) -> Path | RemotePath:
+    """Where the audio with content key ``key`` is cached."""
+    folder = open_store(cache) / AUDIO_DIR if cache is not None else _default_cache()
+    return folder / f"{key}{suffix(output_format)}"
+
+
+def _read(path: Path | RemotePath) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError as exc:
+        logger.warning("audio cache %s unreadable (%s); synthesizing again", path, exc)
+        return None
+
+
+def _write(path: Path | RemotePath, data: bytes) -> None:
+    try:
+        if isinstance(path, RemotePath):
+            path.write_bytes(data)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_bytes(path, data, durable=False)
+    except OSError as exc:
+        logger.warning("audio cache %s not written (%s)", path, exc)
+
+
+def speak(
+    text: str,
+    *,
+    voice_id: str | None = None,
+    phrase_replacement_config_id: str | None = None,
+    output_format: str = "MP3_22050_32",
+    client: Client | None = None,
+    cache: StoreLike | None = None,
+) -> Audio:
+    """Synthesize ``text`` with E11 and return it as :class:`Audio` (plays in Jupyter).
+
+    ``voice_id`` defaults to :data:`DEFAULT_VOICE`; ``client`` to a :class:`Client` configured
+    from the environment (``EVALKIT_BASE_URL``, ``EVALKIT_API_KEY``). The same request is
+    answered from the cache (``cache``: a store folder or URL; default the user's cache) without
+    a call. The text limit (2500) and the enums are checked before anything is sent.
+    """
+    voice = voice_id or DEFAULT_VOICE
+    suffix(output_format)  # an unknown format is refused before any call
+    with ExitStack() as stack:
+        api = client if client is not None else stack.enter_context(Client())
+        key = content_hash(
+            {
+                "service": api.base_url,
+                "text": text,
+                "voice_id": voice,
+                "phrase_replacement_config_id": phrase_replacement_config_id,
+                "output_format": output_format,
+            }
+        )
+        path = audio_cache_path(key, output_format, cache)
+        data = _read(path)
+        if data is not None:
+            return Audio(data, text, voice, output_format, phrase_replacement_config_id, True)
+        data = api.text_to_speech(text, voice, output_format, phrase_replacement_config_id)
+    _write(path, data)
+    return Audio(data, text, voice, output_format, phrase_replacement_config_id, False)

@@ -1,0 +1,75 @@
+"""`evalkit labels export|import|agreement`: hand labels as CSV, and the judge's measured
+agreement with them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._app import app
+
+labels_app = typer.Typer(
+    name="labels",
+    help="Hand labels of rule verdicts: export, import (CSV), agreement.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(labels_app)
+
+_STORE_HELP = "Folder or URL (s3://bucket/prefix) of runs."
+
+
+@labels_app.command("export")
+def export_command(
+    store: Annotated[str, typer.Option(metavar="DIR|URL", help=_STORE_HELP)] = "runs",
+    run: Annotated[
+        list[str] | None, typer.Option("--run", help="Only this run (repeatable).")
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="CSV file [default: stdout].")
+    ] = None,
+    latest: Annotated[
+        bool, typer.Option("--latest", help="Only the last label per conversation and rule.")
+    ] = False,
+) -> None:
+    """Write the store's labels as CSV (run_id, conversation_id, rule_id, label, note, ...)."""
+    from ..store import export_labels
+
+    text = export_labels(store, output, run_ids=run or None, latest=latest)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        typer.echo(f"{max(text.count(chr(10)) - 1, 0)} label(s) written to {output}", err=True)
+
+
+@labels_app.command("import")
+def import_command(
+    csv: Annotated[Path, typer.Argument(help="CSV with run_id, conversation_id, rule_id, label.")],
+    store: Annotated[str, typer.Option(metavar="DIR|URL", help=_STORE_HELP)] = "runs",
+    run: Annotated[str | None, typer.Option("--run", help="Every row belongs to this run.")] = None,
+) -> None:
+    """Append a CSV's labels to their runs (every row checked first; repeats skipped)."""
+    from ..store import import_labels
+
+    stored = import_labels(csv, store, run_id=run)
+    for run_id, n in stored.items():
+        typer.echo(f"{run_id}: {n} label(s) stored")
+
+
+@labels_app.command("agreement")
+def agreement_command(
+    run: Annotated[str, typer.Argument(help="Run id (or folder/URL).")],
+    store: Annotated[str, typer.Option(metavar="DIR|URL", help=_STORE_HELP)] = "runs",
+    rubric: Annotated[str | None, typer.Option(help="Rubric version id.")] = None,
+) -> None:
+    """The judge's agreement with the run's labels per rule: accuracy, F1(fail), kappa."""
+    from ..grading import judge_agreement
+    from ..store import load_run
+
+    frame = judge_agreement(load_run(run, store), rubric=rubric)
+    columns = ["rule_id", "n_labelled", "n", "accuracy", "accuracy_low", "accuracy_high"]
+    columns += ["f1_fail", "f1_fail_low", "f1_fail_high", "kappa", "kappa_low", "kappa_high"]
+    shown = frame[columns]
+    typer.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))

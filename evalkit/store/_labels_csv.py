@@ -1,0 +1,113 @@
+"""Hand labels as CSV, for teams that label elsewhere: :func:`export_labels` writes a store's
+labels (a ``run_id`` column, then :data:`LABEL_COLUMNS`); :func:`import_labels` appends a CSV's
+labels to the runs it names, checking every row before anything is stored."""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from .._util import atomic_write_bytes
+from ._labels import LABEL_COLUMNS, Label
+from ._listing import stored_manifests
+from ._reader import Run, load_run
+from ._urls import StoreLike, open_store
+
+__all__ = ["export_labels", "import_labels"]
+
+CSV_COLUMNS = ("run_id", *LABEL_COLUMNS)
+
+
+def _runs(store: StoreLike, run_ids: list[str] | None) -> list[Run]:
+    if run_ids:
+        return [load_run(run_id, store) for run_id in run_ids]
+    return [Run(folder) for folder, _ in stored_manifests(open_store(store))]
+
+
+def labels_table(
+    store: StoreLike = "runs", run_ids: list[str] | None = None, *, latest: bool = False
+) -> pd.DataFrame:
+    """Every label of the store's runs (or of ``run_ids``) with a ``run_id`` column first."""
+    frames = []
+    for run in _runs(store, run_ids):
+        frame = run.labels(latest=latest)
+        if len(frame):
+            frames.append(frame.assign(run_id=run.run_id))
+    if not frames:
+        return pd.DataFrame({name: pd.Series(dtype="object") for name in CSV_COLUMNS})
+    return pd.concat(frames, ignore_index=True)[list(CSV_COLUMNS)]
+
+
+def export_labels(
+    store: StoreLike = "runs",
+    output: str | os.PathLike[str] | None = None,
+    *,
+    run_ids: list[str] | None = None,
+    latest: bool = False,
+) -> str:
+    """The labels as CSV text (the whole history unless ``latest``); also written to
+    ``output`` (atomically) when given."""
+    text = labels_table(store, run_ids, latest=latest).to_csv(index=False)
+    if output is not None:
+        target = Path(os.fspath(output))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(target, text.encode("utf-8"))
+    return text
+
+
+def _read_csv(source: str | os.PathLike[str] | io.StringIO) -> pd.DataFrame:
+    try:
+        frame = pd.read_csv(source, dtype=str, keep_default_na=False)
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise ValueError(f"labels CSV {source}: cannot be read ({exc})") from exc
+    missing = {"conversation_id", "rule_id", "label"} - set(frame.columns)
+    if missing:
+        raise ValueError(f"labels CSV {source}: missing column(s) {', '.join(sorted(missing))}")
+    return frame
+
+
+def _key(row: Mapping[Any, Any]) -> tuple[str, ...]:
+    return tuple(str(row.get(name) or "") for name in LABEL_COLUMNS)
+
+
+def import_labels(
+    source: str | os.PathLike[str] | io.StringIO,
+    store: StoreLike = "runs",
+    *,
+    run_id: str | None = None,
+) -> dict[str, int]:
+    """Append the labels of a CSV to their runs; returns labels stored per run.
+
+    Each row names its run in ``run_id`` (or every row goes to ``run_id=``). Every row is
+    checked first, its run and conversation must exist: one bad row is a :class:`ValueError`
+    naming the row and field, and nothing is stored. Rows already stored (same values) are
+    skipped, so importing a file twice adds nothing.
+    """
+    frame = _read_csv(source)
+    if run_id is None and "run_id" not in frame.columns:
+        raise ValueError(f"labels CSV {source}: no run_id column; pass run_id= (--run)")
+    batches: dict[str, list[Label]] = {}
+    for number, row in enumerate(frame.to_dict("records"), start=2):  # line 1 is the header
+        where = f"labels CSV line {number}"
+        target = run_id or str(row.get("run_id") or "")
+        if not target:
+            raise ValueError(f"{where}: run_id is empty")
+        batches.setdefault(target, []).append(Label.from_mapping(row, where).checked(where))
+    runs = {name: load_run(name, store) for name in batches}
+    stored: dict[str, int] = {}
+    fresh_batches: dict[str, list[Label]] = {}
+    for name, labels in batches.items():
+        known = set(runs[name].conversations["conversation_id"].astype(str))
+        bad = next((item for item in labels if item.conversation_id not in known), None)
+        if bad is not None:
+            raise ValueError(f"labels CSV: conversation {bad.conversation_id!r} is not in {name}")
+        have = {_key(r) for r in runs[name].labels(latest=False).to_dict("records")}
+        fresh_batches[name] = [item for item in labels if _key(item.to_json()) not in have]
+    for name, fresh in fresh_batches.items():
+        stored[name] = len(runs[name].add_labels(fresh)) if fresh else 0
+    return stored

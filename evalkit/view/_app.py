@@ -1,0 +1,284 @@
+"""The live viewer: a Starlette app serving :class:`Pages` over one store, read-only except
+for labels (``POST .../label``) and the audio cache (a played turn is synthesized once).
+
+Bound to loopback it answers only requests addressed to a loopback host name (no DNS
+rebinding); bound elsewhere every page lives under ``/<token>/``. Label forms carry a
+per-process form token, so another site cannot post labels through the user's browser.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import threading
+from collections.abc import AsyncIterator, Callable
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+
+from ..api import ApiError, Client, ConfigurationError
+from ..audio import speak
+from ..report import Filters, find_arabic_font, run_voice
+from ..store import Label, RunNotFoundError, StoreError
+from ..store._labels import default_labeller
+from ._compare_pages import compare_page, history_page
+from ._options import ViewerOptions, is_loopback
+from ._pages import Pages
+from ._paths import compare_path, seg
+from ._site import Site
+
+__all__ = ["STATIC", "ViewerApp", "build_app", "nastaliq_font"]
+
+logger = logging.getLogger("evalkit.view")
+
+AUDIO_FORMAT = "MP3_22050_32"
+AUDIO_MIME = "audio/mpeg"
+STATIC = {"viewer.css": "text/css", "viewer.js": "text/javascript"}
+MAX_FORM_BYTES = 16_384
+NASTALIQ_FAMILIES = ("Noto Nastaliq Urdu", "Jameel Noori Nastaleeq")
+
+
+class ViewerApp:
+    """The viewer's state: the site, the pages, the (lazy) service client."""
+
+    def __init__(self, options: ViewerOptions) -> None:
+        self.options = options
+        self.site = Site(options.store, options.storage_options)
+        self.form_token = secrets.token_urlsafe(16)
+        self.pages = Pages(
+            self.site,
+            live=True,
+            form_token=self.form_token,
+            labeller=default_labeller(),
+            refresh_s=options.refresh_s,
+            page_size=options.page_size,
+        )
+        self._client = options.client
+        self._own_client: Client | None = None
+        self._lock = threading.Lock()
+
+    def client(self) -> Client:
+        """The client that synthesizes played turns (made from the environment once)."""
+        with self._lock:
+            if self._client is None:
+                self._own_client = Client()
+                self._client = self._own_client
+            return self._client
+
+    def close(self) -> None:
+        if self._own_client is not None:
+            self._own_client.close()
+
+
+def _page(render: Callable[..., str]) -> Callable[[Request], Any]:
+    """An endpoint that renders a page in a worker thread; a missing run or conversation
+    is a 404 page, a refused value a 400 page."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            text = await run_in_threadpool(render, request)
+        except (RunNotFoundError, KeyError) as exc:
+            return HTMLResponse(_error(request, "Not found", exc), status_code=404)
+        except ValueError as exc:
+            return HTMLResponse(_error(request, "Not accepted", exc), status_code=400)
+        return HTMLResponse(text)
+
+    return endpoint
+
+
+def _error(request: Request, heading: str, exc: BaseException) -> str:
+    app: ViewerApp = request.app.state.viewer
+    message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    depth = request.url.path.count("/") - (2 if app.options.token else 1)
+    root = "../" * max(depth, 0)
+    return app.pages.render("error.html", root, title=heading, heading=heading, message=message)
+
+
+def _viewer(request: Request) -> ViewerApp:
+    viewer: ViewerApp = request.app.state.viewer
+    return viewer
+
+
+def _index(request: Request) -> str:
+    return _viewer(request).pages.index()
+
+
+def _run(request: Request) -> str:
+    query = request.query_params
+    try:
+        offset = int(query.get("offset") or 0)
+    except ValueError as exc:
+        raise ValueError(f"offset must be a whole number, got {query.get('offset')!r}") from exc
+    return _viewer(request).pages.run(
+        request.path_params["run_id"], Filters.from_mapping(query), offset
+    )
+
+
+def _conversation(request: Request) -> str:
+    p = request.path_params
+    return _viewer(request).pages.conversation(p["run_id"], p["cid"])
+
+
+def _compare(request: Request) -> str:
+    p = request.path_params
+    return compare_page(_viewer(request).pages, p["baseline"], p["candidate"])
+
+
+def _history(request: Request) -> str:
+    return history_page(_viewer(request).pages, request.path_params["assistant"])
+
+
+async def _compare_form(request: Request) -> Response:
+    q = request.query_params
+    baseline, candidate = q.get("baseline") or "", q.get("candidate") or ""
+    if not baseline or not candidate:
+        return RedirectResponse("index.html", status_code=303)
+    return RedirectResponse(compare_path(baseline, candidate), status_code=303)
+
+
+async def _label(request: Request) -> Response:
+    viewer = _viewer(request)
+    body = await request.body()
+    if len(body) > MAX_FORM_BYTES:
+        return HTMLResponse(
+            _error(request, "Not accepted", ValueError("the form is too large")), 413
+        )
+    form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    if not secrets.compare_digest(form.get("form_token", ""), viewer.form_token):
+        return HTMLResponse(
+            _error(request, "Not accepted", ValueError("this form is stale: reload the page")),
+            status_code=403,
+        )
+    run_id, cid = request.path_params["run_id"], request.path_params["cid"]
+
+    def store() -> None:
+        data = viewer.site.run(run_id)
+        label = Label(
+            conversation_id=cid,
+            rule_id=form.get("rule_id", ""),
+            label=form.get("label", ""),
+            note=form.get("note", ""),
+            labelled_by=form.get("labelled_by", "").strip()[:100],
+            rubric_version_id=data.rubric,
+            judge_verdict=form.get("judge_verdict") or None,
+        )
+        data.run.add_labels([label])
+
+    try:
+        await run_in_threadpool(store)
+    except (RunNotFoundError, KeyError) as exc:
+        return HTMLResponse(_error(request, "Not found", exc), status_code=404)
+    except ValueError as exc:
+        return HTMLResponse(_error(request, "Not accepted", exc), status_code=400)
+    anchor = f"#rule-{seg(form.get('rule_id', ''))}"
+    return RedirectResponse(f"../{seg(cid)}.html{anchor}", status_code=303)
+
+
+async def _audio(request: Request) -> Response:
+    viewer = _viewer(request)
+    p = request.path_params
+
+    def synthesize() -> bytes:
+        data = viewer.site.run(p["run_id"])
+        turns = data.turns_of(p["cid"])
+        match = turns[(turns["index"] == int(p["turn"])) & (turns["role"] == "agent")]
+        if match.empty:
+            raise KeyError(f"no agent turn {p['turn']} in {p['cid']}")
+        voice, phrase_config = run_voice(data.run.manifest)
+        audio = speak(
+            str(match["text"].iloc[0]),
+            voice_id=voice,
+            phrase_replacement_config_id=phrase_config,
+            output_format=AUDIO_FORMAT,
+            client=viewer.client(),
+            cache=viewer.site.root,
+        )
+        return audio.data
+
+    try:
+        data = await run_in_threadpool(synthesize)
+    except (RunNotFoundError, KeyError) as exc:
+        return Response(str(exc), status_code=404, media_type="text/plain")
+    except ConfigurationError as exc:
+        return Response(f"no service to synthesize with: {exc}", 503, media_type="text/plain")
+    except (ApiError, StoreError, ValueError) as exc:
+        logger.warning("audio for %s turn %s: %s", p["cid"], p["turn"], exc)
+        return Response(f"synthesis failed: {exc}", status_code=502, media_type="text/plain")
+    headers = {"Cache-Control": "private, max-age=86400"}
+    return Response(data, media_type=AUDIO_MIME, headers=headers)
+
+
+async def _static(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name == "nastaliq.ttf":
+        font = nastaliq_font()
+        if font is None:
+            return Response("no Nastaliq font on this machine", 404, media_type="text/plain")
+        return Response(font.read_bytes(), media_type="font/ttf")
+    if name not in STATIC:
+        return Response("not found", status_code=404, media_type="text/plain")
+    data = files("evalkit.view").joinpath("static", name).read_bytes()
+    return Response(data, media_type=STATIC[name])
+
+
+def nastaliq_font() -> Path | None:
+    """A Nastaliq font file on this machine (served so Urdu renders in Nastaliq anywhere)."""
+    font = find_arabic_font(NASTALIQ_FAMILIES)
+    return font.path if font is not None else None
+
+
+async def _root(request: Request) -> Response:
+    return RedirectResponse("index.html", status_code=307)
+
+
+def _routes() -> list[BaseRoute]:
+    return [
+        Route("/", _root),
+        Route("/index.html", _page(_index)),
+        Route("/compare.html", _compare_form),
+        Route("/runs/{run_id}/", _root),
+        Route("/runs/{run_id}/index.html", _page(_run)),
+        Route("/runs/{run_id}/c/{cid}.html", _page(_conversation)),
+        Route("/runs/{run_id}/c/{cid}/label", _label, methods=["POST"]),
+        Route("/runs/{run_id}/audio/{cid}/{turn:int}.mp3", _audio),
+        Route("/compare/{baseline}/{candidate}.html", _page(_compare)),
+        Route("/history/{assistant}.html", _page(_history)),
+        Route("/static/{name}", _static),
+    ]
+
+
+async def _forbidden(request: Request) -> Response:
+    return Response("this viewer needs its token in the address", 403, media_type="text/plain")
+
+
+def build_app(options: ViewerOptions) -> Starlette:
+    """The viewer's ASGI app for ``options`` (see :meth:`ViewerOptions.resolved`)."""
+    viewer = ViewerApp(options)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            viewer.close()
+
+    routes: list[BaseRoute] = _routes()
+    if options.token:
+        routes = [Mount(f"/{options.token}", routes=routes), Route("/{path:path}", _forbidden)]
+    middleware = []
+    if is_loopback(options.host):
+        hosts = ["127.0.0.1", "localhost", "[::1]", "::1"]
+        middleware.append(Middleware(TrustedHostMiddleware, allowed_hosts=hosts))
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan)
+    app.state.viewer = viewer
+    return app

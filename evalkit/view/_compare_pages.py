@@ -1,0 +1,165 @@
+"""The pages that span runs: two runs compared (the report's verdict card, forest plot and
+transcripts side by side) and one assistant's history (the trend plot and its table)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+from markupsafe import Markup
+
+from ..compare import Comparison, compare_grades, history
+from ..report import TranscriptOptions, side_by_side_html, table_html, transcript_html
+from ._pages import Pages
+from ._paths import conversation_path, run_path
+from ._site import RunData
+
+__all__ = ["compare_page", "history_page"]
+
+logger = logging.getLogger("evalkit.view")
+
+EXAMPLES = 3
+_RULE_COLUMNS = [
+    "rule_id", "title", "pass_rate_baseline", "pass_rate_candidate", "difference",
+    "difference_low", "difference_high", "direction",
+]  # fmt: skip
+_HISTORY_COLUMNS = [
+    "run_id", "started_at", "target", "assistant_version", "conversations", "score", "score_low",
+    "score_high", "verdict_vs_previous", "verdict_vs_last_good",
+]  # fmt: skip
+
+
+def _problem(a: RunData, b: RunData) -> str | None:
+    if a.grades.empty or b.grades.empty:
+        ungraded = ", ".join(d.run_id for d in (a, b) if d.grades.empty)
+        return f"Not graded yet: {ungraded}. Grade with `evalkit grade RUN SCORECARD`."
+    if a.rubric != b.rubric:
+        return (
+            f"The runs were graded with different scorecards ({a.rubric} and {b.rubric}); "
+            "grade both with the same one to compare them."
+        )
+    return None
+
+
+def _pair(pages: Pages, a: RunData, b: RunData, cell: str) -> str:
+    root = "../../"
+    panes = {}
+    for data in (a, b):
+        conv = data.conversations
+        ids = conv.index[conv["cell_id"] == cell]
+        if not len(ids):
+            panes[data.run_id] = '<p class="ek-note">No conversation of this cell here.</p>'
+            continue
+        cid = str(ids[0])
+        score = data.scores.get(cid)
+        shown = f" · score {score:.0f}" if score is not None and not pd.isna(score) else ""
+        title = f"{cid} · {conv.at[cid, 'persona_label']!s}{shown}"
+        link = f'<p><a href="{root}{conversation_path(data.run_id, cid)}">open {cid}</a></p>'
+        panes[data.run_id] = link + transcript_html(
+            data.turns_of(cid),
+            data.grades_of(cid),
+            TranscriptOptions(title=title, anchor=f"{data.run_id}-{cid}", rules=False),
+        )
+    return side_by_side_html(panes)
+
+
+def _judged_rules(*runs: RunData) -> set[str]:
+    """Rules some judge graded (not a deterministic check) in any of ``runs``."""
+    judged: set[str] = set()
+    for data in runs:
+        g = data.grades
+        judged |= set(g.loc[~g["grader"].astype(str).str.startswith("check:"), "rule_id"])
+    return judged
+
+
+def judge_trust(a: RunData, b: RunData) -> dict[str, str]:
+    """Per rule of the comparison: the judge's accuracy on the hand labels of both runs
+    (pooled agreements over pooled pairs, with a Wilson interval), for judged rules only."""
+    from ..grading import judge_agreement
+    from ..stats import wilson_interval
+
+    agree: dict[str, int] = {}
+    pairs: dict[str, int] = {}
+    for data in (a, b):
+        labels = data.labels()
+        if labels.empty or data.grades.empty:
+            continue
+        frame = judge_agreement(data.grades, labels, n_resamples=10)
+        rules = frame[frame["rule_id"] != "(all)"]
+        for rule_id, n_agree, n in zip(
+            rules["rule_id"].astype(str), rules["agree"], rules["n"], strict=True
+        ):
+            agree[rule_id] = agree.get(rule_id, 0) + int(n_agree)
+            pairs[rule_id] = pairs.get(rule_id, 0) + int(n)
+    judged = _judged_rules(a, b)
+    words: dict[str, str] = {}
+    for rule_id in judged:
+        n = pairs.get(rule_id, 0)
+        if not n:
+            words[rule_id] = "judged; no labels yet"
+            continue
+        low, high = wilson_interval(agree[rule_id], n)
+        words[rule_id] = f"{agree[rule_id] / n:.2f} [{low:.2f}, {high:.2f}] on {n} labels"
+    return words
+
+
+def compare_page(pages: Pages, baseline: str, candidate: str) -> str:
+    """``baseline`` against ``candidate``: verdict card, forest plot, rules, examples."""
+    from ..report.plots import figure_to_img_tag, rule_forest
+
+    a, b = pages.site.run(baseline), pages.site.run(candidate)
+    context: dict[str, Any] = {
+        "title": f"{baseline} → {candidate}",
+        "crumbs": [("../../index.html", "runs"), (None, f"compare {baseline} → {candidate}")],
+        "baseline": baseline,
+        "candidate": candidate,
+        "baseline_href": f"../../{run_path(baseline)}",
+        "candidate_href": f"../../{run_path(candidate)}",
+        "rubric": a.rubric,
+        "problem": _problem(a, b),
+    }
+    if context["problem"] is None:
+        comparison: Comparison = compare_grades(a.grades, b.grades)
+        cells = comparison.by_cell.dropna(subset=["difference"])
+        moved = cells.reindex(cells["difference"].abs().sort_values(ascending=False).index)
+        labels = b.labels()
+        context.update(
+            card=Markup(comparison._repr_html_()),
+            forest=Markup(figure_to_img_tag(rule_forest(comparison))),
+            by_rule=Markup(table_html(_rule_table(comparison, a, b))),
+            pairs=[Markup(_pair(pages, a, b, str(c))) for c in moved["cell_id"][:EXAMPLES]],
+            agreement=pages._agreement(b, labels),
+        )
+    return pages.render("compare.html", "../../", **context)
+
+
+def _rule_table(comparison: Comparison, a: RunData, b: RunData) -> pd.DataFrame:
+    """The comparison's rules with, beside each judged rule, the judge's measured accuracy."""
+    table = comparison.by_rule[_RULE_COLUMNS].copy()
+    trust = judge_trust(a, b)
+    table["judge accuracy on hand labels"] = [
+        trust.get(str(r), "check (deterministic)") for r in table["rule_id"]
+    ]
+    return table
+
+
+def history_page(pages: Pages, assistant_id: str) -> str:
+    """One assistant's graded runs over time: the trend plot and the table."""
+    from ..report.plots import figure_to_img_tag, score_trend
+
+    context: dict[str, Any] = {
+        "title": f"History of {assistant_id}",
+        "crumbs": [("../index.html", "runs"), (None, f"history {assistant_id}")],
+        "assistant": assistant_id,
+        "problem": None,
+    }
+    frame = history(pages.site.root, assistant_id=assistant_id)
+    if frame.empty:
+        context["problem"] = f"No graded runs of assistant {assistant_id} in this store."
+    else:
+        shown = frame[[c for c in _HISTORY_COLUMNS if c in frame.columns]]
+        context["plot"] = Markup(figure_to_img_tag(score_trend(frame)))
+        context["table"] = Markup(table_html(shown))
+        context["links"] = [(f"../{run_path(str(r))}", str(r)) for r in frame["run_id"]]
+    return pages.render("history.html", "../", **context)

@@ -1,0 +1,345 @@
+"""The viewer's pages as HTML text, rendered from templates shipped with the package; the
+live server and the static bundle call the same functions (``live`` adds label forms, play
+controls and refreshing)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from .._version import __version__
+from ..report import (
+    REPORT_CSS,
+    Filters,
+    TranscriptOptions,
+    anchor_id,
+    filter_conversations,
+    record_text,
+    run_voice,
+    searchable_text,
+    transcript_html,
+    urdu_html,
+)
+from ..store import LABEL_VALUES
+from ._paths import compare_path, history_path, run_path, seg
+from ._site import RunData, Site
+
+__all__ = ["Pages", "environment"]
+
+logger = logging.getLogger("evalkit.view")
+
+VERDICTS = ("pass", "fail", "na", "error")
+TRANSCRIPT_ANCHOR = "turn"
+
+
+def environment() -> Environment:
+    """The template environment: package templates, HTML autoescaped."""
+    return Environment(
+        loader=PackageLoader("evalkit.view", "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _fmt(value: Any, spec: str = ".0f") -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
+        return "–"
+    try:
+        return format(value, spec)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def _count(value: Any) -> str:
+    return "–" if value is None or pd.isna(value) else str(int(value))
+
+
+def _with_interval(frame: pd.DataFrame, name: str) -> list[str]:
+    return [
+        f"{_fmt(v, '.2f')} [{_fmt(lo, '.2f')}, {_fmt(hi, '.2f')}]"
+        if not pd.isna(lo)
+        else _fmt(v, ".2f")
+        for v, lo, hi in zip(frame[name], frame[f"{name}_low"], frame[f"{name}_high"], strict=True)
+    ]
+
+
+@dataclass
+class Pages:
+    """Renders pages of ``site``; ``live`` pages carry label forms (with ``form_token``) and
+    play controls, and pages of a running run refresh every ``refresh_s`` seconds."""
+
+    site: Site
+    live: bool
+    form_token: str = ""
+    labeller: str = ""
+    refresh_s: float = 3.0
+    page_size: int = 200
+
+    def __post_init__(self) -> None:
+        self.env = environment()
+
+    def render(self, template: str, root: str, **context: Any) -> str:
+        base = {
+            "root": root,
+            "live": self.live,
+            "store": self.site.label,
+            "report_css": Markup(REPORT_CSS),
+            "version": __version__,
+            "refresh": None,
+            "crumbs": [],
+        }
+        return self.env.get_template(template).render({**base, **context})
+
+    # ------------------------------------------------------------------ index
+    def index(self, comparisons: list[tuple[str, str]] | None = None) -> str:
+        frame = self.site.catalog()
+        rows = [self._run_row(row) for row in frame.to_dict("records")]
+        for previous, row in zip([None, *rows[:-1]], rows, strict=True):
+            if previous is not None and self._comparable(previous, row):
+                row["previous"] = previous["run_id"]
+                row["compare_href"] = compare_path(previous["run_id"], row["run_id"])
+        if not self.live and comparisons is not None:
+            rows = [
+                {**r, "compare_href": None}
+                if (r.get("previous"), r["run_id"]) not in comparisons
+                else r
+                for r in rows
+            ]
+        running = self.live and any(r["running"] for r in rows)
+        return self.render(
+            "index.html",
+            "",
+            title="Runs",
+            refresh=f"{3 * self.refresh_s:g}" if running else None,  # the catalog costs more
+            runs=rows,
+            comparisons=[(compare_path(a, b), f"{a} → {b}") for a, b in (comparisons or [])],
+            histories=self._histories(frame),
+        )
+
+    @staticmethod
+    def _comparable(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+        return bool(a["rubrics"]) and a["rubrics"] == b["rubrics"] and a["grid"] == b["grid"]
+
+    @staticmethod
+    def _run_row(row: Mapping[Any, Any]) -> dict[str, Any]:
+        scores = [v for k, v in row.items() if k.startswith("mean_score.") and not pd.isna(v)]
+        total, done = row.get("conversations"), row.get("done")
+        not_done = None if total is None or pd.isna(total) else int(total) - int(done or 0)
+        started = row.get("started_at")
+        return {
+            "run_id": str(row["run_id"]),
+            "href": run_path(str(row["run_id"])),
+            "started": "–" if pd.isna(started) else started.strftime("%Y-%m-%d %H:%M"),
+            "target": row.get("target") or "–",
+            "assistant": str(row.get("assistant_id") or "–"),
+            "assistant_id": row.get("assistant_id"),
+            "version": _count(row.get("assistant_version")),
+            "running": pd.isna(row.get("finished_at")),
+            "outcome": row.get("outcome") or "–",
+            "conversations": _count(total),
+            "done": _count(done),
+            "not_done": _count(not_done),
+            "rubrics": row.get("rubrics") or "",
+            "grid": row.get("grid_identity"),
+            "score": ", ".join(_fmt(s, ".1f") for s in scores) or "–",
+            "compare_href": None,
+            "previous": None,
+        }
+
+    @staticmethod
+    def history_assistants(frame: pd.DataFrame) -> dict[str, int]:
+        """Assistants with at least two graded runs -> how many."""
+        graded = frame[frame["rubrics"].notna() & frame["assistant_id"].notna()]
+        counts = graded.groupby("assistant_id").size()
+        return {str(a): int(n) for a, n in counts.items() if n >= 2}
+
+    def _histories(self, frame: pd.DataFrame) -> list[tuple[str, str]]:
+        return [
+            (history_path(a), f"{a} ({n} graded runs)")
+            for a, n in self.history_assistants(frame).items()
+        ]
+
+    # ------------------------------------------------------------------ a run
+    def run(self, run_id: str, filters: Filters | None = None, offset: int = 0) -> str:
+        data = self.site.run(run_id)
+        f = filters or Filters()
+        conv = data.conversations
+        text = searchable_text(conv, data.run.turns) if (f.text or not self.live) else None
+        ids = filter_conversations(conv, data.grades, f, text) if self.live else list(conv.index)
+        start = max(0, offset) if self.live else 0
+        shown = ids[start : start + self.page_size] if self.live else ids
+        more = None
+        if self.live and start + self.page_size < len(ids):
+            query = "&".join(f"{k}={seg(v)}" for k, v in f.as_dict().items() if v)
+            more = f"index.html?offset={start + self.page_size}" + (f"&{query}" if query else "")
+        labels = data.labels()
+        counts = labels.groupby("conversation_id").size() if len(labels) else pd.Series()
+        rows = [self._conv_row(data, cid, text, int(counts.get(cid, 0))) for cid in shown]
+        rules = data.grades.drop_duplicates("rule_id")[["rule_id", "title"]].itertuples(index=False)
+        return self.render(
+            "run.html",
+            "../../",
+            title=f"Run {run_id}",
+            crumbs=[("../../index.html", "runs"), (None, run_id)],
+            refresh=self._refresh(data),
+            run_id=run_id,
+            about=self._about(data),
+            agreement=self._agreement(data, labels),
+            filters=f,
+            personas=sorted(str(p) for p in pd.unique(conv["persona_label"].dropna())),
+            statuses=sorted(str(s) for s in pd.unique(conv["status"].dropna())),
+            rules=[(str(r.rule_id), str(r.title)) for r in rules],
+            verdicts=VERDICTS,
+            conversations=rows,
+            shown=len(shown),
+            total=len(conv),
+            more=more,
+        )
+
+    def _refresh(self, data: RunData) -> str | None:
+        return f"{self.refresh_s:g}" if self.live and data.running else None
+
+    @staticmethod
+    def _about(data: RunData) -> str:
+        m = data.run.manifest
+        parts = [
+            f"target {m.get('target', '–')}",
+            f"assistant {m.get('assistant_id', '–')} v{m.get('assistant_version', '–')}",
+            f"started {str(m.get('created_at', '–'))[:16].replace('T', ' ')}",
+            f"scorecard {data.rubric}" if data.rubric else "not graded",
+        ]
+        if data.running:
+            parts.append("still running")
+        return " · ".join(parts)
+
+    def _agreement(self, data: RunData, labels: pd.DataFrame) -> Markup | None:
+        if labels.empty or data.grades.empty:
+            return None
+        from ..grading import judge_agreement
+        from ..report import table_html
+
+        frame = judge_agreement(data.run.grades(data.rubric), labels, n_resamples=1000)
+        shown = pd.DataFrame(
+            {
+                "rule": frame["rule_id"],
+                "labelled": frame["n_labelled"],
+                "compared": frame["n"],
+                "accuracy [95% CI]": _with_interval(frame, "accuracy"),
+                "F1 of fail [95% CI]": _with_interval(frame, "f1_fail"),
+                "Cohen's kappa [95% CI]": _with_interval(frame, "kappa"),
+            }
+        )
+        return Markup(table_html(shown))
+
+    def _conv_row(
+        self, data: RunData, cid: str, text: Mapping[str, str] | None, n_labels: int
+    ) -> dict[str, Any]:
+        row = data.conversations.loc[cid]
+        grades = data.grades_of(cid)
+        verdicts = list(
+            zip(grades["rule_id"].astype(str), grades["verdict"].astype(str), strict=True)
+        )
+        return {
+            "id": cid,
+            "href": f"c/{seg(cid)}.html",
+            "persona": str(row["persona_label"]),
+            "variables": record_text(row["variables"])[:60],
+            "status": str(row["status"]),
+            "turns": _count(row["n_turns"]),
+            "score": _fmt(data.scores.get(cid)),
+            "verdicts": [(r, v) for r, v in verdicts if v != "pass"],
+            "verdict_keys": " ".join(f"{r}={v}" for r, v in verdicts),
+            "text": (text or {}).get(cid, "") if not self.live else "",
+            "labels": n_labels or "",
+        }
+
+    # ------------------------------------------------------------------ a transcript
+    def conversation(self, run_id: str, cid: str) -> str:
+        data = self.site.run(run_id)
+        if cid not in data.conversations.index:
+            raise KeyError(f"no conversation {cid!r} in run {run_id}")
+        row = data.conversations.loc[cid]
+        grades = data.grades_of(cid)
+        order = list(data.conversations.index)
+        at = order.index(cid)
+        labels = data.labels()
+        mine = (
+            labels[labels["conversation_id"] == cid].set_index("rule_id") if len(labels) else None
+        )
+        voice, phrase_config = run_voice(data.run.manifest)
+        turns = data.turns_of(cid)
+        after = self._players(cid, turns) if self.live else {}
+        transcript = transcript_html(
+            turns,
+            grades,
+            TranscriptOptions(anchor=TRANSCRIPT_ANCHOR, rules=False, after_turn=after),
+        )
+        return self.render(
+            "conversation.html",
+            "../../../",
+            title=f"{cid} · {run_id}",
+            crumbs=[("../../../index.html", "runs"), ("../index.html", run_id), (None, cid)],
+            run_id=run_id,
+            cid=cid,
+            cid_file=seg(cid),
+            persona=str(row["persona_label"]),
+            status=str(row["status"]),
+            score=_fmt(data.scores.get(cid)) if cid in data.scores.index else None,
+            variables=record_text(row["variables"]),
+            prev=f"{seg(order[at - 1])}.html" if at > 0 else None,
+            next=f"{seg(order[at + 1])}.html" if at + 1 < len(order) else None,
+            rubric=data.rubric,
+            rules=[self._rule_row(g, mine) for g in grades.to_dict("records")],
+            label_values=LABEL_VALUES,
+            form_token=self.form_token,
+            labeller=self.labeller,
+            voice=voice,
+            phrase_config=phrase_config,
+            transcript=Markup(transcript),
+        )
+
+    @staticmethod
+    def _players(cid: str, turns: pd.DataFrame) -> dict[int, str]:
+        agent = turns[turns["role"] == "agent"]
+        return {
+            int(i): (
+                f'<audio class="vw-play" controls preload="none" '
+                f'src="../audio/{seg(cid)}/{int(i)}.mp3" title="play turn {int(i)}"></audio>'
+            )
+            for i in agent["index"]
+        }
+
+    @staticmethod
+    def _rule_row(grade: Mapping[Any, Any], labels: pd.DataFrame | None) -> dict[str, Any]:
+        rule_id = str(grade["rule_id"])
+        turn = grade.get("evidence_turn")
+        label = None
+        if labels is not None and rule_id in labels.index:
+            item = labels.loc[rule_id]
+            label = {
+                "label": item["label"],
+                "labelled_by": item["labelled_by"],
+                "note": item["note"],
+                "when": str(item["labelled_at"])[:16].replace("T", " "),
+            }
+        has_turn = turn is not None and not pd.isna(turn)
+        number = int(turn) if has_turn and turn is not None else None
+        return {
+            "rule_id": rule_id,
+            "anchor": seg(rule_id),
+            "verdict": str(grade["verdict"]),
+            "grader": str(grade.get("grader") or ""),
+            "title": Markup(urdu_html(str(grade.get("title") or rule_id))),
+            "rationale": Markup(urdu_html(str(grade.get("rationale") or ""))),
+            "evidence": anchor_id(TRANSCRIPT_ANCHOR, number) if number is not None else None,
+            "evidence_turn": number,
+            "label": label,
+        }

@@ -1,0 +1,133 @@
+"""What the viewer reads from a store: the run catalog, and per run its conversations, turns,
+grades (the scorecard graded last), labels and scores, reloaded when the run changes."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from .._util import content_hash
+from ..store import (
+    RemotePath,
+    Run,
+    RunNotFoundError,
+    catalog,
+    open_store,
+    read_stored_manifest,
+)
+
+RunPath = Path | RemotePath
+
+__all__ = ["RunData", "Site"]
+
+logger = logging.getLogger("evalkit.view")
+
+
+def _rubric(manifest: Mapping[str, Any], grades: pd.DataFrame) -> str | None:
+    """The scorecard graded last (by the manifest's graded_at), else any graded."""
+    summary = manifest.get("grades")
+    if isinstance(summary, Mapping) and summary:
+        return str(max(summary, key=lambda k: str((summary[k] or {}).get("graded_at") or "")))
+    versions = sorted(str(v) for v in pd.unique(grades["rubric_version_id"].dropna()))
+    return versions[-1] if versions else None
+
+
+@dataclass
+class RunData:
+    """One run as the pages need it (frames indexed for lookups)."""
+
+    run: Run
+    stamp: str
+    rubric: str | None
+    grades: pd.DataFrame
+    conversations: pd.DataFrame  # indexed by conversation_id, in grid order
+    scores: pd.Series
+
+    @classmethod
+    def load(cls, run: Run, stamp: str) -> RunData:
+        from ..report.plots import conversation_scores
+
+        everything = run.grades()
+        rubric = _rubric(run.manifest, everything)
+        grades = everything[everything["rubric_version_id"] == rubric] if rubric else everything
+        grades = grades.reset_index(drop=True)
+        conv = run.conversations.sort_values(["cell_id", "repeat", "conversation_id"])
+        conv = conv.set_index(conv["conversation_id"].astype(str), drop=False)
+        scores = conversation_scores(grades) if len(grades) else pd.Series(dtype="float64")
+        return cls(run, stamp, rubric, grades, conv, scores)
+
+    @property
+    def run_id(self) -> str:
+        return self.run.run_id
+
+    @property
+    def running(self) -> bool:
+        """True while the run has not been finalized (its pages refresh)."""
+        return self.run.manifest.get("finalized_at") is None
+
+    def labels(self) -> pd.DataFrame:
+        """The latest label per conversation and rule (read fresh: labels change live)."""
+        return self.run.labels()
+
+    def turns_of(self, conversation_id: str) -> pd.DataFrame:
+        turns = self.run.turns
+        return turns[turns["conversation_id"] == conversation_id].sort_values("index")
+
+    def grades_of(self, conversation_id: str) -> pd.DataFrame:
+        return self.grades[self.grades["conversation_id"] == conversation_id]
+
+
+class Site:
+    """A store, read for the viewer; thread-safe (uvicorn serves from a thread pool)."""
+
+    def __init__(self, store: Any, storage_options: Mapping[str, Any] | None = None) -> None:
+        self.root: RunPath = open_store(store, storage_options)
+        self._lock = threading.Lock()
+        self._runs: dict[str, RunData] = {}
+
+    @property
+    def label(self) -> str:
+        return str(self.root)
+
+    def catalog(self) -> pd.DataFrame:
+        """One row per run (see :func:`evalkit.store.catalog`)."""
+        return catalog(self.root)
+
+    def folder(self, run_id: str) -> RunPath:
+        if not run_id or run_id.startswith(".") or any(c in run_id for c in "/\\"):
+            raise RunNotFoundError(f"no run {run_id!r} in {self.root}", None)
+        return self.root / run_id
+
+    def run(self, run_id: str) -> RunData:
+        """The run's data, loaded again when its manifest or journal changed."""
+        folder = self.folder(run_id)
+        manifest = read_stored_manifest(folder)
+        if manifest is None:
+            raise RunNotFoundError(f"no run {run_id!r} in {self.root}", folder)
+        stamp = content_hash({"manifest": manifest, "journal": _journal_size(folder)})
+        with self._lock:
+            cached = self._runs.get(run_id)
+        if cached is not None and cached.stamp == stamp and not cached.running:
+            return cached
+        data = RunData.load(Run(folder), stamp)
+        with self._lock:
+            self._runs[run_id] = data
+        return data
+
+    def forget(self, run_id: str) -> None:
+        with self._lock:
+            self._runs.pop(run_id, None)
+
+
+def _journal_size(folder: RunPath) -> int:
+    """A cheap sign that a run's journal grew: its size (local) or its objects' sizes (URL)."""
+    if isinstance(folder, RemotePath):
+        return sum((folder / "journal").sizes().values())
+    journal = folder / "journal.jsonl"
+    return journal.stat().st_size if journal.exists() else 0
