@@ -1,7 +1,7 @@
 """evalkit: simulated-conversation evaluation for real-time voice assistants.
 
 The top level is curated: what a user types in a notebook (the clients and their errors, grids
-and runs, grading, comparisons, the draft-vs-prod and refine flows). Everything else stays in
+and runs, grading, comparisons, diagnosis, the draft-vs-prod and refine flows). Everything else stays in
 its package (:mod:`evalkit.api` for wire models, :mod:`evalkit.store`, :mod:`evalkit.grading`,
 :mod:`evalkit.compare`, ...), where each name's ``__module__`` is its public home.
 
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         history,
         plan_repeats,
     )
+    from .diagnose import failure_clusters, lint, simulation_flags
     from .flows import DraftVsProdOptions, draft_vs_prod
     from .grading import (
         Grades,
@@ -123,10 +124,12 @@ _HOMES: dict[str, str] = {
     "compare_sequential": "compare",
     "compare_variants": "tuning",
     "draft_vs_prod": "flows",
+    "failure_clusters": "diagnose",
     "grade_run": "grading",
     "grade_transcripts": "grading",
     "history": "compare",
     "judge_agreement": "grading",
+    "lint": "diagnose",
     "list_runs": "store",
     "load_personas": "grid",
     "load_run": "store",
@@ -135,6 +138,7 @@ _HOMES: dict[str, str] = {
     "refine_and_wait": "refine",
     "refine_loop": "refine",
     "run_grid": "runner",
+    "simulation_flags": "diagnose",
     "speak": "audio",
     "suggest_feedback": "refine",
     "tune": "tuning",

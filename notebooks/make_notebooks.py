@@ -59,7 +59,7 @@ title = "Draft vs prod"'''),
         new_code_cell("""%matplotlib inline
 import logging
 import evalkit
-from evalkit import demo, flows
+from evalkit import demo, diagnose, flows
 from evalkit.report import RunBrowser, notebook_output_dir, plots, rule_table, table_html
 from IPython.display import HTML, Markdown, display
 
@@ -93,6 +93,22 @@ if outcome.sequential is not None:
         new_code_cell("""# figures as <img> tags: the report keeps each plot's title as its alt text
 display(HTML(plots.figure_to_img_tag(plots.rule_forest(comparison))))
 display(HTML(table_html(rule_table(comparison))))"""),
+        new_markdown_cell(
+            "## Why did it fail\n\nFor each rule that moved, the failing conversations grouped by what "
+            "failed (their failing turn and the grader's reason, as character n-grams, so Nastaliq, "
+            "Roman Urdu and English alike), with the failures per side and an example; then the "
+            "conversations where the simulated caller, not the assistant, is suspect; then the lint "
+            "findings of one config and not the other."
+        ),
+        new_code_cell("""why = diagnose.why_it_failed(comparison, outcome.baseline, outcome.candidate,
+                             outcome.baseline_grades, outcome.candidate_grades, seed=seed)
+display(Markdown("\\n".join(f"- {sentence}" for sentence in why.sentences())))
+display(HTML(table_html(why.cluster_table(), max_rows=40)))
+if len(why.flags):
+    display(HTML(table_html(why.flag_counts)))
+    display(HTML(table_html(why.flags[["side", "conversation_id", "flag", "reason"]], max_rows=20)))
+if len(why.lint):
+    display(HTML(table_html(why.lint)))"""),
         new_markdown_cell(
             "## Scores\n\nCell mean scores per side, then the candidate's mean score by persona and contact record."
         ),

@@ -39,6 +39,7 @@ PACKAGES = [
     "evalkit.refine",
     "evalkit.flows",
     "evalkit.tuning",
+    "evalkit.diagnose",
     "evalkit.report",
     "evalkit.audio",
     "evalkit.view",

@@ -32,6 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "stats": BASE,
     "grading": BASE | {"api", "store", "stats"},
     "compare": BASE | {"api", "store", "stats", "grading"},
+    "diagnose": BASE | {"api", "grid", "store", "grading", "compare"},
     "flows": BASE
     | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     # refine runs its rounds through flows' run -> grade -> compare pipeline
@@ -42,12 +43,23 @@ ALLOWED: dict[str, set[str]] = {
     "tuning": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
     "report": BASE
-    | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio", "tuning"},
+    | {
+        "api",
+        "grid",
+        "store",
+        "stats",
+        "grading",
+        "compare",
+        "data",
+        "audio",
+        "tuning",
+        "diagnose",
+    },
     "view": BASE
     | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "tuning", "report"},
+    | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

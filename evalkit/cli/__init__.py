@@ -16,6 +16,7 @@ from . import (
     _grade,
     _history,
     _labels,
+    _lint,
     _personas,
     _refine,
     _report,
@@ -47,6 +48,7 @@ _COMMAND_MODULES = (
     _personas,
     _view,
     _tune,
+    _lint,
 )
 
 
