@@ -29,7 +29,7 @@ estimate was large); the comparison says so and its verdict reads the interval o
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -75,6 +75,7 @@ class SequentialPlan:
     """
 
     max_repeats: int | None = None
+    _: KW_ONLY
     confidence: float = 0.95
     min_effect: float = 5.0
     effect: float = 10.0
