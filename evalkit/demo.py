@@ -29,6 +29,7 @@ from .grid import Grid, load_personas
 from .report import NotebookRun, execute_notebook
 from .runner import RunOptions
 from .targets import ConfigSnapshot, SnapshotStore
+from .tuning import TuneOptions, TuneResult, tune
 
 __all__ = [
     "CONTACTS",
@@ -42,6 +43,7 @@ __all__ = [
     "demo_scorecard",
     "offline_nights",
     "offline_runs",
+    "offline_tune",
     "run_demo",
 ]
 
@@ -248,6 +250,37 @@ def offline_runs(
     with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
         svc.draft_vs_prod(demo_grid(repeats), progress=progress, sequential=plan)
     return store
+
+
+def offline_tune(
+    output_dir: str | Path,
+    *,
+    variants: str | Path | None = None,
+    max_repeats: int = 4,
+    holdout: float = 0.3,
+    seed: int = 7,
+    progress: bool | None = None,
+) -> TuneResult:
+    """Sweep prompt variants of the demo's draft in the embedded emulator (``variants``: a
+    YAML file; None: the bundled ``examples/variants/urdu_reminder.yaml``, where one variant
+    helps, one hurts and two do nothing); runs go to ``output_dir/runs``."""
+    file = variants or bundled_path("examples") / "variants" / "urdu_reminder.yaml"
+    with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
+        return tune(
+            svc.assistant_id,
+            file,
+            demo_grid(1),
+            demo_scorecard(),
+            client=svc.client,
+            judge=svc.judge,
+            store=store,
+            options=TuneOptions(
+                max_repeats=max_repeats,
+                holdout=holdout,
+                seed=seed,
+                run_options=RunOptions(concurrency=16, progress=progress),
+            ),
+        )
 
 
 def offline_nights(

@@ -59,7 +59,7 @@ title = "Draft vs prod"'''),
         new_code_cell("""%matplotlib inline
 import logging
 import evalkit
-from evalkit import demo, flows
+from evalkit import demo, diagnose, flows
 from evalkit.report import RunBrowser, notebook_output_dir, plots, rule_table, table_html
 from IPython.display import HTML, Markdown, display
 
@@ -93,6 +93,22 @@ if outcome.sequential is not None:
         new_code_cell("""# figures as <img> tags: the report keeps each plot's title as its alt text
 display(HTML(plots.figure_to_img_tag(plots.rule_forest(comparison))))
 display(HTML(table_html(rule_table(comparison))))"""),
+        new_markdown_cell(
+            "## Why did it fail\n\nFor each rule that moved, the failing conversations grouped by what "
+            "failed (their failing turn and the grader's reason, as character n-grams, so Nastaliq, "
+            "Roman Urdu and English alike), with the failures per side and an example; then the "
+            "conversations where the simulated caller, not the assistant, is suspect; then the lint "
+            "findings of one config and not the other."
+        ),
+        new_code_cell("""why = diagnose.why_it_failed(comparison, outcome.baseline, outcome.candidate,
+                             outcome.baseline_grades, outcome.candidate_grades, seed=seed)
+display(Markdown("\\n".join(f"- {sentence}" for sentence in why.sentences())))
+display(HTML(table_html(why.cluster_table(), max_rows=40)))
+if len(why.flags):
+    display(HTML(table_html(why.flag_counts)))
+    display(HTML(table_html(why.flags[["side", "conversation_id", "flag", "reason"]], max_rows=20)))
+if len(why.lint):
+    display(HTML(table_html(why.lint)))"""),
         new_markdown_cell(
             "## Scores\n\nCell mean scores per side, then the candidate's mean score by persona and contact record."
         ),
@@ -164,6 +180,82 @@ browser"""),
     ]
 )
 
+tune_prompt = nb(
+    [
+        notebook_only(
+            "# Tune a prompt across variants\n\nWhich of several prompt variants beats the draft, "
+            "and is the win real? This notebook runs every variant against the same grid in waves "
+            "(variants clearly worse than the best stop early), picks the best on most of the "
+            "cells and confirms it on held-out cells it was not picked on. Run it as it is for the "
+            "offline demo (the embedded emulator and the bundled variants file, where one variant "
+            "helps, one hurts and two do nothing), or give it an `assistant_id` and a `variants` "
+            "file (the service from `EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from "
+            "`EVALKIT_JUDGE_*`)."
+        ),
+        params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
+assistant_id = None        # the assistant to tune; None: the offline demo
+variants = None            # variants YAML file (None: the bundled examples/variants/urdu_reminder.yaml)
+grid = None                # a grid definition JSON file (a run manifest's "grid"); None: personas x contacts x context
+personas = None            # persona folder (None: the bundled personas)
+contacts = None            # contacts CSV (None: the bundled sample)
+context = None             # what the person picking up knows
+scorecard = None           # scorecard file (None: the demo's Urdu appointment-reminder scorecard)
+max_repeats = 4            # waves: repeats per cell for the variants still in
+holdout = 0.3              # share of cells held out to confirm the winner
+seed = 7
+store = None               # where the runs go (None: output_dir/runs)
+output_dir = None          # None: ./evalkit-output/tune (a temp folder when run beside the notebook)
+title = "Tune a prompt across variants"'''),
+        new_code_cell("""%matplotlib inline
+import json
+import logging
+import evalkit
+from evalkit import demo, tuning
+from evalkit.data import bundled_path, contacts_path, personas_path
+from evalkit.report import notebook_output_dir, plots, table_html
+from IPython.display import HTML, Markdown, display
+
+logging.basicConfig(level=logging.WARNING)
+output_dir = notebook_output_dir("tune", output_dir)
+if assistant_id is None:
+    result = demo.offline_tune(output_dir, variants=variants, max_repeats=max_repeats,
+                               holdout=holdout, seed=seed)
+else:
+    if grid is not None:
+        with open(grid, encoding="utf-8") as fh:
+            sweep_grid = evalkit.Grid.from_definition(json.load(fh))
+    else:
+        sweep_grid = evalkit.Grid(personas or personas_path(), variables=contacts or contacts_path(),
+                                  contexts=[context] if context else None)
+    result = evalkit.tune(
+        assistant_id, variants or bundled_path("examples") / "variants" / "urdu_reminder.yaml",
+        sweep_grid, scorecard or demo.demo_scorecard(), store=store or f"{output_dir}/runs",
+        options=evalkit.TuneOptions(max_repeats=max_repeats, holdout=holdout, seed=seed))
+display(Markdown(f"# {title}"))
+display(result)"""),
+        new_markdown_cell(
+            "## The arms against the control\n\nEach variant's difference in score with its interval "
+            "adjusted for the number of variants; diamonds show the held-out cells alone."
+        ),
+        new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.arm_forest(result))))
+columns = ["variant", "conversations", "score", "score_low", "score_high", "difference",
+           "difference_low", "difference_high", "verdict", "dropped_at", "confirmed", "note"]
+display(HTML(table_html(result.leaderboard[columns], float_format="{:.1f}")))"""),
+        new_markdown_cell(
+            "## Waves\n\nConversations each variant spent after each wave; a variant clearly worse "
+            "than the best stops."
+        ),
+        new_code_cell("""if not result.waves.empty:
+    spent = result.waves.pivot(index="variant", columns="wave", values="conversations")
+    display(HTML(table_html(spent.reset_index())))"""),
+        new_markdown_cell("## The winner's change\n\nWhat promoting the winner would write to the draft."),
+        new_code_cell("""import html as _html
+display(HTML(f"<pre>{_html.escape(result.diff or 'no confirmed winner: nothing to promote')}</pre>"))
+summary = tuning.write_tune_outputs(result, output_dir)
+print(f"winner: {result.winner}; summary and tables in {summary.parent}")"""),
+    ]
+)
+
 trend = nb(
     [
         notebook_only(
@@ -228,3 +320,4 @@ if fail_on_regression:
 nbformat.write(compare, "notebooks/compare_draft_prod.ipynb")
 nbformat.write(trend, "notebooks/nightly_trend.ipynb")
 nbformat.write(explore, "notebooks/explore_run.ipynb")
+nbformat.write(tune_prompt, "notebooks/tune_prompt.ipynb")

@@ -30,7 +30,11 @@ def run(spec: dict[str, Any]) -> Any:
         judge=False,
         store=spec["store"],
         options=DraftVsProdOptions(
-            run=RunOptions(concurrency=spec["concurrency"], progress=False),
+            # the reminder grid's records do not fill the demo prompt's tokens: allowed, since
+            # this child is about waves and a kill, not variables (issue 23's pre-run check)
+            run=RunOptions(
+                concurrency=spec["concurrency"], progress=False, allow_missing_variables=True
+            ),
             sequential=SequentialPlan(spec["repeats"]),
         ),
     )

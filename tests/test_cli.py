@@ -130,9 +130,11 @@ def test_clones_lists_and_deletes_only_evalkit_leftovers(
         lookalike = client.create_assistant(f"{CLONE_PREFIX} by hand", config, description="mine")
         aid = _assistant(emu)
         grid = Grid(
-            load_personas(PERSONAS / "cooperative.yaml"), contexts=["x"], variables=[{"a": "b"}]
+            load_personas(PERSONAS / "cooperative.yaml"),
+            contexts=["x"],
+            variables=[{"customer_name": "b"}],
         )
-        run_grid(grid, aid, client, store=tmp_path, progress=False)
+        run_grid(grid, aid, client=client, store=tmp_path, progress=False)
     assert leftover.id in caplog.text  # the run warned about the leftover clone
     runner = CliRunner()
     listed = runner.invoke(app, ["clones"])
@@ -161,6 +163,7 @@ def test_run_a_variant_from_an_instructions_file(
     store = tmp_path / "runs"
     args = [
         "run",
+        "--allow-missing-variables",  # a copy has no brief to fill {{customer_name}}
         "-a",
         aid,
         "-p",

@@ -209,3 +209,45 @@ def test_demo_command_twice_in_the_same_folder(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         assert "regressed" in result.output
         assert "report:" in result.output
+
+
+@pytest.mark.slow
+def test_report_says_why_it_failed_in_chromium(demo: DemoResult) -> None:
+    """The "Why did it fail" section: clusters of urdu-script and asks-confirmation with
+    counts per side and an example each, the flag count, the lint finding new in the draft."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=args)
+        page = browser.new_page(viewport={"width": 1100, "height": 1400})
+        page.goto(demo.report.resolve().as_uri())
+        heading = page.locator("h2", has_text="Why did it fail")
+        assert heading.count() == 1
+        assert heading.is_visible()
+        text = page.locator("body").inner_text()
+        assert "No simulation flag" in text  # the demo's personas are well behaved
+        table = page.locator("table:has(th:text-is('what the failures share'))")
+        assert table.count() == 1
+        headers = table.locator("thead th").all_inner_texts()
+        for name in ("failing in prod", "failing in draft", "new in draft", "example"):
+            assert name in headers, headers
+        column = {name: i for i, name in enumerate(headers)}
+        seen: dict[str, int] = {}
+        rows = table.locator("tbody tr")
+        for i in range(rows.count()):
+            cells = rows.nth(i).locator("td").all_inner_texts()
+            rule = cells[column["rule"]].strip()
+            seen[rule] = seen.get(rule, 0) + int(cells[column["failing in draft"]])
+            assert len(cells[column["example"]].strip()) > 20
+        assert seen["urdu-script"] > 40
+        assert seen["asks-confirmation"] > 20
+        lint = page.locator("table:has(th:text-is('change'))")
+        assert "urdu-without-nastaliq" in lint.inner_text()
+        assert "new in draft" in lint.inner_text()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        table.screenshot(path=str(ARTIFACTS / "demo-report-why.png"))
+        browser.close()

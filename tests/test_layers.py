@@ -32,18 +32,32 @@ ALLOWED: dict[str, set[str]] = {
     "stats": BASE,
     "grading": BASE | {"api", "store", "stats"},
     "compare": BASE | {"api", "store", "stats", "grading"},
+    "diagnose": BASE | {"api", "grid", "store", "grading", "compare"},
     "flows": BASE
     | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     # refine runs its rounds through flows' run -> grade -> compare pipeline
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
     "audio": BASE | {"api", "store"},
-    "report": BASE | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio"},
+    "tuning": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
+    "report": BASE
+    | {
+        "api",
+        "grid",
+        "store",
+        "stats",
+        "grading",
+        "compare",
+        "data",
+        "audio",
+        "tuning",
+        "diagnose",
+    },
     "view": BASE
     | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "report"},
+    | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
 from evalkit.api import Client
 from evalkit.cli import app
 from evalkit.compare import SequentialPlan, compare_sequential
-from evalkit.demo import DRAFT_INSTRUCTIONS, PROD_INSTRUCTIONS, demo_scorecard
+from evalkit.demo import CONTACTS, DRAFT_INSTRUCTIONS, PROD_INSTRUCTIONS, demo_scorecard
 from evalkit.emulator import EmulatorServer
 from evalkit.flows import DraftVsProdOptions, draft_vs_prod, sequential_record
 from evalkit.grading import grade_run
@@ -120,6 +121,8 @@ def test_compare_sequential_runs_an_assistant_in_waves(
     assistant_id = _reminder_with_a_draft(fast_emu, tmp_path)
     monkeypatch.setenv("EVALKIT_BASE_URL", fast_emu.base_url)
     monkeypatch.setenv("EVALKIT_API_KEY", fast_emu.api_key)
+    contacts = tmp_path / "contacts.csv"
+    pd.DataFrame(CONTACTS).to_csv(contacts, index=False)  # the demo prompt's tokens, filled
     result = CliRunner().invoke(
         app,
         [
@@ -130,6 +133,8 @@ def test_compare_sequential_runs_an_assistant_in_waves(
             str(demo_scorecard()),
             "--store",
             str(tmp_path),
+            "--variables",
+            str(contacts),
             "--sequential",
             "--assistant",
             assistant_id,
@@ -219,7 +224,10 @@ def test_sigkill_between_looks_resumes_with_the_same_looks(
             judge=False,
             store=tmp_path,
             options=DraftVsProdOptions(
-                run=RunOptions(concurrency=4, progress=False), sequential=plan
+                # the reminder grid's records do not fill the demo prompt's tokens (issue 23's
+                # pre-run check would refuse); this test is about waves and a kill, not variables
+                run=RunOptions(concurrency=4, progress=False, allow_missing_variables=True),
+                sequential=plan,
             ),
         )
     looks = result.looks

@@ -33,7 +33,17 @@ def assistant_id(emu: EmulatorServer) -> str:
 
 def run(emu: EmulatorServer, assistant_id: str, grid: Grid, store: Path, target: Target) -> Run:
     client = Client(emu.base_url, emu.api_key)
-    return run_grid(grid, assistant_id, client, target, store=store, progress=False)
+    # a copy has no brief, so its prompt's tokens have no values without records: the warning
+    # under test comes first, then the run would be refused (issue 23), so allow it
+    return run_grid(
+        grid,
+        assistant_id,
+        client=client,
+        target=target,
+        store=store,
+        progress=False,
+        allow_missing_variables=True,
+    )
 
 
 def test_each_conversation_carries_its_personas_tags(

@@ -81,11 +81,14 @@ from ._models import (
     VendorCTtsConfig,
     VendorDSttConfig,
 )
+from ._pitfalls import PITFALL_RULES, Pitfall, PitfallRule, config_pitfalls
 from ._problems import Problem
 from ._retry import RetryPolicy
 from ._streaming import AsyncSimulationStream, SimulationStream
+from ._tokens import MissingVariables, missing_variables, prompt_tokens
 
 __all__ = [
+    "PITFALL_RULES",
     "AgentConfig",
     "ApiConnectionError",
     "ApiError",
@@ -115,6 +118,7 @@ __all__ = [
     "InvalidRequestError",
     "LlmBlock",
     "LlmConfig",
+    "MissingVariables",
     "NoiseCancellation",
     "NotFoundError",
     "OtherProviderConfig",
@@ -122,6 +126,8 @@ __all__ = [
     "PermissionDeniedError",
     "PhraseReplacement",
     "PhraseReplacementConfig",
+    "Pitfall",
+    "PitfallRule",
     "Problem",
     "RateLimitError",
     "RefineResponse",
@@ -158,6 +164,9 @@ __all__ = [
     "VendorCSttConfig",
     "VendorCTtsConfig",
     "VendorDSttConfig",
+    "config_pitfalls",
+    "missing_variables",
+    "prompt_tokens",
 ]
 
 publish(globals())

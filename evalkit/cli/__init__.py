@@ -16,12 +16,14 @@ from . import (
     _grade,
     _history,
     _labels,
+    _lint,
     _personas,
     _refine,
     _report,
     _run,
     _runs,
     _targets,
+    _tune,
     _view,
 )
 from ._app import app
@@ -45,6 +47,8 @@ _COMMAND_MODULES = (
     _refine,
     _personas,
     _view,
+    _tune,
+    _lint,
 )
 
 

@@ -127,6 +127,13 @@ def run_command(
             help="Exit 5 when the run records any of these, e.g. error,dropped,failed.",
         ),
     ] = None,
+    allow_missing_variables: Annotated[
+        bool,
+        typer.Option(
+            "--allow-missing-variables",
+            help="Run even when a {{token}} of the prompt has no value in some variables records.",
+        ),
+    ] = False,
 ) -> None:
     """Run a grid of simulated conversations and record it (resumable with --run-id)."""
     from ..grid import Grid
@@ -155,6 +162,7 @@ def run_command(
         concurrency=concurrency,
         budget=Budget(max_conversations, max_seconds),
         rerun=rerun_statuses,
+        allow_missing_variables=allow_missing_variables,
     )
     argv = ctx.meta.get(ARGV_KEY, ["run"])
     from ._client import cli_client

@@ -15,6 +15,7 @@ from ..stats import VarianceMethod, grid_mean, minimum_detectable_effect
 from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._decision import decide_grid, errors_differ
+from ._flagged import drop_flagged, flagged_sentence
 from ._options import CompareOptions
 from ._peeking import peeking_warning, record_comparison
 from ._sides import REQUIRED_COLUMNS, Side, unique_values
@@ -83,6 +84,12 @@ def compare_grades(
         missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
         if missing:
             raise ValueError(f"{name} grades lack columns {missing}")
+    flagged: dict[str, int] = {"baseline": 0, "candidate": 0}
+    per_flag: dict[str, int] = {}
+    if opts.exclude_flagged is not None:
+        baseline, candidate, flagged, per_flag = drop_flagged(
+            baseline, candidate, opts.exclude_flagged
+        )
     _warn_if_graded_differently(baseline, candidate)
     cells = unique_values(baseline["cell_id"], candidate["cell_id"])
     base = Side.build(baseline, cells, "baseline")
@@ -150,6 +157,7 @@ def compare_grades(
         row[f"na_{label}"] = side.verdict_count("na")
         row[f"conversations_with_errors_{label}"] = errs[0]
         row[f"unpaired_cells_{label}"] = int((in_cells & ~keep).sum())
+        row[f"flagged_{label}"] = flagged[label]
     row.update({"method_summary": METHOD, "seed": seed})
     personas = bd.personas_of_cells(base, cand, cells)
     by_rule = bd.by_rule(base, cand, cells, confidence, min_effect)
@@ -168,7 +176,8 @@ def compare_grades(
                 (base, cand),
                 (baseline_conversations, candidate_conversations),
             )
-        ),
+        )
+        + tuple(s for s in [flagged_sentence(flagged, per_flag)] if s),
     )
 
 

@@ -116,6 +116,8 @@ class RunBrowser:
 
     ``grades`` (a ``Grades`` or its frame) defaults to ``run.grades()``. With ``comparison_run``, each transcript is shown
     next to the conversation of the same cell (same id, else same cell and repeat) in that run.
+    With ``clusters`` (a :func:`evalkit.failure_clusters` result) a :attr:`cluster` filter
+    keeps this run's members of one failure cluster (on top of any ``filters``).
     Widgets a test or notebook can drive: :attr:`persona`, :attr:`rule`, :attr:`verdict`,
     :attr:`status`, :attr:`search`, :attr:`conversation`, :attr:`prev_button`,
     :attr:`next_button`; outputs: :attr:`page_html`, :attr:`transcript_html`, :attr:`page_label`.
@@ -133,6 +135,7 @@ class RunBrowser:
         comparison_grades: GradesLike | None = None,
         page_size: int = 10,
         client: Client | None = None,
+        clusters: pd.DataFrame | None = None,
     ) -> None:
         if page_size < 1:
             raise ValueError("page_size must be >= 1")
@@ -144,6 +147,7 @@ class RunBrowser:
             _Side.build(comparison_run, comparison_grades) if comparison_run is not None else None
         )
         self._haystack: dict[str, str] | None = None
+        self._clusters = clusters
         self._busy = False
         self._client = client
         self._build_widgets()
@@ -187,6 +191,12 @@ class RunBrowser:
             layout=layout,
             style=style,
         )
+        self.cluster = w.Dropdown(
+            options=[("any cluster", _ALL), *self._cluster_options()],
+            description="cluster",
+            layout=layout,
+            style=style,
+        )
         self.search = w.Text(
             placeholder="text in turns, id or variables",
             description="search",
@@ -199,7 +209,10 @@ class RunBrowser:
         self.conversation = w.Dropdown(options=[], description="show", layout=layout)
         self.page_html = w.HTML()
         self.transcript_html = w.HTML()
-        for control in (self.persona, self.rule, self.verdict, self.status, self.search):
+        controls = [self.persona, self.rule, self.verdict, self.status, self.search]
+        if self._clusters is not None:
+            controls.insert(4, self.cluster)
+        for control in controls:
             control.observe(self._on_filter, names="value")
         self.conversation.observe(self._on_select, names="value")
         self.prev_button.on_click(lambda _: self.go_to_page(self.page - 1))
@@ -209,7 +222,7 @@ class RunBrowser:
         )
         css = w.HTML(f"<style>{REPORT_CSS}</style>")
         filters = w.GridBox(
-            [self.persona, self.rule, self.verdict, self.status, self.search],
+            controls,
             layout=w.Layout(grid_template_columns=_FILTER_COLUMNS, grid_gap="4px 16px"),
         )
         paging = w.HBox(
@@ -260,7 +273,34 @@ class RunBrowser:
         """Conversation ids that pass ``filters`` (default: the widgets'), in grid order."""
         f = filters or self.filters
         text = self._text_of() if f.text else None
-        return filter_conversations(self._main.conversations, self._main.grades, f, text)
+        found = filter_conversations(self._main.conversations, self._main.grades, f, text)
+        chosen = str(self.cluster.value or _ALL)
+        if chosen:
+            members = self._cluster_ids(chosen)
+            found = [cid for cid in found if cid in members]
+        return found
+
+    def _cluster_options(self) -> list[tuple[str, str]]:
+        if self._clusters is None:
+            return []
+        return [
+            (
+                f"{row['rule_id']} #{row['cluster']}: {str(row['label'])[:40]}",
+                f"{row['rule_id']}#{row['cluster']}",
+            )
+            for row in self._clusters.to_dict(orient="records")
+        ]
+
+    def _cluster_ids(self, value: str) -> set[str]:
+        """This run's conversations in the failure cluster ``rule_id#number``."""
+        from ..diagnose import cluster_members
+
+        if self._clusters is None:
+            return set()
+        rule, _, number = value.rpartition("#")
+        members = cluster_members(self._clusters, rule, int(number))
+        here = members[members["run_id"].astype(str) == self._main.run.run_id]
+        return set(here["conversation_id"].astype(str))
 
     def page_ids(self) -> list[str]:
         """The conversation ids on the current page."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from .._util import publish
 from ._definition import RunDefinition
-from ._errors import RunAborted, ServiceUnreachable
+from ._errors import MissingVariablesError, RunAborted, ServiceUnreachable
 from ._options import Budget, RunOptions
 from ._runner import arun_grid, default_run_id, run_grid
 
 __all__ = [
     "Budget",
+    "MissingVariablesError",
     "RunAborted",
     "RunDefinition",
     "RunOptions",

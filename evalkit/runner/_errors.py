@@ -6,12 +6,13 @@ from .._exceptions import EvalkitError
 from ..api import (
     AuthenticationError,
     ConfigurationError,
+    MissingVariables,
     NotFoundError,
     PaymentRequiredError,
     PermissionDeniedError,
 )
 
-__all__ = ["FATAL_ERRORS", "RunAborted", "ServiceUnreachable"]
+__all__ = ["FATAL_ERRORS", "MissingVariablesError", "RunAborted", "ServiceUnreachable"]
 
 #: Errors that mean every conversation would fail the same way: the run stops (nothing recorded
 #: for the conversations not yet finished, so a resume after the fix runs them).
@@ -45,3 +46,25 @@ class ServiceUnreachable(RunAborted):
         )
         self.address = address
         self.conversations = conversations
+
+
+class MissingVariablesError(RunAborted):
+    """A run refused before its first conversation: a ``{{token}}`` of the prompt it would use
+    has no value in some variables records, so the agent would say it out loud.
+
+    ``target`` is the run's target label; ``missing`` a :class:`~evalkit.api.MissingVariables`
+    (``names``: the tokens; ``rows``: token -> 1-based record numbers; ``records``: how many).
+    """
+
+    def __init__(self, target: str, missing: MissingVariables) -> None:
+        super().__init__(
+            f"run refused before any conversation: the prompt of {target} uses tokens without a "
+            f"value: {missing.describe()}. Add them to the variables (or the grid's records), "
+            "or pass allow_missing_variables=True (RunOptions; `evalkit run --allow-missing-variables`) "
+            "to run anyway"
+        )
+        self.target = target
+        self.missing = missing
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.target, self.missing))

@@ -43,7 +43,9 @@ class RunOptions:
     :class:`~evalkit.runner.ServiceUnreachable` and leaves them unrecorded, so a resume runs
     them; 0 records them ``failed`` and goes on. ``repeats``: run only the first this many
     repeats of every cell (a sequential comparison's waves; None: all the grid's); the run
-    stays ``partial`` until the rest are run.
+    stays ``partial`` until the rest are run. ``allow_missing_variables``: run even when a
+    ``{{token}}`` of the prompt has no value in some variables records (by default the run is
+    refused with :class:`~evalkit.runner.MissingVariablesError` before any conversation).
     """
 
     concurrency: int = 8
@@ -53,6 +55,7 @@ class RunOptions:
     rerun: tuple[str, ...] = ()
     stop_after_unreachable: int = 5
     repeats: int | None = None
+    allow_missing_variables: bool = False
 
     def __post_init__(self) -> None:
         if self.repeats is not None and self.repeats < 1:
@@ -96,3 +99,4 @@ class RunKnobs(TypedDict, total=False):
     rerun: tuple[str, ...]
     stop_after_unreachable: int
     repeats: int | None
+    allow_missing_variables: bool

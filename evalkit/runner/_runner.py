@@ -45,6 +45,7 @@ from ._conversation import ConversationRunner
 from ._definition import RunDefinition
 from ._errors import FATAL_ERRORS, RunAborted, ServiceUnreachable
 from ._options import RunKnobs, RunOptions
+from ._preflight import check_variables, log_lint
 from ._signals import defer_sigint
 
 __all__ = ["arun_grid", "default_run_id", "run_grid"]
@@ -116,6 +117,11 @@ async def arun_grid(
     are kept, the rest run, nothing is duplicated; a changed grid, assistant version or target
     is refused with what changed. ``rerun=("failed", "dropped")`` also runs again the recorded
     conversations with those statuses (the new record replaces the old one).
+
+    Before any conversation, the lint findings of the config the run uses are logged, and a
+    ``{{token}}`` of its prompt without a value in some variables records refuses the run
+    (:class:`~evalkit.runner.MissingVariablesError`, naming the tokens and records) unless
+    ``allow_missing_variables=True``.
     """
     if moved:
         kw = positional_keywords(
@@ -143,6 +149,8 @@ async def arun_grid(
         except OSError as exc:  # the snapshot could not be written: a full or read-only store
             raise storage_error(exc, snapshots.root, "record a config snapshot in") from exc
         _warn_if_clone_lacks_inputs(grid, resolved)
+        log_lint(resolved)
+        check_variables(grid, resolved, opts.allow_missing_variables)
         run_id = run_id or default_run_id(resolved.label)
         definition = RunDefinition.of(grid, resolved)
         writer = _open_writer(store, run_id, definition, resolved, aclient.host, len(grid))

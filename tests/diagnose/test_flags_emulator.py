@@ -1,0 +1,90 @@
+"""Simulation flags on the emulator: the demo's well-behaved bundled personas raise none; a
+deliberately broken persona (a fixture) is flagged in every conversation, and a comparison
+can leave its conversations out, counted per side and said in a warning."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evalkit.api import Client
+from evalkit.compare import CompareOptions, compare_grades
+from evalkit.demo import CONTACTS, CONTEXT, DEMO_PERSONAS, PROD_INSTRUCTIONS
+from evalkit.diagnose import simulation_flags
+from evalkit.emulator import serve
+from evalkit.grading import grade_run
+from evalkit.grid import Grid, load_personas
+from evalkit.runner import run_grid
+from evalkit.store import Run
+
+REPO = Path(__file__).resolve().parents[2]
+BROKEN = Path(__file__).resolve().parent / "fixtures" / "broken-relaxed.yaml"
+SCORECARD = REPO / "scorecards" / "appointment-reminder-ur.yaml"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
+    store = tmp_path_factory.mktemp("runs")
+    bundled = [p for p in load_personas(REPO / "personas") if p.label in DEMO_PERSONAS]
+    grid = Grid(
+        [*bundled, *load_personas(BROKEN)], variables=CONTACTS, contexts=[CONTEXT], repeats=3
+    )
+    with serve(time_scale=0.002, seed=7) as emu, Client(emu.base_url, emu.api_key) as client:
+        built = emu.build(
+            "reminder", {"context": CONTEXT, "sampleRows": CONTACTS[:1]}, PROD_INSTRUCTIONS,
+            initial_greeting=True,
+        )  # fmt: skip
+        aid = built["realtimeAssistantId"]
+        first = run_grid(
+            grid, aid, client=client, store=store, run_id="a", concurrency=8, progress=False
+        )
+        second = run_grid(
+            grid, aid, client=client, store=store, run_id="b", concurrency=8, progress=False
+        )
+    return first, second
+
+
+@pytest.mark.slow
+def test_well_behaved_personas_raise_no_flag_and_the_broken_one_is_flagged(
+    runs: tuple[Run, Run],
+) -> None:
+    for run in runs:
+        flags = simulation_flags(run)
+        assert flags.attrs["checked"] == len(run.conversations) == 63
+        labels = run.conversations.set_index("conversation_id")["persona_label"]
+        flagged_labels = set(labels[flags["conversation_id"]])
+        assert flagged_labels == {"broken-relaxed"}, flags.to_string()
+        broken = set(labels[labels == "broken-relaxed"].index)
+        busy = flags[flags["flag"] == "persona-not-shown"]
+        assert set(busy["conversation_id"]) == broken  # every one of its 9 conversations
+        assert busy["reason"].str.contains("declares 'busy'").all()
+        assert (flags["run_id"] == run.run_id).all()
+
+
+@pytest.mark.slow
+def test_a_comparison_leaves_flagged_conversations_out_and_says_so(
+    runs: tuple[Run, Run],
+) -> None:
+    grades = [grade_run(run, SCORECARD, judge=False).frame for run in runs]
+    flags = [simulation_flags(run) for run in runs]
+    import pandas as pd
+
+    both = pd.concat(flags, ignore_index=True)
+    plain = compare_grades(grades[0], grades[1])
+    left_out = compare_grades(grades[0], grades[1], options=CompareOptions(exclude_flagged=both))
+    row, before = left_out.summary.iloc[0], plain.summary.iloc[0]
+    assert row["flagged_baseline"] == row["flagged_candidate"] == 9
+    assert before["flagged_baseline"] == before["flagged_candidate"] == 0
+    assert row["conversations_baseline"] == before["conversations_baseline"] - 9
+    sentence = [w for w in left_out.warnings if "flagged simulations" in w]
+    assert sentence == [
+        "9 baseline and 9 candidate conversation(s) were left out as flagged simulations "
+        "(persona-not-shown: 18); they are not in any score or interval."
+    ]
+    assert not any("flagged" in w for w in plain.warnings)
+    # a flag of run "a" leaves out run "a"'s conversation only, though the ids are the same
+    only_a = compare_grades(
+        grades[0], grades[1], options=CompareOptions(exclude_flagged=flags[0])
+    ).summary.iloc[0]
+    assert (only_a["flagged_baseline"], only_a["flagged_candidate"]) == (9, 0)
