@@ -91,7 +91,14 @@ async def run_runner(
     limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
     async with AsyncClient(base, key, limits=limits) as client:
         run = await arun_grid(
-            grid, assistant, client, "draft", store, run_id, concurrency=conc, progress=False
+            grid,
+            assistant,
+            client=client,
+            target="draft",
+            store=store,
+            run_id=run_id,
+            concurrency=conc,
+            progress=False,
         )
     # counted from the manifest: loading the tables into pandas is not the runner's work
     return int(run.manifest["n_turns"]) + int(run.manifest["counts"]["total"])

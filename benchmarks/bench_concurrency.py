@@ -118,7 +118,16 @@ async def run_runner(
         run, peak = await with_watcher(
             base,
             key,
-            arun_grid(grid, assistant, client, "draft", store, None, concurrency=n, progress=False),
+            arun_grid(
+                grid,
+                assistant,
+                client=client,
+                target="draft",
+                store=store,
+                run_id=None,
+                concurrency=n,
+                progress=False,
+            ),
         )
         wall = time.perf_counter() - start
     conv = run.conversations

@@ -158,8 +158,8 @@ from pathlib import Path
 
 import evalkit
 from evalkit import demo, grading
-from evalkit.report import RunBrowser, notebook_output_dir, plots, table_html
-from IPython.display import HTML, Markdown, display
+from evalkit.report import RunBrowser, notebook_output_dir, plots
+from IPython.display import Markdown, display
 
 output_dir = notebook_output_dir("explore", output_dir)
 if store is None:
@@ -170,12 +170,12 @@ grades = grading.grade_run(run, card, judge=judge)  # stored grades are reused w
 display(Markdown(f"# Run `{run.run_id}`"))
 display(run)
 display(plots.outcomes_by_status([run]))"""),
-        new_code_cell("""summary = grades.summary()
+        new_code_cell("""display(grades)  # per-rule pass rates with intervals, conversations left out, graders
+summary = grades.summary()
 Path(output_dir).mkdir(parents=True, exist_ok=True)
 summary.to_parquet(Path(output_dir) / "rules.parquet", index=False)
-display(HTML(table_html(summary, float_format="{:.2f}")))
 print(f"per-rule summary in {Path(output_dir) / 'rules.parquet'}")"""),
-        new_code_cell("""browser = RunBrowser(run, grades.frame, page_size=page_size)
+        new_code_cell("""browser = RunBrowser(run, grades, page_size=page_size)
 browser"""),
     ]
 )

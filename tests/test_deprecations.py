@@ -148,3 +148,62 @@ def test_refine_loop_client_first_warns(tmp_path: Path) -> None:
         asyncio.run(arefine_loop(None, "a1", grid, CARD, "x" * 2001))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"takes 4 positional arguments"):
         refine_loop("a1", grid, CARD, "x", "y")
+
+
+def _old_spellings(source: str) -> list[str]:
+    """Calls in ``source`` that use an old spelling (what would warn at run time)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        keywords = {k.arg for k in node.keywords}
+        if (
+            (name in ("run_grid", "arun_grid") and len(node.args) > 2)
+            or (name in ("grade_run", "agrade_run") and "store" in keywords)
+            or (name == "grades" and "scorecard" in keywords)
+        ):
+            found.append(ast.unparse(node))
+        elif name in ("refine_and_wait", "arefine_and_wait", "refine_loop", "arefine_loop"):
+            first = node.args[0] if node.args else None
+            if (isinstance(first, ast.Constant) and first.value is None) or (
+                isinstance(first, ast.Name) and "client" in first.id
+            ):
+                found.append(ast.unparse(node))
+    return found
+
+
+def test_evalkit_itself_uses_no_old_spelling() -> None:
+    root = Path(__file__).resolve().parents[1]
+    sources = [*(root / "evalkit").rglob("*.py"), *(root / "benchmarks").rglob("*.py")]
+    old = {
+        str(path.relative_to(root)): calls
+        for path in sources
+        for calls in [_old_spellings(path.read_text(encoding="utf-8"))]
+        if calls
+    }
+    assert not old, f"deprecated spellings inside the package: {old}"
+    assert _old_spellings("run_grid(grid, aid, client)")
+    assert _old_spellings("refine_loop(client, aid, grid, card, text)")
+    assert _old_spellings("grade_run(run, card, store=False)")
+
+
+def test_judge_agreement_rubric_is_now_rubric_version_id(tmp_path: Path) -> None:
+    from evalkit.grading import judge_agreement
+    from evalkit.store import Label
+
+    from .grading.test_labels import _graded
+
+    run = _graded(tmp_path, {"c1"})
+    run.add_labels([Label("c1", "confirm", "fail"), Label("c2", "confirm", "pass")])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = judge_agreement(run, rubric_version_id="demo/v1", seed=1)
+    with pytest.warns(DeprecationWarning, match=r"rubric= is now rubric_version_id="):
+        old = judge_agreement(run, rubric="demo/v1", seed=1)
+    pd.testing.assert_frame_equal(old, new)
+    with pytest.raises(TypeError, match="rubric_version_id= only"):
+        judge_agreement(run, rubric="demo/v1", rubric_version_id="demo/v1")

@@ -134,14 +134,34 @@ def test_poll_policy_is_public() -> None:
     assert "poll" in params
 
 
+def _fresh_python(code: str) -> str:
+    """What ``code`` prints in a new interpreter (nothing imported yet)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
 def test_import_evalkit_stays_lazy() -> None:
     """``import evalkit`` loads no package of its own and nothing heavy."""
-    code = (
+    loaded = _fresh_python(
         "import sys, evalkit\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('pandas', 'pyarrow', 'httpx', 'pydantic', 'numpy') or "
         "(m.startswith('evalkit.') and m != 'evalkit._version')))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    assert loaded == "[]"
+
+
+def test_no_top_level_name_is_also_a_subpackage() -> None:
+    """Python sets ``evalkit.<sub>`` to the subpackage when it is imported, which would hide a
+    top-level name spelled the same (a ``tune`` function beside a ``tune`` package)."""
+    import pkgutil
+
+    subpackages = {m.name for m in pkgutil.iter_modules(evalkit.__path__)}
+    assert not subpackages & set(evalkit.__all__)
+    # the package imported first, the top level after: the name is still the function
+    shown = _fresh_python(
+        "import inspect, evalkit.tuning._options, evalkit\n"
+        "print(inspect.isfunction(evalkit.tune))\n"
+    )
+    assert shown == "True"

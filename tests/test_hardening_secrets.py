@@ -301,8 +301,10 @@ def test_a_run_writes_no_planted_secret_to_any_file_repr_or_pickle(
     grid = make_grid(load_personas(PERSONAS_DIR), 2, repeats=1)
     variant = Variant("keyed", {"llm": {"default": {"apiKey": VARIANT_KEY}}})
     with Client(emu.base_url, emu.api_key) as client:
-        draft = run_grid(grid, assistant_id, client, store=tmp_path, progress=False)
-        clone = run_grid(grid, assistant_id, client, variant, store=tmp_path, progress=False)
+        draft = run_grid(grid, assistant_id, client=client, store=tmp_path, progress=False)
+        clone = run_grid(
+            grid, assistant_id, client=client, target=variant, store=tmp_path, progress=False
+        )
         listed = next(a for a in client.list_assistants() if a.id == assistant_id)
         reprs = [repr(client), repr(listed), str(listed), repr(listed.config), repr(variant)]
     assert set(draft.conversations["status"]) == {"done"}

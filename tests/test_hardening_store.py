@@ -92,7 +92,7 @@ def test_disk_full_mid_run_is_a_store_error_and_a_resume_records_exactly_the_gri
     disk.full = True
     client = Client(emu.base_url, emu.api_key)
     with pytest.raises(StoreError) as caught:
-        run_grid(grid, assistant, client, store=tmp_path, run_id="full", progress=False)
+        run_grid(grid, assistant, client=client, store=tmp_path, run_id="full", progress=False)
     assert not isinstance(caught.value, BaseExceptionGroup)
     message = str(caught.value)
     assert "journal.jsonl" in message
@@ -105,7 +105,7 @@ def test_disk_full_mid_run_is_a_store_error_and_a_resume_records_exactly_the_gri
     assert temp_files(tmp_path) == []
 
     disk.full = False  # space freed: the same process resumes at once (no RunLockedError)
-    run = run_grid(grid, assistant, client, store=tmp_path, run_id="full", progress=False)
+    run = run_grid(grid, assistant, client=client, store=tmp_path, run_id="full", progress=False)
     conv = run.conversations
     assert len(conv) == len(grid)
     assert set(conv["conversation_id"]) == {s.conversation_id for s in grid.conversations()}
@@ -168,7 +168,7 @@ def test_a_store_path_that_is_a_file_is_a_store_error(emu: EmulatorServer, tmp_p
         run_grid(
             load_grid(1, 1),
             assistant,
-            Client(emu.base_url, emu.api_key),
+            client=Client(emu.base_url, emu.api_key),
             store=store,
             progress=False,
         )
@@ -205,7 +205,7 @@ def test_a_read_only_store_is_a_store_error(
         run_grid(
             load_grid(1, 1),
             assistant,
-            Client(emu.base_url, emu.api_key),
+            client=Client(emu.base_url, emu.api_key),
             store=store,
             progress=False,
         )

@@ -246,6 +246,13 @@ def test_run_browser_in_jupyterlab_follows_the_persona_filter(
             matched = _count(r"· (\d+) of", label.inner_text())
             assert 0 < matched < total
 
+            # a Run and a Grades render as HTML (their _repr_html_), not as one line of text
+            run_shown = page.locator(".jp-OutputArea-output .evalkit-run").first
+            expect(run_shown).to_contain_text("conversation(s):", timeout=WIDGET_UPDATE_MS)
+            graded = page.locator(".jp-OutputArea-output .evalkit-grades").first
+            expect(graded).to_contain_text("conversation(s) graded", timeout=WIDGET_UPDATE_MS)
+            assert graded.locator("tbody tr").count() >= 3  # one row per rule
+            expect(graded.locator("thead")).to_contain_text("pass rate (95% Wilson)")
             stderr = page.locator(
                 '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
             )

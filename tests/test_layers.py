@@ -39,7 +39,9 @@ ALLOWED: dict[str, set[str]] = {
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
     "audio": BASE | {"api", "store"},
-    "tuning": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
+    # tuning sits beside flows: it runs arms through flows' run -> grade pipeline
+    "tuning": BASE
+    | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
     "report": BASE
     | {
         "api",

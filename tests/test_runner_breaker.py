@@ -133,7 +133,12 @@ async def run_vanishing(
     async with client:
         try:
             await arun_grid(
-                grid, assistant, client, store=store, run_id="cut", options=_options(**options)
+                grid,
+                assistant,
+                client=client,
+                store=store,
+                run_id="cut",
+                options=_options(**options),
             )
         except ServiceUnreachable as exc:
             error = exc
@@ -150,7 +155,7 @@ async def test_a_vanished_service_stops_the_run_and_a_resume_completes_the_grid(
     assert 1 <= len(cut.conversations) <= 5
     assert set(cut.conversations["status"]) == {"done"}  # none marked failed
     async with AsyncClient(emu.base_url, emu.api_key) as client:
-        run = await arun_grid(grid, assistant, client, store=tmp_path, run_id="cut")
+        run = await arun_grid(grid, assistant, client=client, store=tmp_path, run_id="cut")
     assert len(run.conversations) == len(grid)
     assert run.conversations["conversation_id"].is_unique
     assert set(run.conversations["status"]) == {"done"}

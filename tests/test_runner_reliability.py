@@ -93,7 +93,7 @@ async def test_300_conversations_under_faults_are_all_accounted_for(
 
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
         run = await arun_grid(
-            grid, assistant, client, store=tmp_path, run_id="faults", concurrency=24
+            grid, assistant, client=client, store=tmp_path, run_id="faults", concurrency=24
         )
     after = await asyncio.to_thread(wait_idle, emu)
     conv = check_no_duplicates(run, grid)
@@ -141,7 +141,7 @@ async def test_every_stream_dropped_is_recorded_dropped_after_max_attempts(
     grid = load_grid(3, 1)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
-        run = await arun_grid(grid, assistant, client, store=tmp_path, max_attempts=2)
+        run = await arun_grid(grid, assistant, client=client, store=tmp_path, max_attempts=2)
     conv = check_no_duplicates(run, grid)
     assert set(conv["status"]) == {"dropped"}
     assert (conv["attempts"] == 2).all()
@@ -163,7 +163,7 @@ async def test_every_error_event_is_recorded_error_without_retry(
     grid = load_grid(3, 1)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
-        run = await arun_grid(grid, assistant, client, store=tmp_path)
+        run = await arun_grid(grid, assistant, client=client, store=tmp_path)
     conv = check_no_duplicates(run, grid)
     assert set(conv["status"]) == {"error"}
     assert (conv["attempts"] == 1).all()
@@ -179,7 +179,7 @@ async def test_refusals_after_every_retry_are_recorded_failed(
     grid = load_grid(4, 2)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.never()) as client:
-        run = await arun_grid(grid, assistant, client, store=tmp_path)
+        run = await arun_grid(grid, assistant, client=client, store=tmp_path)
     conv = check_no_duplicates(run, grid)
     assert set(conv["status"]) == {"failed", "done"}
     failed = conv[conv["status"] == "failed"]
@@ -198,7 +198,7 @@ async def test_a_run_where_every_conversation_failed_is_finalized(
     key, assistant = await faulty_assistant(emu, http503_rate=1.0, seed=1)
     grid = load_grid(2, 1)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait(2)) as client:
-        run = await arun_grid(grid, assistant, client, store=tmp_path)
+        run = await arun_grid(grid, assistant, client=client, store=tmp_path)
     conv = check_no_duplicates(run, grid)
     assert set(conv["status"]) == {"failed"}
     assert run.manifest["counts"]["failed"] == len(grid)
@@ -242,7 +242,7 @@ def test_run_killed_with_sigkill_resumes_to_exactly_the_grid(
     run = run_grid(
         grid,
         assistant,
-        Client(slow_emu.base_url, slow_emu.api_key),
+        client=Client(slow_emu.base_url, slow_emu.api_key),
         store=tmp_path,
         run_id="killed",
         concurrency=16,

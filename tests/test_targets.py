@@ -107,7 +107,9 @@ def run_tapped(
 
     async def go() -> Any:
         async with AsyncClient(emu.base_url, emu.api_key, transport=tap) as client:
-            return await arun_grid(g, assistant_id, client, target, store, progress=False, **kw)
+            return await arun_grid(
+                g, assistant_id, client=client, target=target, store=store, progress=False, **kw
+            )
 
     return asyncio.run(go()), tap
 
@@ -175,7 +177,7 @@ def test_prod_behind_draft_runs_on_a_clone_of_the_snapshot_then_deletes_it(
 ) -> None:
     assistant, v1_config = build(emu, NASTALIQ)
     # a draft run records the snapshot of version 1, which is then published
-    run_grid(grid(personas, 1), assistant, Client(emu.base_url, emu.api_key), store=tmp_path)
+    run_grid(grid(personas, 1), assistant, client=Client(emu.base_url, emu.api_key), store=tmp_path)
     emu.publish(assistant)
     assert edit(emu, assistant, ENGLISH) == 2
     before = assistant_ids(emu)
@@ -377,7 +379,9 @@ def test_snapshots_on_disk_are_redacted(
     emu: EmulatorServer, personas: list[Persona], tmp_path: Path
 ) -> None:
     assistant, _ = build(emu)
-    run = run_grid(grid(personas, 1), assistant, Client(emu.base_url, emu.api_key), store=tmp_path)
+    run = run_grid(
+        grid(personas, 1), assistant, client=Client(emu.base_url, emu.api_key), store=tmp_path
+    )
     snap = SnapshotStore(tmp_path).load(assistant, 1)
     assert snap is not None
     assert snap.config["llm"]["default"]["apiKey"] == MASK + PROVIDER_KEY[-4:]
@@ -430,10 +434,10 @@ async def test_clone_is_deleted_and_streams_closed_when_the_run_is_cancelled(
             arun_grid(
                 grid(personas, 6),
                 assistant,
-                client,
-                Variant.with_instructions("slow", NASTALIQ),
-                tmp_path,
-                "cancelled",
+                client=client,
+                target=Variant.with_instructions("slow", NASTALIQ),
+                store=tmp_path,
+                run_id="cancelled",
                 concurrency=4,
                 progress=False,
             )

@@ -12,6 +12,7 @@ import typer
 from ._app import app
 from ._errors import ExitCode
 from ._grade import judge_from_options
+from ._options import ScorecardOption, StoreOption
 
 #: ``--fail-on-regression`` with a regressed verdict exits with this code.
 REGRESSION_EXIT = int(ExitCode.ERROR)
@@ -59,13 +60,8 @@ def compare_command(
     candidate: Annotated[
         str, typer.Argument(help="Candidate run id (e.g. draft).", metavar="CANDIDATE")
     ],
-    scorecard: Annotated[
-        Path, typer.Option("--scorecard", "-s", help="Scorecard file.", metavar="FILE")
-    ],
-    store: Annotated[
-        str,
-        typer.Option(help="Folder or URL (s3://bucket/prefix) holding runs.", metavar="DIR|URL"),
-    ] = "runs",
+    scorecard: ScorecardOption,
+    store: StoreOption = "runs",
     min_effect: Annotated[
         float, typer.Option(help="Points below which a difference counts as none.", metavar="X")
     ] = 5.0,

@@ -10,6 +10,7 @@ import typer
 
 from ._app import app
 from ._errors import ExitCode, fail
+from ._options import ScorecardOption, StoreOption
 
 if TYPE_CHECKING:
     from ..grading import JudgeArg
@@ -67,13 +68,8 @@ def grade_command(
     run: Annotated[
         str, typer.Argument(help="A run id in --store, or a run folder.", metavar="RUN")
     ],
-    scorecard: Annotated[
-        Path, typer.Option("--scorecard", "-s", help="Scorecard file.", metavar="FILE")
-    ],
-    store: Annotated[
-        str,
-        typer.Option(help="Folder or URL (s3://bucket/prefix) holding runs.", metavar="DIR|URL"),
-    ] = "runs",
+    scorecard: ScorecardOption,
+    store: StoreOption = "runs",
     judge_model: Annotated[
         str | None,
         typer.Option(

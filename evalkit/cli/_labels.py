@@ -68,7 +68,7 @@ def agreement_command(
     from ..grading import judge_agreement
     from ..store import load_run
 
-    frame = judge_agreement(load_run(run, store), rubric=rubric)
+    frame = judge_agreement(load_run(run, store), rubric_version_id=rubric)
     columns = ["rule_id", "n_labelled", "n", "accuracy", "accuracy_low", "accuracy_high"]
     columns += ["f1_fail", "f1_fail_low", "f1_fail_high", "kappa", "kappa_low", "kappa_high"]
     shown = frame[columns]

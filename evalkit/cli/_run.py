@@ -9,6 +9,7 @@ import typer
 
 from ._app import app
 from ._errors import ARGV_KEY, EXIT_CODES_HELP, ExitCode, describe, fail
+from ._options import PersonasOption, StoreOption
 
 if TYPE_CHECKING:
     from ..api import Client
@@ -56,15 +57,7 @@ def run_command(
         str,
         typer.Option("--assistant", "-a", metavar="ID", help="Assistant id to simulate against."),
     ],
-    personas: Annotated[
-        Path | None,
-        typer.Option(
-            "--personas",
-            "-p",
-            metavar="PATH",
-            help="A personas YAML file or folder [default: ./personas, else the bundled ones].",
-        ),
-    ] = None,
+    personas: PersonasOption = None,
     variables: Annotated[
         Path | None,
         typer.Option(
@@ -94,10 +87,7 @@ def run_command(
         Path | None,
         typer.Option(metavar="FILE", help="With --variant: a JSON merge patch over the base."),
     ] = None,
-    store: Annotated[
-        str,
-        typer.Option(metavar="DIR|URL", help="Folder or URL (s3://bucket/prefix) holding runs."),
-    ] = "runs",
+    store: StoreOption = "runs",
     run_id: Annotated[
         str | None, typer.Option("--run-id", metavar="ID", help="Resume or name a run.")
     ] = None,

@@ -11,6 +11,7 @@ import typer
 from ._app import app
 from ._errors import EXIT_CODES_HELP
 from ._grade import judge_from_options
+from ._options import PersonasOption, ScorecardOption, StoreOption
 from ._run import default_personas
 
 
@@ -28,18 +29,8 @@ def tune_command(
             "examples/variants/urdu_reminder.yaml.",
         ),
     ],
-    scorecard: Annotated[
-        Path, typer.Option("--scorecard", "-s", metavar="FILE", help="Scorecard file.")
-    ],
-    personas: Annotated[
-        Path | None,
-        typer.Option(
-            "--personas",
-            "-p",
-            metavar="PATH",
-            help="A personas YAML file or folder [default: ./personas, else the bundled ones].",
-        ),
-    ] = None,
+    scorecard: ScorecardOption,
+    personas: PersonasOption = None,
     variables: Annotated[
         Path | None,
         typer.Option("--variables", metavar="CSV", help="CSV of variable records (contacts)."),
@@ -64,10 +55,7 @@ def tune_command(
     no_adaptive: Annotated[
         bool, typer.Option("--no-adaptive", help="Run every variant to the end.")
     ] = False,
-    store: Annotated[
-        str,
-        typer.Option(metavar="DIR|URL", help="Folder or URL (s3://bucket/prefix) holding runs."),
-    ] = "runs",
+    store: StoreOption = "runs",
     run_prefix: Annotated[
         str | None,
         typer.Option("--run-prefix", metavar="ID", help="Name (or resume) the sweep's runs."),

@@ -26,6 +26,7 @@ from typing import Any, Final
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from ..grading import GradesLike
 from ._documents import failing_documents, grades_frame
 from ._traits import arabic_share
 
@@ -291,11 +292,11 @@ def _one_rule(
 
 
 def failure_clusters(
-    grades: Any,
+    grades: GradesLike,
     turns: pd.DataFrame,
     *,
     rules: Iterable[str] | None = None,
-    baseline: Any = None,
+    baseline: GradesLike | None = None,
     seed: int = 0,
     conversations: pd.DataFrame | None = None,
     options: ClusterOptions | None = None,
@@ -318,7 +319,7 @@ def failure_clusters(
     """
     opts = options or ClusterOptions()
     cand = grades_frame(grades)
-    base = None if baseline is None else grades_frame(baseline)
+    base = None if baseline is None else grades_frame(baseline, "baseline")
     wanted = None if rules is None else {str(r) for r in rules}
     docs = failing_documents(cand, turns, "candidate", wanted, conversations)
     if base is not None:

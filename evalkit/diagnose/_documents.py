@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Any, Final
+from typing import Final
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from ..grading import GradesLike, as_grades_frame
 
 __all__ = ["failing_documents", "grades_frame"]
 
@@ -21,11 +23,10 @@ MAX_CHARS: Final = 600
 """A document keeps at most this many characters of turns (the rationale comes first)."""
 
 
-def grades_frame(grades: Any) -> pd.DataFrame:
-    """A :class:`~evalkit.Grades` or its DataFrame, as the DataFrame."""
-    frame = getattr(grades, "frame", grades)
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"grades must be a Grades or a DataFrame, got {type(grades).__name__}")
+def grades_frame(grades: GradesLike, name: str = "grades") -> pd.DataFrame:
+    """A :class:`~evalkit.Grades` or its DataFrame, as the DataFrame (with the columns
+    clustering needs)."""
+    frame = as_grades_frame(grades, name)
     missing = [c for c in ("conversation_id", "rule_id", "verdict") if c not in frame.columns]
     if missing:
         raise ValueError(f"grades lack columns {missing}")

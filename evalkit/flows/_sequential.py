@@ -130,7 +130,17 @@ def _start_wave(
     """Both sides' first ``waves`` repeats, started now (resuming what is recorded)."""
     run_opts = replace(opts.run, repeats=waves)
     return [
-        asyncio.create_task(arun_grid(grid, assistant_id, client, target, store, run_id, run_opts))
+        asyncio.create_task(
+            arun_grid(
+                grid,
+                assistant_id,
+                client=client,
+                target=target,
+                store=store,
+                run_id=run_id,
+                options=run_opts,
+            )
+        )
         for target, run_id in (("prod", opts.baseline_run_id), ("draft", opts.candidate_run_id))
     ]
 

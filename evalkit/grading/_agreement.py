@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from .._util import deprecated
 from ..stats import wilson_interval
 from ..store import Run
 from ._grades import GradesLike, as_grades_frame
@@ -74,7 +75,7 @@ def _from_run(
             return run.grades(seen.pop()), stored
         raise ValueError(
             f"run {run.run_id} was graded with several scorecards ({', '.join(versions)}): "
-            "pass rubric=<rubric version id>"
+            "pass rubric_version_id=<rubric version id>"
         )
     return grades, stored
 
@@ -95,23 +96,32 @@ def judge_agreement(
     grades: GradesLike | Run,
     labels: pd.DataFrame | None = None,
     *,
-    rubric: str | None = None,
+    rubric_version_id: str | None = None,
     confidence: float = 0.95,
     n_resamples: int = 2000,
     seed: int = 0,
+    rubric: str | None = None,
 ) -> pd.DataFrame:
     """Compare graded verdicts with hand labels, per rule.
 
     ``grades`` is a :class:`~evalkit.store.Run` (its grades, and by default the labels stored in
-    it: :meth:`Run.labels`; ``rubric`` picks a scorecard when it was graded with several), a
+    it: :meth:`Run.labels`; ``rubric_version_id`` picks a scorecard when it was graded with
+    several; ``rubric=`` is its deprecated spelling), a
     :class:`Grades` or a grades frame (then ``labels`` is required: conversation_id, rule_id and
     ``label`` or ``verdict``). Pairs where either side is not pass, fail or na (``error``, a
     typo) or that have no counterpart are left out and counted. One row per labelled rule plus
     ``(all)``: n_labelled, n compared, n_left_out, agree, accuracy with its Wilson interval, the
     F1 of ``fail`` and Cohen's kappa, each with a seeded bootstrap interval.
     """
+    if rubric is not None:
+        if rubric_version_id is not None:
+            raise TypeError(
+                "judge_agreement(): give rubric_version_id= only (rubric= is its old name)"
+            )
+        deprecated("judge_agreement(): rubric= is now rubric_version_id=")
+        rubric_version_id = rubric
     if isinstance(grades, Run):
-        grades, labels = _from_run(grades, labels, rubric)
+        grades, labels = _from_run(grades, labels, rubric_version_id)
     elif labels is None:
         raise TypeError("judge_agreement needs labels= when given grades rather than a Run")
     frame = as_grades_frame(grades)

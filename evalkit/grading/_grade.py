@@ -248,18 +248,20 @@ async def agrade_run(
     scorecard: ScorecardLike,
     judge: JudgeArg = None,
     *,
-    judge_samples: int = 1,
+    judge_samples: int | None = None,
     save: bool = True,
     reuse: bool = True,
     store: bool | None = None,
+    options: GradeOptions | None = None,
 ) -> Grades:
     """Async :func:`grade_run`."""
     save = _save_of("agrade_run", save, store)
+    options = _run_options(run, judge_samples, options)
     card = _scorecard(scorecard)
     conversations = run.conversations
     done = conversations[conversations["status"] == "done"]
     if reuse:
-        current = _current_grades(run, card, done, judge, judge_samples)
+        current = _current_grades(run, card, done, judge, options.judge_samples)
         if current is not None:
             logger.info(
                 "run %s: grades for %s are current; reused", run.run_id, card.rubric_version_id
@@ -272,11 +274,6 @@ async def agrade_run(
             len(done),
             len(conversations),
         )
-    options = GradeOptions(
-        judge_samples=judge_samples,
-        run_id=run.run_id,
-        judge_cache_dir=run.local_folder / ".judge-cache",
-    )
     check_rubric_hash(run.local_folder, card.rubric_version_id, card.content_hash)
     t = Transcripts.build(run.turns, done)
     frame = await _grade(t, card, judge, options, run.run_id)
@@ -295,6 +292,27 @@ async def agrade_run(
         )
         logger.info("run %s: %d grade(s) written to %s", run.run_id, len(frame), path)
     return Grades(frame, card.rubric_version_id, path, left_out_of(conversations))
+
+
+def _run_options(run: Run, judge_samples: int | None, options: GradeOptions | None) -> GradeOptions:
+    """A run's grading options: ``options`` honoured (its ``run_id`` must be the run's own; its
+    ``judge_cache_dir`` replaces the store's ``.judge-cache``), ``judge_samples`` given once."""
+    given = options or GradeOptions()
+    if judge_samples is not None and options is not None and judge_samples != given.judge_samples:
+        raise ValueError(
+            f"judge_samples={judge_samples} and options.judge_samples={given.judge_samples} "
+            "disagree: give the number of samples once"
+        )
+    if given.run_id not in (GradeOptions().run_id, run.run_id):
+        raise ValueError(
+            f"options.run_id={given.run_id!r} is not the run's id {run.run_id!r}: grades of a "
+            "stored run carry its own id"
+        )
+    return GradeOptions(
+        judge_samples=judge_samples if judge_samples is not None else given.judge_samples,
+        run_id=run.run_id,
+        judge_cache_dir=given.judge_cache_dir or run.local_folder / ".judge-cache",
+    )
 
 
 def left_out_of(conversations: pd.DataFrame) -> dict[str, int]:
@@ -369,10 +387,11 @@ def grade_run(
     scorecard: ScorecardLike,
     judge: JudgeArg = None,
     *,
-    judge_samples: int = 1,
+    judge_samples: int | None = None,
     save: bool = True,
     reuse: bool = True,
     store: bool | None = None,
+    options: GradeOptions | None = None,
 ) -> Grades:
     """Grade the ``done`` conversations of a stored run; never re-simulates.
 
@@ -383,15 +402,23 @@ def grade_run(
     times per rule and keeps the majority, recording the agreement. With ``reuse`` (default)
     stored grades that grading again would give back (same scorecard, same done transcripts,
     the same judge with no errors) are returned as they are: a re-grade costs a parquet read.
-    ``store=`` (a bool) is the deprecated spelling of ``save=``: ``store`` is a place
-    everywhere else in evalkit.
+    ``options`` (a :class:`GradeOptions`, as :func:`grade_transcripts` takes) is honoured:
+    its ``judge_samples`` (``judge_samples=`` is the short form; both, disagreeing, is an
+    error) and ``judge_cache_dir``; its ``run_id`` must be the run's. ``store=`` (a bool) is
+    the deprecated spelling of ``save=``: ``store`` is a place everywhere else in evalkit.
     """
     if not isinstance(run, Run):
         raise GradingError(f"grade_run needs an evalkit.store.Run, got {type(run).__name__}")
     save = _save_of("grade_run", save, store)
     return run_sync(
         lambda: agrade_run(
-            run, scorecard, judge, judge_samples=judge_samples, save=save, reuse=reuse
+            run,
+            scorecard,
+            judge,
+            judge_samples=judge_samples,
+            save=save,
+            reuse=reuse,
+            options=options,
         )
     )
 

@@ -177,14 +177,15 @@ class Grades:
 GradesLike: TypeAlias = Grades | pd.DataFrame
 
 
-def as_grades_frame(grades: GradesLike) -> pd.DataFrame:
-    """The grades DataFrame of a :class:`Grades` or of a grades frame (returned as it is)."""
+def as_grades_frame(grades: GradesLike, name: str = "grades") -> pd.DataFrame:
+    """The grades DataFrame of a :class:`Grades` or of a grades frame (returned as it is);
+    anything else is a ``TypeError`` naming the argument (``name``) and what it got."""
     if isinstance(grades, Grades):
         return grades.frame
     if isinstance(grades, pd.DataFrame):
         return grades
     raise TypeError(
-        f"grades must be an evalkit.grading.Grades or a grades DataFrame, "
+        f"{name} must be an evalkit.grading.Grades or a grades DataFrame, "
         f"got {type(grades).__name__}"
     )
 

@@ -20,7 +20,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
-from ._manifest import MANIFEST_NAME
+from ._names import MANIFEST_NAME
 from ._remote import RemotePath
 
 __all__ = ["INDEX_DIR", "SNAPSHOT_NAME", "copy_to_index", "indexed_manifests"]

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from .._util import atomic_write_bytes, content_hash, json_default, redact
+from ._catalog_index import copy_to_index
 from ._errors import CorruptRunError, RunNotFoundError, StoreError, storage_errors
+from ._names import MANIFEST_NAME
 from ._remote import RemotePath
 
 __all__ = [
@@ -21,8 +23,6 @@ __all__ = [
     "scrub_secrets",
     "write_manifest",
 ]
-
-MANIFEST_NAME = "manifest.json"
 
 
 def identity_hash(definition: Mapping[str, Any]) -> str:
@@ -56,15 +56,9 @@ def write_manifest(path: Path | RemotePath, manifest: Mapping[str, Any]) -> None
     with storage_errors(path, "write"):
         if isinstance(path, RemotePath):
             path.write_bytes(data)
-            _copy_to_index(path, data)
+            copy_to_index(path, data)
         else:
             atomic_write_bytes(path, data)
-
-
-def _copy_to_index(path: RemotePath, data: bytes) -> None:
-    from ._catalog_index import copy_to_index  # it reads MANIFEST_NAME from here
-
-    copy_to_index(path, data)
 
 
 def create_manifest(path: RemotePath, manifest: Mapping[str, Any]) -> None:
@@ -78,7 +72,7 @@ def create_manifest(path: RemotePath, manifest: Mapping[str, Any]) -> None:
     except OSError as exc:
         raise StoreError(f"cannot write {path}: {exc}", path) from exc
     with storage_errors(path, "write"):
-        _copy_to_index(path, data)
+        copy_to_index(path, data)
 
 
 def read_manifest(path: Path | RemotePath) -> dict[str, Any]:

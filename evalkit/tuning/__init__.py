@@ -18,12 +18,13 @@ from ._options import TuneOptions
 from ._outputs import write_tune_outputs
 from ._promote import PromoteError, Promotion
 from ._result import TuneResult
-from ._tune import atune, tune
+from ._tune import TuneError, atune, tune
 from ._variants import VariantsFileError, VariantSpec, load_variants
 
 __all__ = [
     "PromoteError",
     "Promotion",
+    "TuneError",
     "TuneOptions",
     "TuneResult",
     "VariantSpec",

@@ -12,6 +12,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from ..compare import Verdict
 from ..compare._decision import Scenarios, decide_grid, errors_differ
 from ..compare._sides import REQUIRED_COLUMNS, Side, unique_values
+from ..grading import GradesLike, as_grades_frame
 from ..stats import CellMoments, grid_mean, paired_grid
 from ._result import TuneResult
 from ._selection import ArmsData, Selection, one_sided_p, select_and_confirm
@@ -19,7 +20,6 @@ from ._split import holdout_mask
 
 __all__ = ["ArmsInfo", "arms_arrays", "compare_variants", "decide_arms"]
 
-GradesLike = Any  # a Grades object or its DataFrame
 
 METHOD = (
     "closed test with inverse-normal combination of the selection cells (Bonferroni over "
@@ -40,11 +40,7 @@ class ArmsInfo:
 
 
 def _frame(grades: GradesLike, name: str) -> pd.DataFrame:
-    frame = getattr(grades, "frame", grades)
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(
-            f"{name}: expected a Grades object or a grades DataFrame, got {type(grades).__name__}"
-        )
+    frame = as_grades_frame(grades, name)
     missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
     if missing:
         raise ValueError(f"{name} grades lack columns {missing}")

@@ -20,9 +20,10 @@ class TuneOptions:
     many (every arm still in gets them all). ``holdout``: the share of cells held out to
     confirm the winner. ``adaptive``: drop arms clearly worse than the current best after each
     wave (False: every arm runs every wave). ``seed``: the held-out cells. ``run_options``:
-    the runner's knobs (concurrency, budget, ...); each wave's conversation budget is set by
-    the sweep. ``run_prefix``: run ids are ``<prefix>-<arm>`` (None: a fresh stamp; give the
-    same prefix to resume a sweep). ``drop_alpha``: the error of dropping the truly best arm.
+    the runner's knobs; ``concurrency`` is the sweep's total, shared out among the arms a wave
+    runs at once, and each wave's conversation budget is set by the sweep. ``run_prefix``: run
+    ids are ``<prefix>-<arm>`` (None: a fresh stamp; give the same prefix to resume a sweep).
+    ``drop_alpha``: the error of dropping the truly best arm.
     """
 
     control: Literal["draft", "prod"] | Variant = "draft"

@@ -1,16 +1,18 @@
 """tune / atune: run every arm against the same grid in waves, drop the clearly worse, and
 decide the winner with :func:`~._compare.decide_arms`.
 
-Each wave runs one more repeat of every cell for the control and every arm still in (the
-runner's repeat-major order and a conversation budget of one repeat per cell resume each arm's
-run exactly one repeat further). An arm runs on a temporary clone the runner makes from the
-draft (or prod) config with the arm's patch, deletes when the wave ends, and deletes on
-failure and Ctrl-C too. Drops read the selection cells only (:mod:`._adaptive`); the held-out
-cells come from the grid's cell ids and the seed, before anything runs.
+Each wave runs one more repeat of every cell for the control and every arm still in, all at
+once with the streams shared out among them (the runner's repeat-major order and a
+conversation budget bring each arm's run exactly to ``wave`` repeats per cell, so a sweep
+resumed with its run prefix replays the same waves). An arm runs on a temporary clone the
+runner makes from the draft (or prod) config with the arm's patch, deletes when the wave ends,
+and deletes on failure and Ctrl-C too. Drops read the selection cells only (:mod:`._adaptive`);
+the held-out cells come from the grid's cell ids and the seed, before anything runs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Sequence
@@ -21,11 +23,13 @@ from typing import Any
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
+from .._exceptions import EvalkitError
 from .._util import now, run_sync
 from ..api import AsyncClient, Client
-from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
+from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
-from ..runner import Budget, arun_grid
+from ..runner import Budget
 from ..store import Run, RunNotFoundError, StoreLike, load_run
 from ..targets import Target, Variant, redact_config
 from ._adaptive import drop_bound_confidence, wave_drops
@@ -35,11 +39,16 @@ from ._result import TuneResult
 from ._split import holdout_mask
 from ._variants import VariantSpec, variant_specs
 
-__all__ = ["atune", "default_run_prefix", "tune"]
+__all__ = ["TuneError", "atune", "default_run_prefix", "tune"]
 
 logger = logging.getLogger("evalkit.tuning")
 
 VariantsLike = str | Path | Sequence[Variant | VariantSpec]
+
+
+class TuneError(EvalkitError):
+    """An arm of a sweep could not run or be graded; the message names it (the cause is the
+    original error: a refused config, an unreachable service, ...)."""
 
 
 def _grid_with_repeats(grid: Grid, repeats: int) -> Grid:
@@ -137,27 +146,49 @@ class _Sweep:
     def n_cells(self) -> int:
         return self.grid.n_cells
 
-    async def run_arm(self, name: str, wave: int) -> None:
-        """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded)."""
+    async def run_wave(self, wave: int) -> None:
+        """Run the control and every arm still in, at once; the streams are shared out so
+        that together they keep ``run_options.concurrency`` open (at least one each)."""
+        names = [self.control, *[n for n in self.names if self.active[n]]]
+        each = max(1, -(-self.opts.run_options.concurrency // len(names)))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for name in names:
+                    group.create_task(self.run_arm(name, wave, each), name=f"evalkit-tune-{name}")
+        except* Exception as failed:  # one arm's error, as itself (the others were stopped)
+            first = failed.exceptions[0]
+            raise first from first.__cause__
+
+    async def run_arm(self, name: str, wave: int, concurrency: int) -> None:
+        """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded) and
+        grade it, through the run -> grade pipeline of :mod:`evalkit.flows`."""
         run = self.runs.get(name) or _recorded(self.store, self.run_ids[name])
         need = wave * self.n_cells - (0 if run is None else len(run.conversations))
-        if need > 0 or run is None:
-            budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
-            run = await arun_grid(
-                self.grid,
-                self.assistant_id,
-                self.client,
-                self.targets[name],
-                self.store,
-                self.run_ids[name],
-                replace(self.opts.run_options, budget=budget),
-            )
-            self.grades.pop(name, None)
-        self.runs[name] = run
-        if name not in self.grades:
-            self.grades[name] = await agrade_run(
-                run, self.card, self.judge, judge_samples=self.opts.judge_samples
-            )
+        budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
+        try:
+            graded = await self._run_and_grade(name, budget, concurrency)
+        except EvalkitError as exc:
+            raise TuneError(
+                f"{name} (run {self.run_ids[name]}) failed in wave {wave}: {exc}"
+            ) from exc
+        self.runs[name], self.grades[name] = graded.run, graded.grades
+
+    async def _run_and_grade(self, name: str, budget: Budget, concurrency: int) -> GradedRun:
+        return await arun_and_grade(
+            self.grid,
+            self.assistant_id,
+            self.card,
+            RunSpec(self.targets[name], self.run_ids[name]),
+            client=self.client,
+            judge=self.judge,
+            store=self.store,
+            options=PipelineOptions(
+                run=replace(self.opts.run_options, budget=budget, concurrency=concurrency),
+                judge_samples=self.opts.judge_samples,
+                confidence=self.opts.confidence,
+                min_effect=self.opts.min_effect,
+            ),
+        )
 
     def frames(self, repeats: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
         control = _first_repeats(self.grades[self.control].frame, repeats)
@@ -170,11 +201,32 @@ class _Sweep:
         mask = np.asarray([c in self.held_out for c in cells], dtype=bool)
         live = np.asarray([self.active[n] for n in self.names])
         dropped = wave_drops(data, mask, live, confidence=level)
-        drops = [n for n, d in zip(self.names, dropped, strict=True) if d]
+        # an arm none of whose conversations could be scored (every one failed, say) only
+        # spends: it goes too
+        scored = np.asarray(data.arms.left_out.n).sum(axis=-1) > 0
+        drops = [
+            n
+            for n, d, ok, on in zip(self.names, dropped, scored, live, strict=True)
+            if on and (d or not ok)
+        ]
         for name in drops:
             self.active[name] = False
             self.dropped_at[name] = wave
         return drops
+
+    def left_out_warnings(self) -> list[str]:
+        """One sentence per arm (and the control) with conversations that did not end done."""
+        out = []
+        for name in [self.control, *self.names]:
+            conversations = self.runs[name].conversations
+            gone = conversations.loc[conversations["status"] != "done", "status"].value_counts()
+            if len(gone):
+                counts = ", ".join(f"{int(v)} {k}" for k, v in gone.sort_index().items())
+                out.append(
+                    f"{name}: {int(gone.sum())} of {len(conversations)} conversation(s) left "
+                    f"out of every score ({counts}); see run {self.run_ids[name]}"
+                )
+        return out
 
     def record_wave(self, wave: int, drops: list[str]) -> None:
         for name in [self.control, *self.names]:
@@ -235,8 +287,7 @@ async def _sweep(
         opts.max_repeats,
     )
     for wave in range(1, opts.max_repeats + 1):
-        for name in [opts.control_name, *[n for n in names if sweep.active[n]]]:
-            await sweep.run_arm(name, wave)
+        await sweep.run_wave(wave)
         drops: list[str] = []
         if opts.adaptive and wave < opts.max_repeats:
             drops = sweep.drop_after(wave, level)
@@ -275,6 +326,7 @@ async def _sweep(
         control_config=config,
         assistant_id=assistant_id,
         draft_version=version,
+        warnings=tuple(sweep.left_out_warnings()),
     )
 
 

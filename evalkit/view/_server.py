@@ -8,7 +8,6 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from types import TracebackType
 
 import uvicorn
 
@@ -106,12 +105,7 @@ class ViewerServer:
     def __enter__(self) -> ViewerServer:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
 

@@ -39,7 +39,7 @@ def test_adding_repeats_and_comparing_again_is_called_peeking(tmp_path: Path) ->
                 runs[side, repeats] = run_grid(
                     grid,
                     assistant,
-                    client,
+                    client=client,
                     store=tmp_path,
                     run_id=f"{side}{repeats}",
                     progress=False,

@@ -36,7 +36,9 @@ def test_a_300_conversation_run_grades_once_and_regrades_from_cache(tmp_path: Pa
     assert len(grid) == 306
     card = Scorecard.load(demo_scorecard())
     with DemoService(store, seed=11) as service:
-        run = run_grid(grid, service.assistant_id, service.client, store=store, progress=False)
+        run = run_grid(
+            grid, service.assistant_id, client=service.client, store=store, progress=False
+        )
         done = int((run.conversations["status"] == "done").sum())
         grades = grade_run(run, card, service.judge)
         frame = grades.frame
@@ -68,7 +70,9 @@ def test_a_broken_judge_gives_error_verdicts_and_the_grading_completes(
     grid = Grid(personas, variables=CONTACTS[:2], contexts=[CONTEXT], repeats=2)
     card = Scorecard.load(demo_scorecard())
     with DemoService(store, seed=3) as service:
-        run = run_grid(grid, service.assistant_id, service.client, store=store, progress=False)
+        run = run_grid(
+            grid, service.assistant_id, client=service.client, store=store, progress=False
+        )
         if failure == "garbage":
             response = httpx.put(
                 f"{service.emulator.admin_url}/judge",

@@ -27,7 +27,12 @@ def test_real_run_browses_and_plots(tmp_path: Path) -> None:
             initial_greeting=True,
         )
         run = run_grid(
-            grid, built["realtimeAssistantId"], client, store=tmp_path, run_id="r", progress=False
+            grid,
+            built["realtimeAssistantId"],
+            client=client,
+            store=tmp_path,
+            run_id="r",
+            progress=False,
         )
     browser = RunBrowser(run, page_size=2)
     assert len(browser.matches) == len(run.conversations) == 4

@@ -95,7 +95,7 @@ def test_bad_input_names_the_field() -> None:
         compare_variants(control, {"x": control.drop(columns="verdict")})
     with pytest.raises(ValueError, match="at least one arm"):
         compare_variants(control, {})
-    with pytest.raises(TypeError, match="control: expected a Grades object"):
+    with pytest.raises(TypeError, match=r"control must be an evalkit\.grading\.Grades"):
         compare_variants([1, 2], {"x": control})
     with pytest.raises(ValueError, match="holdout"):
         compare_variants(control, {"x": control}, holdout=1.5)
@@ -131,3 +131,16 @@ def test_results_pickle_and_hold_no_config() -> None:
     again = pickle.loads(pickle.dumps(result))
     assert again.winner == result.winner
     assert repr(again).startswith("TuneResult(winner=")
+
+
+def test_the_forest_plot_names_the_winner_n_and_the_dropped(sweep: TuneResult) -> None:
+    from evalkit.report import plots
+
+    fig = plots.arm_forest(sweep)
+    (caption,) = [t.get_text() for t in fig.texts if t.get_gid() == plots.CAPTION_GID]
+    assert caption.startswith("n = 144 control conversations, 432 on 3 arms; 36 cells, 11 held out")
+    (ax,) = fig.axes
+    assert "winner helps" in ax.get_title()
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[0] == "helps\n(confirmed winner)"  # the best arm first (on top)
+    assert len(plots.figure_to_png(fig)) > 10_000

@@ -1,7 +1,7 @@
-"""evalkit.tune and `evalkit tune` on the embedded emulator with the bundled variants file.
+"""evalkit.tuning and `evalkit tune` on the embedded emulator with the bundled variants file.
 
 By the emulator's dialogue rules, ``confirm-slot`` helps (the agent asks for a yes or no),
-``terse-no-greeting`` hurts (no greeting, a token said out loud, no closing) and the other two
+``terse-no-greeting`` hurts (no greeting, the customer and clinic unnamed, no closing) and the other two
 change nothing the scorecard sees. The sweep must find the helpful one, confirm it on held-out
 cells, drop the harmful one early, leave no clone behind, and promote only when asked.
 """
@@ -18,12 +18,13 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
+from evalkit.api import EvalkitError
 from evalkit.cli import app
 from evalkit.data import bundled_path
 from evalkit.demo import CONTACTS, CONTEXT, DEMO_PERSONAS, DemoService, demo_grid, demo_scorecard
 from evalkit.runner import RunOptions
 from evalkit.targets import CLONE_PREFIX, Variant
-from evalkit.tuning import PromoteError, TuneOptions, TuneResult, load_variants, tune
+from evalkit.tuning import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "examples" / "variants" / "urdu_reminder.yaml"
@@ -212,3 +213,46 @@ def test_a_sweep_run_again_with_its_prefix_spends_nothing_new(service: DemoServi
     assert second.winner == first.winner
     pd.testing.assert_frame_equal(second.leaderboard, first.leaderboard)
     pd.testing.assert_frame_equal(second.waves, first.waves)
+
+
+def test_a_variant_whose_calls_all_fail_is_dropped_and_named(service: DemoService) -> None:
+    """The service refuses to simulate an unsupported provider (400 before streaming): every
+    call of that variant is recorded failed; the sweep says so and stops spending on it."""
+    broken = Variant("broken", {"llm": {"default": {"provider": "no-such-provider"}}})
+    fine = Variant.with_instructions("fine", "You are Sana from {{clinic_name}}. Say hello.")
+    result = tune(
+        service.assistant_id,
+        [fine, broken],
+        demo_grid(1).sample(4, seed=2),
+        demo_scorecard(),
+        client=service.client,
+        judge=False,
+        store=service.store,
+        options=TuneOptions(max_repeats=3, run_options=FAST),
+    )
+    board = result.leaderboard.set_index("variant")
+    assert board.loc["broken", "dropped_at"] == 1
+    assert board.loc["broken", "conversations"] == 4
+    assert pd.isna(board.loc["broken", "score"])
+    assert result.winner != "broken"
+    assert any(w.startswith("broken: 4 of 4 conversation(s) left out") for w in result.warnings)
+    assert "warning: broken: 4 of 4" in str(result)
+    assert clones(service) == []
+
+
+def test_an_arm_that_cannot_run_is_named(service: DemoService, tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "store.txt"
+    not_a_folder.write_text("a file, not a store", encoding="utf-8")
+    with pytest.raises(TuneError, match=r"\(run sweep-.*\) failed in wave 1: ") as caught:
+        tune(
+            service.assistant_id,
+            [Variant.with_instructions("fine", "You are Sana. Say hello.")],
+            demo_grid(1).sample(2, seed=2),
+            demo_scorecard(),
+            client=service.client,
+            judge=False,
+            store=not_a_folder,
+            options=TuneOptions(max_repeats=1, run_options=FAST, run_prefix="sweep"),
+        )
+    assert isinstance(caught.value.__cause__, EvalkitError)
+    assert clones(service) == []

@@ -86,3 +86,44 @@ def test_the_report_renders_in_chromium(tuned: NotebookRun) -> None:
         assert all(w > 300 for w in widths), widths  # the forest plot decoded
         assert page.get_by_text("terse-no-greeting").first.is_visible()
         browser.close()
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+@pytest.mark.timeout(600)
+def test_the_notebook_tunes_a_given_assistant_on_a_given_grid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service path: an assistant id, a grid definition file and a store, with the service
+    and the judge from the environment (here an emulator in this process)."""
+    from evalkit.demo import DemoService, demo_grid
+
+    for name in ("JPY_SESSION_NAME", "VSCODE_PID"):
+        monkeypatch.delenv(name, raising=False)
+    with DemoService(tmp_path / "service") as svc:
+        monkeypatch.setenv("EVALKIT_BASE_URL", svc.emulator.base_url)
+        monkeypatch.setenv("EVALKIT_API_KEY", svc.emulator.api_key)
+        monkeypatch.setenv("EVALKIT_JUDGE_BASE_URL", svc.emulator.judge_base_url)
+        monkeypatch.setenv("EVALKIT_JUDGE_MODEL", "emulator-judge")
+        grid = tmp_path / "grid.json"
+        grid.write_text(json.dumps(demo_grid(1).definition()), encoding="utf-8")
+        source = Path(shutil.copy(NOTEBOOK, tmp_path / NOTEBOOK.name))
+        run = execute_notebook(
+            source,
+            {
+                "assistant_id": svc.assistant_id,
+                "grid": str(grid),
+                "max_repeats": 2,
+                "store": str(tmp_path / "runs"),
+                "output_dir": str(tmp_path / "out"),
+            },
+            output=tmp_path / "executed.ipynb",
+            timeout=480,
+            cwd=tmp_path,
+        )
+    assert run.ok, run.error
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["winner"] == "confirm-slot"
+    assert summary["assistant_id"] == svc.assistant_id
+    assert len(list((tmp_path / "runs").glob("tune-*-confirm-slot"))) == 1
+    assert svc.emulator.api_key not in (tmp_path / "executed.ipynb").read_text(encoding="utf-8")

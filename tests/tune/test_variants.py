@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import pickle
 from pathlib import Path
 
@@ -75,3 +76,15 @@ def test_variant_objects_are_accepted_and_credentials_stay_masked() -> None:
     assert "0123456789ab" not in str(pickle.dumps(specs[0]))
     with pytest.raises(ValueError, match="unique"):
         variant_specs([secret, secret])
+
+
+def test_evalkit_tune_stays_the_function_once_the_package_is_imported() -> None:
+    import evalkit
+    import evalkit.tuning as package
+
+    assert evalkit.tune is package.tune
+    assert inspect.isfunction(evalkit.tune)
+    assert package.TuneOptions is evalkit.TuneOptions
+    grid = evalkit.Grid([evalkit.Persona("caller", "Answers briefly.")])
+    with pytest.raises(ValueError, match="at least one variant"):
+        evalkit.tune("asst", [], grid, "scorecards/appointment-reminder-ur.yaml")
