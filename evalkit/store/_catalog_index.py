@@ -7,7 +7,7 @@ written at a URL is copied to ``.catalog/`` right after it; one listing of ``.ca
 each copy's ETag (a digest of its bytes); the snapshot holds the copies as the last catalog
 saw them, keyed by ETag. A catalog then costs two listings and one GET, plus one GET per run
 whose manifest changed since (after which it rewrites the snapshot, best effort: a read-only
-reader still gets its catalog). A run without a copy (written before the index, or by a
+reader still gets its catalog). The listings and the snapshot are requested at once. A run without a copy (written before the index, or by a
 process killed between its manifest and the copy) is read from its manifest; a copy is at
 most one manifest write behind its manifest, and only in that killed-between window.
 Backends whose listings carry no ETag (``memory://``) read the manifests themselves.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 from ._names import MANIFEST_NAME
@@ -73,9 +74,14 @@ def _save(index: RemotePath, runs: dict[str, Any]) -> None:
 def indexed_manifests(root: RemotePath) -> list[tuple[RemotePath, dict[str, Any]]] | None:
     """(run folder, manifest) for every run under ``root``, in name order, through the index;
     None when the backend's listings carry no ETag (read the manifests instead)."""
-    runs = sorted(c.name for c in root.iterdir() if not c.name.startswith("."))
     index = root / INDEX_DIR
-    entries = index.listing()
+    with ThreadPoolExecutor(3, thread_name_prefix="evalkit-catalog") as pool:  # three requests
+        folders = pool.submit(lambda: [c.name for c in root.iterdir()])
+        listed = pool.submit(index.listing)
+        snapshot = pool.submit(_snapshot, index)
+        runs = sorted(name for name in folders.result() if not name.startswith("."))
+        entries = listed.result()
+        known_then = snapshot.result()
     if any(_etag(e) is None for e in entries if e.get("type") == "file"):
         return None
     tags = {
@@ -85,7 +91,7 @@ def indexed_manifests(root: RemotePath) -> list[tuple[RemotePath, dict[str, Any]
     }
     if not tags and runs:
         return None  # a store written before the index: nothing to gain
-    known = _snapshot(index) if tags else {}
+    known = known_then if tags else {}
     found: dict[str, dict[str, Any]] = {}
     wanted: dict[RemotePath, str] = {}
     for run in runs:

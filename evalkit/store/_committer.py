@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +44,9 @@ class GroupCommitter:
     """The committer thread and its queue; subclasses say how a batch is made durable."""
 
     path: Any  # named in errors
+    #: Seconds the committer waits after the first line of a batch for more to join it (0: it
+    #: commits what is waiting at once). Worth it where each commit is a request, not an fsync.
+    linger: float = 0.0
 
     def __init__(self, thread_name: str) -> None:
         self._thread_name = thread_name
@@ -88,6 +92,10 @@ class GroupCommitter:
                     self._queue_lock.wait()
                 if not self._queue:
                     return
+                if self.linger > 0 and not self._stopping:  # let more lines join the batch
+                    deadline = time.monotonic() + self.linger
+                    while not self._stopping and (left := deadline - time.monotonic()) > 0:
+                        self._queue_lock.wait(left)
                 batch, self._queue = self._queue, []
             try:
                 self._commit(batch)

@@ -274,3 +274,26 @@ def test_the_compare_notebooks_request_reads_its_runs_from_a_bucket(
     judged = load_run("night-01", bucket).grades()
     assert judged["grader"].str.startswith("emulated-judge:").any()
     assert list(cwd.iterdir()) == []
+
+
+def test_sql_at_a_url_loads_and_downloads_no_duckdb_extension(
+    bucket: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from evalkit.store import sql
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))  # where DuckDB would install an extension
+    for i in range(2):
+        with RunWriter.create(bucket, f"r{i}", manifest(), fsync=False) as writer:
+            for k in range(3):
+                writer.append(record(k, f"r{i}"), turns_for(k))
+            writer.finalize({"outcome": "complete"})
+    got = sql(
+        "select (select count(*) from conversations) as n, (select count(*) from "
+        "duckdb_extensions() where loaded and extension_name in ('httpfs', 'aws')) as remote",
+        bucket,
+    )
+    assert got["n"].iloc[0] == 6
+    assert got["remote"].iloc[0] == 0
+    assert not any(home.rglob("*.duckdb_extension"))

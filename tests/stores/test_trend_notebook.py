@@ -9,6 +9,8 @@ import json
 import os
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -129,18 +131,28 @@ def test_the_trend_notebook_reads_a_bucket_and_fails_on_a_regression_when_asked(
     run_nights(emu, bucket, 3, assistant=assistant)
     expected = evalkit.history(bucket, assistant_id=assistant)
     params = {"store": bucket, "assistant_id": assistant, "output_dir": str(tmp_path / "out")}
-    run = _execute(tmp_path / "kernel", params)  # the kernel reaches moto through AWS_* vars
-    assert run.ok, run.error
+    # as examples/nightly.yml runs it: `evalkit report` in a child process, the kernel reaching
+    # moto through the AWS_* environment
+    kernel = tmp_path / "kernel"
+    kernel.mkdir()
+    html = tmp_path / "trend.html"
+    command = [sys.executable, "-m", "evalkit", "report", str(NOTEBOOK), "-o", str(html)]
+    for name, value in params.items():
+        command += ["-r", name, value]
+    done = subprocess.run(
+        command, cwd=kernel, capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
     written = pd.read_parquet(tmp_path / "out" / "history.parquet")
     cols = ["run_id", "score", "score_low", "score_high", "verdict_vs_previous", "is_last_good"]
     pd.testing.assert_frame_equal(written[cols], expected[cols])
-    assert not (tmp_path / "kernel" / "evalkit-output").exists()  # output_dir was given
-    seen = _in_chromium(run.html, _artifacts(tmp_path) / "trend-s3.png")  # type: ignore[arg-type]
+    assert not (kernel / "evalkit-output").exists()  # output_dir was given
+    seen = _in_chromium(html, _artifacts(tmp_path) / "trend-s3.png")
     assert seen["plots"] == 1
     assert seen["width"] > 300
     assert seen["runs"] == ["night-00", "night-01", "night-02"]
     assert seen["elsewhere"] == []
-    assert "testing-secret" not in run.html.read_text(encoding="utf-8")  # type: ignore[union-attr]
+    assert "testing-secret" not in html.read_text(encoding="utf-8")
 
     # a fourth night on a prompt that lost its greeting and names unknown variables: the
     # agent no longer speaks first and leaves {{placeholders}} in its lines; the gate fails
@@ -170,6 +182,12 @@ def _plant_a_regressed_night(emu: EmulatorServer, store: str, assistant: str, ru
         config["agent"].pop("initialGreeting", None)
         client.update_assistant(assistant, config=config)
         run = run_grid(
-            load_grid(3, 2), assistant, client=client, store=store, run_id=run_id, progress=False
+            load_grid(3, 2),
+            assistant,
+            client=client,
+            store=store,
+            run_id=run_id,
+            progress=False,
+            allow_missing_variables=True,  # the broken prompt is the point
         )
     grade_run(run, scorecard(), judge=False)
