@@ -52,15 +52,8 @@ if TYPE_CHECKING:
         history,
         plan_repeats,
     )
-    from .diagnose import cluster_members, failure_clusters, lint, simulation_flags
-    from .flows import (
-        DraftVsProdOptions,
-        PipelineOptions,
-        RunSpec,
-        compare_graded,
-        draft_vs_prod,
-        run_and_grade,
-    )
+    from .diagnose import failure_clusters, lint, simulation_flags
+    from .flows import DraftVsProdOptions, draft_vs_prod
     from .grading import (
         Grades,
         Judge,
@@ -81,6 +74,7 @@ if TYPE_CHECKING:
     from .runner import Budget, RunOptions, run_grid
     from .store import Run, StoreError, list_runs, load_run, load_runs
     from .targets import Variant
+    from .tuning import TuneOptions, TuneResult, compare_variants, tune
 
 #: Every top-level name and its public home (a package of evalkit), sorted as ruff sorts
 #: ``__all__``: constants, classes, functions.
@@ -107,14 +101,12 @@ _HOMES: dict[str, str] = {
     "PaymentRequiredError": "api",
     "PermissionDeniedError": "api",
     "Persona": "grid",
-    "PipelineOptions": "flows",
     "PollPolicy": "refine",
     "RateLimitError": "api",
     "RefineLoopOptions": "refine",
     "RetryPolicy": "api",
     "Run": "store",
     "RunOptions": "runner",
-    "RunSpec": "flows",
     "Scorecard": "grading",
     "SequentialPlan": "compare",
     "ServerError": "api",
@@ -122,14 +114,15 @@ _HOMES: dict[str, str] = {
     "SimulationFailed": "api",
     "StoreError": "store",
     "StreamDropped": "api",
+    "TuneOptions": "tuning",
+    "TuneResult": "tuning",
     "Turn": "api",
     "Variant": "targets",
     "Verdict": "compare",
-    "cluster_members": "diagnose",
-    "compare_graded": "flows",
     "compare_grades": "compare",
     "compare_runs": "compare",
     "compare_sequential": "compare",
+    "compare_variants": "tuning",
     "draft_vs_prod": "flows",
     "failure_clusters": "diagnose",
     "grade_run": "grading",
@@ -144,11 +137,11 @@ _HOMES: dict[str, str] = {
     "plan_repeats": "compare",
     "refine_and_wait": "refine",
     "refine_loop": "refine",
-    "run_and_grade": "flows",
     "run_grid": "runner",
     "simulation_flags": "diagnose",
     "speak": "audio",
     "suggest_feedback": "refine",
+    "tune": "tuning",
 }
 
 __all__ = [*_HOMES, "__version__"]

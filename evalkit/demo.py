@@ -29,6 +29,7 @@ from .grid import Grid, load_personas
 from .report import NotebookRun, execute_notebook
 from .runner import RunOptions
 from .targets import ConfigSnapshot, SnapshotStore
+from .tuning import TuneOptions, TuneResult, tune
 
 __all__ = [
     "CONTACTS",
@@ -40,7 +41,9 @@ __all__ = [
     "DemoService",
     "demo_grid",
     "demo_scorecard",
+    "offline_nights",
     "offline_runs",
+    "offline_tune",
     "run_demo",
 ]
 
@@ -172,6 +175,15 @@ class DemoService:
         logger.info("demo assistant %s: prod v1 published, draft v2 saved", assistant_id)
         return assistant_id
 
+    def set_draft_prompt(self, instructions: str) -> None:
+        """Save ``instructions`` as the draft's prompt (a new draft version if they changed)."""
+        assistant = next(a for a in self.client.list_assistants() if a.id == self.assistant_id)
+        config = assistant.config.to_json()
+        if config["agent"].get("instructions") == instructions:
+            return
+        config["agent"]["instructions"] = instructions
+        self.client.update_assistant(self.assistant_id, config=config)
+
     def draft_vs_prod(
         self,
         grid: Grid,
@@ -237,6 +249,68 @@ def offline_runs(
     plan = SequentialPlan(repeats) if sequential else None
     with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
         svc.draft_vs_prod(demo_grid(repeats), progress=progress, sequential=plan)
+    return store
+
+
+def offline_tune(
+    output_dir: str | Path,
+    *,
+    variants: str | Path | None = None,
+    max_repeats: int = 4,
+    holdout: float = 0.3,
+    seed: int = 7,
+    progress: bool | None = None,
+) -> TuneResult:
+    """Sweep prompt variants of the demo's draft in the embedded emulator (``variants``: a
+    YAML file; None: the bundled ``examples/variants/urdu_reminder.yaml``, where one variant
+    helps, one hurts and two do nothing); runs go to ``output_dir/runs``."""
+    file = variants or bundled_path("examples") / "variants" / "urdu_reminder.yaml"
+    with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
+        return tune(
+            svc.assistant_id,
+            file,
+            demo_grid(1),
+            demo_scorecard(),
+            client=svc.client,
+            judge=svc.judge,
+            store=store,
+            options=TuneOptions(
+                max_repeats=max_repeats,
+                holdout=holdout,
+                seed=seed,
+                run_options=RunOptions(concurrency=16, progress=progress),
+            ),
+        )
+
+
+def offline_nights(
+    output_dir: str | Path, *, nights: int = 4, seed: int = 7, repeats: int = 2
+) -> Path:
+    """A store of ``nights`` nightly runs of the demo's grid in the embedded emulator, graded
+    with the demo scorecard (its judged rules by the emulated judge); return the store.
+
+    Every night runs the draft. It holds prod's prompt until the last night, when the
+    "simplified" prompt lands, so the trend shows a regression against the last-known-good
+    night. Run ids are ``night-01``...
+    """
+    if nights < 2:
+        raise ValueError(f"nights must be at least 2 (a trend needs a night before), not {nights}")
+    from .grading import grade_run
+    from .runner import run_grid
+
+    with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
+        for night in range(1, nights + 1):
+            svc.set_draft_prompt(DRAFT_INSTRUCTIONS if night == nights else PROD_INSTRUCTIONS)
+            run = run_grid(
+                demo_grid(repeats),
+                svc.assistant_id,
+                client=svc.client,
+                target="draft",
+                store=store,
+                run_id=f"night-{night:02d}",
+                options=RunOptions(concurrency=16, progress=False),
+            )
+            grade_run(run, demo_scorecard(), judge=svc.judge)
     return store
 
 

@@ -180,5 +180,144 @@ browser"""),
     ]
 )
 
+tune_prompt = nb(
+    [
+        notebook_only(
+            "# Tune a prompt across variants\n\nWhich of several prompt variants beats the draft, "
+            "and is the win real? This notebook runs every variant against the same grid in waves "
+            "(variants clearly worse than the best stop early), picks the best on most of the "
+            "cells and confirms it on held-out cells it was not picked on. Run it as it is for the "
+            "offline demo (the embedded emulator and the bundled variants file, where one variant "
+            "helps, one hurts and two do nothing), or give it an `assistant_id` and a `variants` "
+            "file (the service from `EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from "
+            "`EVALKIT_JUDGE_*`)."
+        ),
+        params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
+assistant_id = None        # the assistant to tune; None: the offline demo
+variants = None            # variants YAML file (None: the bundled examples/variants/urdu_reminder.yaml)
+grid = None                # a grid definition JSON file (a run manifest's "grid"); None: personas x contacts x context
+personas = None            # persona folder (None: the bundled personas)
+contacts = None            # contacts CSV (None: the bundled sample)
+context = None             # what the person picking up knows
+scorecard = None           # scorecard file (None: the demo's Urdu appointment-reminder scorecard)
+max_repeats = 4            # waves: repeats per cell for the variants still in
+holdout = 0.3              # share of cells held out to confirm the winner
+seed = 7
+store = None               # where the runs go (None: output_dir/runs)
+output_dir = None          # None: ./evalkit-output/tune (a temp folder when run beside the notebook)
+title = "Tune a prompt across variants"'''),
+        new_code_cell("""%matplotlib inline
+import json
+import logging
+import evalkit
+from evalkit import demo, tuning
+from evalkit.data import bundled_path, contacts_path, personas_path
+from evalkit.report import notebook_output_dir, plots, table_html
+from IPython.display import HTML, Markdown, display
+
+logging.basicConfig(level=logging.WARNING)
+output_dir = notebook_output_dir("tune", output_dir)
+if assistant_id is None:
+    result = demo.offline_tune(output_dir, variants=variants, max_repeats=max_repeats,
+                               holdout=holdout, seed=seed)
+else:
+    if grid is not None:
+        with open(grid, encoding="utf-8") as fh:
+            sweep_grid = evalkit.Grid.from_definition(json.load(fh))
+    else:
+        sweep_grid = evalkit.Grid(personas or personas_path(), variables=contacts or contacts_path(),
+                                  contexts=[context] if context else None)
+    result = evalkit.tune(
+        assistant_id, variants or bundled_path("examples") / "variants" / "urdu_reminder.yaml",
+        sweep_grid, scorecard or demo.demo_scorecard(), store=store or f"{output_dir}/runs",
+        options=evalkit.TuneOptions(max_repeats=max_repeats, holdout=holdout, seed=seed))
+display(Markdown(f"# {title}"))
+display(result)"""),
+        new_markdown_cell(
+            "## The arms against the control\n\nEach variant's difference in score with its interval "
+            "adjusted for the number of variants; diamonds show the held-out cells alone."
+        ),
+        new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.arm_forest(result))))
+columns = ["variant", "conversations", "score", "score_low", "score_high", "difference",
+           "difference_low", "difference_high", "verdict", "dropped_at", "confirmed", "note"]
+display(HTML(table_html(result.leaderboard[columns], float_format="{:.1f}")))"""),
+        new_markdown_cell(
+            "## Waves\n\nConversations each variant spent after each wave; a variant clearly worse "
+            "than the best stops."
+        ),
+        new_code_cell("""if not result.waves.empty:
+    spent = result.waves.pivot(index="variant", columns="wave", values="conversations")
+    display(HTML(table_html(spent.reset_index())))"""),
+        new_markdown_cell("## The winner's change\n\nWhat promoting the winner would write to the draft."),
+        new_code_cell("""import html as _html
+display(HTML(f"<pre>{_html.escape(result.diff or 'no confirmed winner: nothing to promote')}</pre>"))
+summary = tuning.write_tune_outputs(result, output_dir)
+print(f"winner: {result.winner}; summary and tables in {summary.parent}")"""),
+    ]
+)
+
+trend = nb(
+    [
+        notebook_only(
+            "# Nightly trend\n\nHow did last night compare with the nights before? This notebook reads "
+            "every graded run of a store (a folder or a bucket such as `s3://team-evals/nightly`, "
+            "credentials from the usual AWS environment) and plots each run's score with its interval, "
+            "marking its verdict against the night before and against the last-known-good run. "
+            "Run it as it is to see four offline nights of the demo assistant (the embedded emulator)."
+        ),
+        params('''# Parameters (papermill: -p name value; use -r for ids and URLs)
+store = None               # folder or URL of runs (s3://bucket/prefix); None: four offline demo nights
+assistant_id = None        # keep this assistant's runs (None: every run)
+rubric = None              # rubric version id (None: the newest graded run's scorecard)
+since = None               # keep runs started on or after this date (UTC), e.g. "2026-11-01"
+target = None              # keep runs of this target ("prod", "draft"; None: all)
+min_effect = 5.0           # points: smaller differences count as no difference
+confidence = 0.95
+nights = 4                 # nights of the offline demo (only when store is None)
+seed = 7
+output_dir = None          # None: ./evalkit-output/trend (a temp folder when run beside the notebook)
+fail_on_regression = False # raise when the newest run regressed against the last-known-good run
+title = "Nightly trend"'''),
+        new_code_cell("""%matplotlib inline
+import logging
+from evalkit import demo, flows
+from evalkit.compare import HistoryOptions
+from evalkit.report import notebook_output_dir, plots, table_html
+from IPython.display import HTML, Markdown, display
+
+logging.basicConfig(level=logging.WARNING)
+output_dir = notebook_output_dir("trend", output_dir)
+if store is None:
+    store = demo.offline_nights(output_dir, nights=nights, seed=seed)
+options = HistoryOptions(min_effect=min_effect, confidence=confidence, target=target)
+trend = flows.nightly_trend(store, assistant_id=assistant_id, rubric=rubric, since=since, options=options)
+display(Markdown(f"# {title}"))
+display(Markdown(trend.summary()))"""),
+        new_markdown_cell(
+            "## Score by run\n\nEach run's score (0-100) with its interval. The marker's colour is the "
+            "verdict against the run before; a ring marks a regression against the last-known-good run, "
+            "a star the runs that were last-known-good."
+        ),
+        new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.score_trend(trend.by_run))))"""),
+        new_markdown_cell("## Runs\n\nOne row per graded run, oldest first."),
+        new_code_cell("""columns = ["run_id", "started_at", "target", "assistant_version", "conversations", "score",
+           "score_low", "score_high", "verdict_vs_previous", "verdict_vs_last_good", "is_last_good"]
+display(HTML(table_html(trend.by_run[columns], max_rows=200)))"""),
+        new_markdown_cell(
+            "## Rules in the newest run\n\nEach rule's score in the newest run, against the run before "
+            "and against the last-known-good run."
+        ),
+        new_code_cell("""columns = ["rule_id", "conversations", "score", "score_low", "score_high",
+           "verdict_vs_previous", "verdict_vs_last_good"]
+display(HTML(table_html(trend.newest_rules()[columns], max_rows=200)))"""),
+        new_code_cell("""written = trend.write(output_dir)
+print(f"trend and history tables in {written.parent}")
+if fail_on_regression:
+    trend.fail_on_regression()"""),
+    ]
+)
+
 nbformat.write(compare, "notebooks/compare_draft_prod.ipynb")
+nbformat.write(trend, "notebooks/nightly_trend.ipynb")
 nbformat.write(explore, "notebooks/explore_run.ipynb")
+nbformat.write(tune_prompt, "notebooks/tune_prompt.ipynb")

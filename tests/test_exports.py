@@ -38,6 +38,7 @@ PACKAGES = [
     "evalkit.stats",
     "evalkit.refine",
     "evalkit.flows",
+    "evalkit.tuning",
     "evalkit.diagnose",
     "evalkit.report",
     "evalkit.audio",
@@ -66,7 +67,17 @@ def test_no_name_is_exported_by_two_packages() -> None:
     """Each data-flow name has one public home (the wire models of api excepted: grading's
     ``Scorecard`` is the user's, api's is the wire model)."""
     seen: dict[str, str] = {}
-    for package in ("grid", "targets", "runner", "store", "grading", "compare", "refine", "flows"):
+    for package in (
+        "grid",
+        "targets",
+        "runner",
+        "store",
+        "grading",
+        "compare",
+        "refine",
+        "flows",
+        "tuning",
+    ):
         for name in importlib.import_module(f"evalkit.{package}").__all__:
             assert name not in seen, f"{name} is exported by {seen.get(name)} and {package}"
             seen[name] = package

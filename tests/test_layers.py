@@ -39,13 +39,25 @@ ALLOWED: dict[str, set[str]] = {
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
     "audio": BASE | {"api", "store"},
+    "tuning": BASE | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
     "report": BASE
-    | {"api", "grid", "store", "stats", "grading", "compare", "data", "audio", "diagnose"},
+    | {
+        "api",
+        "grid",
+        "store",
+        "stats",
+        "grading",
+        "compare",
+        "data",
+        "audio",
+        "tuning",
+        "diagnose",
+    },
     "view": BASE
     | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "report", "diagnose"},
+    | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

@@ -30,7 +30,12 @@ from evalkit.report import NotebookRun, ReportError, check_parameters, execute_n
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 ALL = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
-GENERATED = ("compare_draft_prod.ipynb", "explore_run.ipynb")
+GENERATED = (
+    "compare_draft_prod.ipynb",
+    "explore_run.ipynb",
+    "nightly_trend.ipynb",
+    "tune_prompt.ipynb",
+)
 EXECUTION_TIMEOUT = 480.0
 #: "prod prod: 5 of 54 (9%): 5 done" -> the progress's description ("prod prod")
 PROGRESS_LINE = re.compile(r"^(?P<what>.+?): (?:\d+ of \d+|finished after|stopped after)")

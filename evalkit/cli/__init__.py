@@ -23,6 +23,7 @@ from . import (
     _run,
     _runs,
     _targets,
+    _tune,
     _view,
 )
 from ._app import app
@@ -46,6 +47,7 @@ _COMMAND_MODULES = (
     _refine,
     _personas,
     _view,
+    _tune,
     _lint,
 )
 

@@ -38,7 +38,7 @@ def _feedback_text(
     return feedback
 
 
-def _suggested(run_id: str, store: Path, scorecard: Path | None) -> str:
+def _suggested(run_id: str, store: str, scorecard: Path | None) -> str:
     from ..grading import Grades, grade_run
     from ..refine import suggest_feedback
     from ..store import load_run
@@ -97,7 +97,12 @@ def refine_command(
     holdout: Annotated[
         float, typer.Option(min=0.01, max=0.99, help="Loop: share of cells held out.")
     ] = 0.3,
-    store: Annotated[Path, typer.Option(help="Folder holding runs and records.")] = Path("runs"),
+    store: Annotated[
+        str,
+        typer.Option(
+            metavar="DIR|URL", help="Folder or URL (s3://bucket/prefix) holding runs and records."
+        ),
+    ] = "runs",
     scorecard: Annotated[
         Path | None, typer.Option(help="Scorecard YAML (the loop needs one).")
     ] = None,
@@ -143,7 +148,7 @@ def _single(
     assistant: str,
     text: str | None,
     suggest_from: str | None,
-    where: tuple[Path, Path | None],
+    where: tuple[str, Path | None],
     how: tuple[bool, PollPolicy],
 ) -> None:
     from ..refine import refine_and_wait

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -13,10 +12,17 @@ from ._app import app
 @app.command("snapshot")
 def snapshot_command(
     assistant: Annotated[str, typer.Option("--assistant", "-a", help="Assistant id.")],
-    store: Annotated[Path, typer.Option(help="Folder holding runs and snapshots.")] = Path("runs"),
+    store: Annotated[
+        str,
+        typer.Option(
+            metavar="DIR|URL",
+            help="Folder or URL of runs; snapshots go to the folder (a URL's: a local cache).",
+        ),
+    ] = "runs",
 ) -> None:
     """Record the assistant's current (draft) config, so that version can be run as prod later."""
     from ..api import Client
+    from ..store import local_folder
     from ..targets import ConfigSnapshot, SnapshotStore
 
     with Client() as client:
@@ -26,7 +32,7 @@ def snapshot_command(
             f"assistant {assistant} is not in this API key's project", param_hint="--assistant"
         )
     snap = ConfigSnapshot.from_assistant(found)
-    path = SnapshotStore(store).save(snap)
+    path = SnapshotStore(local_folder(store)).save(snap)
     typer.echo(f"snapshot of {assistant} version {snap.version} in {path}")
 
 

@@ -16,11 +16,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final, Literal
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from ..store import StoreLike, catalog, load_run, open_store
+from ..store import RemotePath, StoreLike, catalog, load_run, open_store
 from ._compare import compare_grades
 from ._verdict import Verdict
 
@@ -88,10 +89,13 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     return float(result.summary.iloc[0]["difference"]), result.verdict.value
 
 
-def _points(runs: pd.DataFrame, rubric: str) -> list[_Point]:
+def _points(runs: pd.DataFrame, rubric: str, root: Path | RemotePath) -> list[_Point]:
     points = []
     for meta in runs.to_dict("records"):
-        grades = load_run(str(meta["path"])).grades(rubric)
+        # at a URL, the run under the store as opened (its storage_options kept)
+        where = root / str(meta["path"]).rstrip("/").rsplit("/", 1)[-1]
+        run = load_run(where if isinstance(root, RemotePath) else str(meta["path"]))
+        grades = run.grades(rubric)
         if grades.empty:
             continue
         points.append(_Point(str(meta["run_id"]), {str(k): v for k, v in meta.items()}, grades))
@@ -109,13 +113,17 @@ def _pick_rubric(runs: pd.DataFrame, rubric: str | None) -> str | None:
     return newest
 
 
+def _root(store: StoreLike, opts: HistoryOptions) -> Path | RemotePath:
+    return open_store(store, opts.storage_options)
+
+
 def _select(
     store: StoreLike,
     assistant_id: str | None,
     since: Any,
     opts: HistoryOptions,
 ) -> pd.DataFrame:
-    runs = catalog(open_store(store, opts.storage_options))
+    runs = catalog(_root(store, opts))
     if assistant_id is not None:
         runs = runs[runs["assistant_id"] == assistant_id]
     if opts.target is not None:
@@ -220,7 +228,7 @@ def history(
         raise ValueError(f"by must be None or 'rule', not {by!r}")
     runs = _select(store, assistant_id, since, opts)
     chosen = _pick_rubric(runs, rubric)
-    points = _points(runs, chosen) if chosen is not None else []
+    points = _points(runs, chosen, _root(store, opts)) if chosen is not None else []
     series = _series(points, opts)
     rows = _by_rule(points, series, opts) if by == "rule" else series
     columns = [c for c in HISTORY_COLUMNS if by == "rule" or c != "rule_id"]

@@ -1,4 +1,5 @@
-"""End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare.
+"""End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare;
+a store's nightly trend (:func:`nightly_trend`).
 
 The run -> grade -> compare pipeline (:func:`run_and_grade`, :func:`compare_graded`) is
 written once here and used by :func:`draft_vs_prod`, the refine loop, tune and the
@@ -25,6 +26,7 @@ from ._pipeline import (
     run_and_grade,
 )
 from ._sequential import SequentialRun, sequential_record
+from ._trend import NightlyTrend, nightly_trend
 
 __all__ = [
     "ComparisonOutcome",
@@ -32,6 +34,7 @@ __all__ = [
     "DraftVsProd",
     "DraftVsProdOptions",
     "GradedRun",
+    "NightlyTrend",
     "PipelineOptions",
     "Regression",
     "RunSpec",
@@ -41,6 +44,7 @@ __all__ = [
     "compare_graded",
     "compare_request",
     "draft_vs_prod",
+    "nightly_trend",
     "run_and_grade",
     "sequential_record",
     "write_outputs",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from .._util import PollPolicy
 from ..grading import JudgeArg
+from ..store import StoreLike
 
 __all__ = ["RefineLoopOptions"]
 
@@ -25,7 +25,7 @@ class RefineLoopOptions:
     points, for every verdict. ``judge``: as in :func:`~evalkit.grading.grade_run` (False:
     judged rules are ``na``). ``run_prefix`` names the runs (``<prefix>-prod``,
     ``<prefix>-r0``, ...; default from the assistant and the time). ``timeout``/``poll``/``brief``
-    go to each :func:`refine_and_wait`.
+    go to each :func:`refine_and_wait`. ``store``: a folder or an fsspec URL for the runs.
     """
 
     rounds: int = 3
@@ -36,7 +36,7 @@ class RefineLoopOptions:
     stop_on_regression: bool = True
     min_effect: float = 5.0
     judge: JudgeArg = False
-    store: str | os.PathLike[str] = "runs"
+    store: StoreLike = "runs"
     run_prefix: str | None = None
     concurrency: int = 8
     timeout: float | None = None

@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from .._util import PollPolicy, apoll, client_first, now_iso, run_sync
 from ..api import ApiError, AssistantMetadata, AsyncClient, NotFoundError
+from ..store import StoreLike, local_folder
 from ..targets import ConfigSnapshot, SnapshotStore
 from ._clients import AnyClient, async_client, find_assistant
 from ._diff import PROMPT_PATH, config_edits, prompt_diff
@@ -169,7 +170,7 @@ async def arefine_and_wait(
     timeout: float | None = None,  # noqa: ASYNC109 (the wait's bound, not a cancel scope)
     poll: PollPolicy | None = None,
     brief: Mapping[str, Any] | None = None,
-    store: str | os.PathLike[str] = "runs",
+    store: StoreLike = "runs",
     wait_for_inflight: bool = False,
     sleep: Sleep | None = None,
 ) -> RefineResult:
@@ -178,7 +179,9 @@ async def arefine_and_wait(
     ``timeout`` (seconds; default ``poll.timeout``, else 900) bounds the wait, ``poll`` (a
     :class:`~evalkit._util.PollPolicy`) paces it, ``sleep`` replaces ``asyncio.sleep`` (tests).
     ``brief`` replaces the stored build brief for this and later builds (the whole brief).
-    ``store`` holds the snapshots and the in-flight record (``<store>/.refine``).
+    ``store`` holds the snapshots and the in-flight record (``<store>/.refine``); for a store
+    at a URL (``s3://...``) both stay on this machine (:func:`evalkit.store.local_folder`), so
+    the in-flight guard covers builds started from this machine.
 
     ``client`` (keyword; the old first positional place is deprecated) defaults to one
     configured from the environment.
@@ -195,8 +198,9 @@ async def arefine_and_wait(
         raise RefineError(f"brief must be a mapping (the whole brief), got {type(brief).__name__}")
     policy = _policy(poll, timeout)
     waiter: Sleep = sleep or asyncio.sleep
-    ledger = InFlightLedger(store)
-    snapshots = SnapshotStore(store)
+    local = local_folder(store)  # a URL store keeps these on this machine
+    ledger = InFlightLedger(local)
+    snapshots = SnapshotStore(local)
     async with async_client(client) as aclient:
         await find_assistant(aclient, assistant_id)
         await _settle_recorded(aclient, ledger, assistant_id, wait_for_inflight, (policy, waiter))
@@ -261,7 +265,7 @@ def refine_and_wait(
     timeout: float | None = None,
     poll: PollPolicy | None = None,
     brief: Mapping[str, Any] | None = None,
-    store: str | os.PathLike[str] = "runs",
+    store: StoreLike = "runs",
     wait_for_inflight: bool = False,
     sleep: Sleep | None = None,
 ) -> RefineResult:

@@ -1,8 +1,9 @@
 """The catalog of a store: one row per run, from the manifests alone (no table is read).
 
 A run's manifest carries its counts (written at finalize) and, per scorecard graded, a small
-summary written next to the grades (:func:`record_grades_summary`), so a catalog of a
-thousand runs at a URL costs one listing and one concurrent fetch of small JSON objects.
+summary written next to the grades (:func:`record_grades_summary`). At a URL the catalog reads
+the store's index of manifest copies (:mod:`evalkit.store._catalog_index`): two listings and
+one GET, plus one GET per run changed since the last catalog.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from typing import Any, Final
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import content_hash, now_iso
+from ._catalog_index import indexed_manifests
 from ._listing import run_outcome, stored_manifests
 from ._manifest import MANIFEST_NAME, read_manifest, write_manifest
 from ._records import STATUSES
+from ._remote import RemotePath
 from ._urls import RunPath, StoreLike, open_store
 
 __all__ = ["CATALOG_COLUMNS", "catalog", "grid_identity", "record_grades_summary"]
@@ -113,7 +116,12 @@ def catalog(
     journal), rubrics (the scorecards graded, comma-separated), then ``mean_score.<rubric>``
     per scorecard, and path.
     """
-    rows = [_row(folder, m) for folder, m in stored_manifests(open_store(store, storage_options))]
+    root = open_store(store, storage_options)
+    indexed = indexed_manifests(root) if isinstance(root, RemotePath) else None
+    rows = [
+        _row(folder, m)
+        for folder, m in (indexed if indexed is not None else stored_manifests(root))
+    ]
     data: dict[str, Any] = {}
     for column, dtype in CATALOG_COLUMNS.items():
         values = [row.get(column) for row in rows]

@@ -56,8 +56,15 @@ def write_manifest(path: Path | RemotePath, manifest: Mapping[str, Any]) -> None
     with storage_errors(path, "write"):
         if isinstance(path, RemotePath):
             path.write_bytes(data)
+            _copy_to_index(path, data)
         else:
             atomic_write_bytes(path, data)
+
+
+def _copy_to_index(path: RemotePath, data: bytes) -> None:
+    from ._catalog_index import copy_to_index  # it reads MANIFEST_NAME from here
+
+    copy_to_index(path, data)
 
 
 def create_manifest(path: RemotePath, manifest: Mapping[str, Any]) -> None:
@@ -70,6 +77,8 @@ def create_manifest(path: RemotePath, manifest: Mapping[str, Any]) -> None:
         raise
     except OSError as exc:
         raise StoreError(f"cannot write {path}: {exc}", path) from exc
+    with storage_errors(path, "write"):
+        _copy_to_index(path, data)
 
 
 def read_manifest(path: Path | RemotePath) -> dict[str, Any]:

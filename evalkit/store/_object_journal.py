@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Mapping
 from typing import Final
 
 from ._committer import GroupCommitter, Pending
@@ -25,6 +26,9 @@ __all__ = ["JOURNAL_DIR", "ObjectJournalWriter", "object_journal_bytes", "read_o
 logger = logging.getLogger("evalkit.store")
 
 JOURNAL_DIR: Final = "journal"
+#: A writer keeps the objects it stored, up to this many bytes, so finalize need not fetch
+#: them back (beyond it, finalize reads them from the store like any reader).
+KEEP_BYTES: Final = 64 * 1024 * 1024
 
 
 def _object_names(run_path: RemotePath) -> dict[str, int]:
@@ -38,16 +42,27 @@ def object_journal_bytes(run_path: RemotePath) -> int:
     return sum(_object_names(run_path).values())
 
 
-def read_object_journal(run_path: RemotePath, *, with_turns: bool = True) -> JournalContents:
-    """Every journal object of the run, read as one journal (see :func:`parse_journal`)."""
+def read_object_journal(
+    run_path: RemotePath,
+    *,
+    with_turns: bool = True,
+    known: Mapping[str, bytes] | None = None,
+) -> JournalContents:
+    """Every journal object of the run, read as one journal (see :func:`parse_journal`).
+
+    ``known``: object name -> bytes this process stored itself (a writer finalizing); those
+    are not fetched again. Objects are never rewritten, so a name's bytes never change.
+    """
     folder = run_path / JOURNAL_DIR
     names = list(_object_names(run_path))
-    paths = [folder / name for name in names]
-    found = folder.read_many(paths)
-    missing = [str(p) for p in paths if p not in found]
+    have = dict(known or {})
+    paths = [folder / name for name in names if name not in have]
+    found = {p.name: data for p, data in folder.read_many(paths).items()}
+    missing = [str(p) for p in paths if p.name not in found]
     if missing:
         raise StoreError(f"{run_path}: journal objects vanished while reading: {missing[:3]}")
-    return parse_journal(b"".join(found[p] for p in paths), folder, with_turns=with_turns)
+    data = b"".join(have[name] if name in have else found[name] for name in names)
+    return parse_journal(data, folder, with_turns=with_turns)
 
 
 class ObjectJournalWriter(GroupCommitter):
@@ -62,6 +77,8 @@ class ObjectJournalWriter(GroupCommitter):
         self._seq = 0
         self._closed = False
         self._size = object_journal_bytes(run_path)
+        self._kept: dict[str, bytes] | None = {}
+        self._kept_bytes = 0
 
     @property
     def size(self) -> int:
@@ -71,6 +88,12 @@ class ObjectJournalWriter(GroupCommitter):
     @property
     def closed(self) -> bool:
         return self._closed
+
+    def stored_objects(self) -> dict[str, bytes]:
+        """Name -> bytes of the objects this writer stored (empty once past
+        :data:`KEEP_BYTES`): what finalize need not fetch back."""
+        with self._lock:
+            return dict(self._kept or {})
 
     def _accepting(self) -> bool:
         return not self._closed
@@ -89,6 +112,16 @@ class ObjectJournalWriter(GroupCommitter):
             raise storage_error(exc, target, "store") from exc
         with self._lock:
             self._size += len(data)
+            self._keep(target.name, data)
+
+    def _keep(self, name: str, data: bytes) -> None:
+        if self._kept is None:
+            return
+        self._kept_bytes += len(data)
+        if self._kept_bytes > KEEP_BYTES:
+            self._kept = None  # a big run: finalize reads the objects back instead
+            return
+        self._kept[name] = data
 
     def append(self, line: bytes) -> None:
         """Store one line as its own object; durable when this returns."""

@@ -22,6 +22,7 @@ from ._catalog import catalog
 from ._errors import CorruptRunError, StoreError
 from ._layout import CONVERSATIONS_FILE, GRADES_DIR, SCHEMAS, STAMP_KEY, TURNS_FILE
 from ._listing import stored_manifests
+from ._manifest import MANIFEST_NAME
 from ._reader import Run
 from ._remote import RemotePath
 from ._tables import GRADES_SCHEMA, conform
@@ -64,12 +65,12 @@ def _fetch(paths: list[RunPath]) -> dict[RunPath, bytes | None]:
 
 
 def _run_tables(root: RunPath, name: str) -> list[pa.Table]:
-    manifests = stored_manifests(root)
     schema = SCHEMAS[name]
-    if name == "grades":
-        files = _grades_files(root, [folder for folder, _ in manifests])
+    if name == "grades":  # no manifest is read: at a URL, one listing finds every file
+        files = _grades_files(root)
         data = _fetch(files)
         return [conform(_read(p, data.get(p)), GRADES_SCHEMA, str(p)) for p in files]
+    manifests = stored_manifests(root)
     wanted = [folder / _FILES[name] for folder, _ in manifests]
     data = _fetch(wanted)
     tables = []
@@ -85,17 +86,19 @@ def _run_tables(root: RunPath, name: str) -> list[pa.Table]:
     return tables
 
 
-def _grades_files(root: RunPath, folders: list[RunPath]) -> list[RunPath]:
+def _grades_files(root: RunPath) -> list[RunPath]:
+    """Every run's grades files, in run order: runs are the folders holding a manifest."""
     if isinstance(root, RemotePath):  # one recursive listing instead of one per run
-        runs = {f.name for f in folders}
-        keys = root.fs.find(root.key)
+        root.fs.invalidate_cache(root.key)
         base = root.key.strip("/")
+        split = [str(k).strip("/")[len(base) :].strip("/").split("/") for k in root.fs.find(base)]
+        runs = {p[0] for p in split if len(p) == 2 and p[1] == MANIFEST_NAME}
         found: list[RunPath] = []
-        for key in sorted(keys):
-            parts = str(key).strip("/")[len(base) :].strip("/").split("/")
+        for parts in sorted(split):
             if (
                 len(parts) == 3
                 and parts[0] in runs
+                and not parts[0].startswith(".")
                 and parts[1] == GRADES_DIR
                 and parts[2].endswith(".parquet")
                 and not parts[2].startswith(".")
@@ -103,7 +106,7 @@ def _grades_files(root: RunPath, folders: list[RunPath]) -> list[RunPath]:
                 found.append(root / parts[0] / GRADES_DIR / parts[2])
         return found
     local: list[RunPath] = []
-    for folder in folders:
+    for folder, _ in stored_manifests(root):
         local.extend(sorted((folder / GRADES_DIR).glob("*.parquet"), key=str))
     return local
 

@@ -34,7 +34,7 @@ import threading
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pyarrow as pa
 
@@ -70,7 +70,7 @@ from ._manifest import (
     scrub_secrets,
     write_manifest,
 )
-from ._object_journal import ObjectJournalWriter
+from ._object_journal import ObjectJournalWriter, read_object_journal
 from ._reader import Run, load_run
 from ._records import (
     ConversationRecord,
@@ -87,6 +87,13 @@ from ._urls import RunPath, StoreLike, open_store
 Journal = JournalWriter | ObjectJournalWriter
 
 logger = logging.getLogger("evalkit.store")
+
+#: Manifest keys a run's writer never owns: others write them while it may be open or after
+#: an earlier finalize (the grading's note of each scorecard graded,
+#: :func:`evalkit.store.record_grades_summary`; a sequential comparison's looks,
+#: :func:`evalkit.store.record_in_manifest`), so finalize takes them from the stored manifest
+#: instead of its own copy.
+NOT_THE_WRITERS: Final = ("grades", "sequential")
 
 
 class RunWriter:
@@ -363,9 +370,13 @@ class RunWriter:
 
     def _finalize(self, extra_manifest: Mapping[str, Any] | None) -> Run:
         self._journal.sync()
-        contents = load_journal(self.path)
-        if isinstance(self._journal, ObjectJournalWriter):  # never finalize over a newer writer
-            self._journal.lease.check(now=True)
+        if isinstance(self._journal, ObjectJournalWriter):
+            self._journal.lease.check(now=True)  # never finalize over a newer writer
+            assert isinstance(self.path, RemotePath)
+            known = self._journal.stored_objects()  # not fetched back: objects never change
+            contents = read_object_journal(self.path, known=known)
+        else:
+            contents = load_journal(self.path)
         stamp = {STAMP_KEY: str(contents.journal_bytes), "evalkit.run_id": self.run_id}
         write_parquet_atomic(contents.turns, self.path / TURNS_FILE, stamp)
         write_parquet_atomic(contents.conversations, self.path / CONVERSATIONS_FILE, stamp)
@@ -383,6 +394,7 @@ class RunWriter:
                     "finalized_at": now_iso("auto"),
                 }
             )
+            self._keep_others_notes()
             write_manifest(self.path / MANIFEST_NAME, self._manifest)
         logger.info(
             "run %s: finalized %d conversation(s), %d turn(s)",
@@ -391,6 +403,23 @@ class RunWriter:
             contents.turns.num_rows,
         )
         return Run(self.path)
+
+    def _keep_others_notes(self) -> None:
+        """Take the keys other writers own (:data:`NOT_THE_WRITERS`: the grading's note, written
+        by ``grade_run`` while this writer was open or after an earlier finalize) from the
+        manifest as stored now, so finalize never writes an older copy over them."""
+        try:
+            stored = read_manifest(self.path / MANIFEST_NAME)
+        except StoreError as exc:  # finalize still writes the writer's own manifest
+            logger.warning(
+                "run %s: cannot re-read the manifest before finalize: %s", self.run_id, exc
+            )
+            return
+        for key in NOT_THE_WRITERS:
+            if key in stored:
+                self._manifest[key] = stored[key]
+            else:
+                self._manifest.pop(key, None)
 
     def close(self) -> None:
         """fsync and close the journal, releasing the run. Idempotent; never raises on a

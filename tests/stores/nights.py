@@ -35,7 +35,7 @@ def run_nights(
         run = run_grid(
             load_grid(3, 2),
             assistant,
-            client,
+            client=client,
             store=store,
             run_id=f"night-{night:02d}",
             concurrency=8,

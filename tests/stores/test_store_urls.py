@@ -226,4 +226,6 @@ def test_the_nightly_example_writes_to_a_bucket_and_renders_the_trend() -> None:
     assert '-r store "${RUNS_URL:-$OUT/runs}"' in runs
     assert "'.[s3]'" in runs
     assert 'evalkit history --store "${RUNS_URL:-$OUT/runs}"' in runs
-    assert "score_trend" in runs
+    assert "evalkit report notebooks/nightly_trend.ipynb" in runs
+    assert runs.count('-r store "${RUNS_URL:-$OUT/runs}"') == 2  # the comparison and the trend
+    assert (root / "notebooks" / "nightly_trend.ipynb").is_file()

@@ -1,6 +1,7 @@
 """Plots for reports and notebooks (matplotlib; each returns a Figure, nothing is shown).
 
     fig = rule_forest(comparison)          # per-rule differences with adjusted intervals
+    fig = arm_forest(tune_result)          # a sweep's arms against the control
     fig = score_trend(evalkit.history(store))  # nightly scores with intervals and verdicts
     fig = sequential_looks(result.looks, min_effect=5, max_conversations=216)  # early stop
     html = figure_to_img_tag(fig)          # a static <img> with a PNG data URI
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from ..._util import publish
 from .._frames import conversation_scores
+from ._arms import arm_forest
 from ._common import CAPTION_GID
 from ._png import figure_to_img_tag, figure_to_png
 from ._rules import rule_forest
@@ -23,6 +25,7 @@ from ._trend import score_trend
 
 __all__ = [
     "CAPTION_GID",
+    "arm_forest",
     "conversation_scores",
     "figure_to_img_tag",
     "figure_to_png",

@@ -31,9 +31,10 @@ def score_trend(history: pd.DataFrame, *, title: str | None = None) -> Figure:
         high = frame["score_high"].to_numpy(dtype=float)
         ax.fill_between(x, low, high, color=_LINE, alpha=0.15, linewidth=0, label="interval")
         ax.plot(x, score, color=_LINE, linewidth=1.5, zorder=2)
-        _mark(ax, frame, x, score)
+        _mark(ax, frame, x, (score, high))
         ax.set_xticks(x, [_label(row) for row in frame.to_dict("records")], rotation=30, ha="right")
-    ax.set_ylim(0, 100)
+    ax.set_ylim(0, 106)  # room above 100 for the last-known-good stars
+    ax.set_yticks(range(0, 101, 20))
     ax.set_ylabel("score (0-100)")
     ax.set_title(title or "Score by run, with intervals", loc="left")
     ax.grid(axis="y", color="#d0d7de", linewidth=0.6)
@@ -44,9 +45,8 @@ def score_trend(history: pd.DataFrame, *, title: str | None = None) -> Figure:
     regressions = int((frame["verdict_vs_last_good"] == "regressed").sum()) if len(frame) else 0
     add_caption(
         fig,
-        f"{len(frame)} run(s), {int(n)} graded conversation(s); marker colour: verdict against "
-        f"the run before; ring: regressed against the last-known-good run ({regressions}); "
-        "star: last-known-good",
+        f"{len(frame)} run(s), {int(n)} graded conversation(s); colour: verdict against the run "
+        f"before; ring: regressed against the last-known-good run ({regressions}); star: last good",
     )
     return fig
 
@@ -57,7 +57,8 @@ def _label(row: Any) -> str:
     return f"{row['run_id'][-18:]}\n{when}"
 
 
-def _mark(ax: Any, frame: pd.DataFrame, x: Any, score: Any) -> None:
+def _mark(ax: Any, frame: pd.DataFrame, x: Any, values: tuple[Any, Any]) -> None:
+    score, high = values
     verdicts = frame["verdict_vs_previous"].fillna("first run").astype(str)
     for verdict in dict.fromkeys(verdicts):
         picked = (verdicts == verdict).to_numpy()
@@ -85,7 +86,7 @@ def _mark(ax: Any, frame: pd.DataFrame, x: Any, score: Any) -> None:
     if good.any():
         ax.scatter(
             x[good],
-            score[good] + 4,
+            np.minimum(high[good], 100.0) + 3,  # above the interval, never on the line
             marker="*",
             s=90,
             zorder=4,

@@ -1,0 +1,146 @@
+"""`evalkit tune`: sweep prompt variants against the draft and keep the honest winner."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ._app import app
+from ._errors import EXIT_CODES_HELP
+from ._grade import judge_from_options
+from ._run import default_personas
+
+
+@app.command("tune", epilog=EXIT_CODES_HELP)
+def tune_command(
+    assistant: Annotated[
+        str, typer.Option("--assistant", "-a", metavar="ID", help="Assistant id to tune.")
+    ],
+    variants: Annotated[
+        Path,
+        typer.Option(
+            "--variants",
+            metavar="FILE",
+            help="YAML file of variants (name, patch or instructions, note); see "
+            "examples/variants/urdu_reminder.yaml.",
+        ),
+    ],
+    scorecard: Annotated[
+        Path, typer.Option("--scorecard", "-s", metavar="FILE", help="Scorecard file.")
+    ],
+    personas: Annotated[
+        Path | None,
+        typer.Option(
+            "--personas",
+            "-p",
+            metavar="PATH",
+            help="A personas YAML file or folder [default: ./personas, else the bundled ones].",
+        ),
+    ] = None,
+    variables: Annotated[
+        Path | None,
+        typer.Option("--variables", metavar="CSV", help="CSV of variable records (contacts)."),
+    ] = None,
+    context: Annotated[
+        list[str] | None,
+        typer.Option("--context", metavar="TEXT", help="A context the caller knows (repeatable)."),
+    ] = None,
+    max_repeats: Annotated[
+        int, typer.Option("--max-repeats", min=1, metavar="N", help="Waves (repeats per cell).")
+    ] = 4,
+    holdout: Annotated[
+        float,
+        typer.Option(
+            "--holdout", min=0.0, max=0.95, metavar="SHARE", help="Share of cells held out."
+        ),
+    ] = 0.3,
+    seed: Annotated[int, typer.Option(metavar="N", help="Seed of the held-out cells.")] = 0,
+    control: Annotated[
+        str, typer.Option(metavar="draft|prod", help="What the variants are compared with.")
+    ] = "draft",
+    no_adaptive: Annotated[
+        bool, typer.Option("--no-adaptive", help="Run every variant to the end.")
+    ] = False,
+    store: Annotated[
+        str,
+        typer.Option(metavar="DIR|URL", help="Folder or URL (s3://bucket/prefix) holding runs."),
+    ] = "runs",
+    run_prefix: Annotated[
+        str | None,
+        typer.Option("--run-prefix", metavar="ID", help="Name (or resume) the sweep's runs."),
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option(min=1, metavar="N", help="Conversations at once.")
+    ] = 8,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", metavar="FILE", help="Where tune.json goes.")
+    ] = Path("tune.json"),
+    promote: Annotated[
+        bool,
+        typer.Option(
+            "--promote",
+            help="Write the confirmed winner's config to the draft (E3; shows the diff first; "
+            "never publishes; refused when the draft moved during the sweep).",
+        ),
+    ] = False,
+    judge_model: Annotated[
+        str | None, typer.Option("--judge-model", metavar="MODEL", help="Judge model.")
+    ] = None,
+    no_judge: Annotated[bool, typer.Option("--no-judge", help="Leave judged rules n/a.")] = False,
+) -> None:
+    """Sweep variants against the draft on one grid; confirm the winner on held-out cells.
+
+    Each variant runs on a temporary clone (deleted, also on Ctrl-C); variants clearly worse
+    than the best stop after a wave. Writes tune.json; --promote then writes the winner to
+    the draft.
+    """
+    from .._util import atomic_write_bytes, json_default
+    from ..grid import Grid
+    from ..runner import RunOptions
+    from ..tuning import TuneOptions, tune
+    from ..tuning._tune import default_run_prefix
+    from ._client import cli_client
+
+    if control not in ("draft", "prod"):
+        raise typer.BadParameter("--control must be draft or prod", param_hint="--control")
+    grid = Grid(personas or default_personas(), variables=variables, contexts=context or None)
+    options = TuneOptions(
+        control="draft" if control == "draft" else "prod",
+        max_repeats=max_repeats,
+        holdout=holdout,
+        adaptive=not no_adaptive,
+        seed=seed,
+        run_options=RunOptions(concurrency=concurrency),
+        run_prefix=run_prefix or default_run_prefix(),
+    )
+    typer.echo(
+        f"sweep runs: {options.run_prefix}-<variant> in {store} (after an interruption, the same "
+        f"command with --run-prefix {options.run_prefix} resumes it)",
+        err=True,
+    )
+    with cli_client() as client:
+        result = tune(
+            assistant,
+            variants,
+            grid,
+            scorecard,
+            client=client,
+            judge=judge_from_options(judge_model, no_judge),
+            store=store,
+            options=options,
+        )
+        text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=json_default)
+        atomic_write_bytes(output, (text + "\n").encode("utf-8"), durable=False)
+        typer.echo(str(result))
+        typer.echo(f"sweep written to {output}")
+        if promote:
+            if result.winner is None:
+                typer.echo("--promote: no confirmed winner, the draft is left as it is", err=True)
+                raise typer.Exit(1)
+            typer.echo(f"\nchange to write to the draft of {assistant}:")
+            preview = result.promote(client, dry_run=True)
+            typer.echo(preview.diff or "(no change)")
+            typer.echo(str(result.promote(client)))

@@ -1,0 +1,38 @@
+"""Prompt tuning across many variants, with an honest winner.
+
+    result = compare_variants(control_grades, {"warm": g1, "terse": g2}, holdout=0.3)
+    result.winner          # a confirmed improvement, or None
+    result.leaderboard     # one row per arm: score, adjusted difference, verdict, dropped_at
+    print(result)          # the winner (or why none), then the leaderboard
+
+The winner is chosen on a seeded share of the cells and confirmed on the held-out rest by a
+closed combination test, so picking the best of many equal variants is not called a win
+(see :mod:`evalkit.tuning._selection`).
+"""
+
+from __future__ import annotations
+
+from .._util import publish
+from ._compare import compare_variants
+from ._options import TuneOptions
+from ._outputs import write_tune_outputs
+from ._promote import PromoteError, Promotion
+from ._result import TuneResult
+from ._tune import atune, tune
+from ._variants import VariantsFileError, VariantSpec, load_variants
+
+__all__ = [
+    "PromoteError",
+    "Promotion",
+    "TuneOptions",
+    "TuneResult",
+    "VariantSpec",
+    "VariantsFileError",
+    "atune",
+    "compare_variants",
+    "load_variants",
+    "tune",
+    "write_tune_outputs",
+]
+
+publish(globals())

@@ -1,0 +1,124 @@
+"""Adaptive allocation: waves of one repeat per cell, and arms dropped when clearly worse.
+
+After each wave but the last, an arm still in is dropped when, on the **selection cells**
+only (held-out cells never steer the sweep), its one-sided upper confidence bound for
+"arm minus the current best" or for "arm minus the control" is below zero. The current best
+is the arm still in with the highest estimate against the control. Each bound is at level
+``drop_alpha / (arms x (waves - 1))``: Bonferroni over the arms and the planned looks, so the
+chance that the truly best arm is ever dropped stays below ``drop_alpha`` (conservative; the
+dropping rule only costs power, never error: a dropped arm cannot be selected and enters the
+final closed test with ``p = 1``, see :mod:`._selection`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..stats import CellMoments, paired_grid
+from ._selection import ArmsData, Selection, select_and_confirm
+from ._synthetic import ArmCodes, arms_data
+
+__all__ = ["AdaptiveOutcome", "drop_bound_confidence", "simulate_adaptive", "wave_drops"]
+
+BoolArray = NDArray[np.bool_]
+
+
+def drop_bound_confidence(arms: int, waves: int, drop_alpha: float = 0.05) -> float:
+    """The two-sided confidence whose upper limit is the one-sided bound a drop reads."""
+    if not 0.0 < drop_alpha < 1.0:
+        raise ValueError(f"drop_alpha must be in (0, 1), got {drop_alpha}")
+    looks = max(waves - 1, 1)
+    return 1.0 - 2.0 * drop_alpha / (max(arms, 1) * looks)
+
+
+def _take(m: CellMoments, index: NDArray[np.int64]) -> CellMoments:
+    """Arm ``index`` (per leading position) of arms moments ``(..., K, C)``, kept as ``(..., 1, C)``."""
+    i = index[..., None, None]
+    return CellMoments(
+        *(
+            np.take_along_axis(a, np.broadcast_to(i, (*a.shape[:-2], 1, a.shape[-1])), axis=-2)
+            for a in (m.n, m.mean, m.var)
+        )
+    )
+
+
+def wave_drops(
+    data: ArmsData, holdout: BoolArray, active: BoolArray, *, confidence: float
+) -> BoolArray:
+    """Which active arms to drop now (module docstring); ``active`` is ``(..., K)``."""
+    keep = ~np.asarray(holdout, dtype=bool)
+    control = data.control.left_out.mask(keep)
+    arms = data.arms.left_out.mask(keep)
+    control_k = CellMoments(
+        control.n[..., None, :], control.mean[..., None, :], control.var[..., None, :]
+    )
+    vs_control = paired_grid(control_k, arms).interval(confidence)
+    estimate = np.where(
+        active, np.nan_to_num(np.asarray(vs_control.estimate), nan=-np.inf), -np.inf
+    )
+    best = np.argmax(estimate, axis=-1).astype(np.int64)
+    vs_best = paired_grid(_take(arms, best), arms).interval(confidence)
+    with np.errstate(invalid="ignore"):
+        worse = (np.asarray(vs_control.high) < 0) | (np.asarray(vs_best.high) < 0)
+    return np.asarray(active & worse, dtype=bool)
+
+
+@dataclass(frozen=True)
+class AdaptiveOutcome:
+    """A simulated adaptive sweep per trial: when arms were dropped (0: never), the
+    conversations each arm and the control spent, and the final selection."""
+
+    dropped_at: NDArray[np.int64]  # (T, K)
+    arm_conversations: NDArray[np.int64]  # (T, K)
+    control_conversations: int
+    selection: Selection
+
+    @property
+    def conversations(self) -> NDArray[np.int64]:
+        """Conversations per trial, control and arms."""
+        return np.asarray(self.arm_conversations.sum(axis=-1) + self.control_conversations)
+
+
+def simulate_adaptive(
+    codes: ArmCodes,
+    holdout: BoolArray,
+    *,
+    confidence: float = 0.95,
+    drop_alpha: float = 0.05,
+    adaptive: bool = True,
+) -> AdaptiveOutcome:
+    """Run the waves over generated sweeps (``codes`` holds every repeat a sweep may run):
+    after wave ``w`` the arms' first ``w`` repeats decide the drops; the final decision reads
+    every repeat of the arms still in. ``adaptive=False`` runs every arm to the end."""
+    trials, k, cells, waves = codes.arms.shape[:4]
+    active = np.ones((trials, k), dtype=bool)
+    dropped_at = np.zeros((trials, k), dtype=np.int64)
+    level = drop_bound_confidence(k, waves, drop_alpha)
+    if adaptive:
+        for wave in range(1, waves):
+            drops = wave_drops(arms_data(codes.truncated(wave)), holdout, active, confidence=level)
+            dropped_at[drops] = wave
+            active &= ~drops
+    repeats = np.where(dropped_at > 0, dropped_at, waves)
+    selection = select_and_confirm(arms_data(codes), holdout, confidence=confidence, active=active)
+    return AdaptiveOutcome(
+        dropped_at=dropped_at,
+        arm_conversations=(repeats * cells).astype(np.int64),
+        control_conversations=waves * cells,
+        selection=selection,
+    )
+
+
+def adaptive_rates(outcome: AdaptiveOutcome, best: int) -> dict[str, Any]:
+    """Confirmation rates and conversations of simulated sweeps (``best``: the good arm)."""
+    sel = outcome.selection
+    return {
+        "best_confirmed": float((sel.confirmed & (sel.selected == best)).mean()),
+        "other_confirmed": float((sel.confirmed & (sel.selected != best)).mean()),
+        "conversations": float(outcome.conversations.mean()),
+        "best_dropped": float((outcome.dropped_at[:, best] > 0).mean()) if best >= 0 else 0.0,
+    }

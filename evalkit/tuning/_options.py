@@ -1,0 +1,60 @@
+"""TuneOptions: what a sweep compares against, how far it goes, and how it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..runner import RunOptions
+from ..targets import Variant
+
+__all__ = ["TuneOptions"]
+
+
+@dataclass(frozen=True)
+class TuneOptions:
+    """How :func:`evalkit.tune` sweeps.
+
+    ``control``: what the arms are compared with (``"draft"``, ``"prod"`` or a
+    :class:`~evalkit.Variant`). ``max_repeats``: waves of one repeat per cell, at most this
+    many (every arm still in gets them all). ``holdout``: the share of cells held out to
+    confirm the winner. ``adaptive``: drop arms clearly worse than the current best after each
+    wave (False: every arm runs every wave). ``seed``: the held-out cells. ``run_options``:
+    the runner's knobs (concurrency, budget, ...); each wave's conversation budget is set by
+    the sweep. ``run_prefix``: run ids are ``<prefix>-<arm>`` (None: a fresh stamp; give the
+    same prefix to resume a sweep). ``drop_alpha``: the error of dropping the truly best arm.
+    """
+
+    control: Literal["draft", "prod"] | Variant = "draft"
+    max_repeats: int = 4
+    holdout: float = 0.3
+    adaptive: bool = True
+    seed: int = 0
+    run_options: RunOptions = field(default_factory=RunOptions)
+    confidence: float = 0.95
+    min_effect: float = 5.0
+    drop_alpha: float = 0.05
+    run_prefix: str | None = None
+    judge_samples: int = 1
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_repeats, int) or self.max_repeats < 1:
+            raise ValueError(
+                f"TuneOptions.max_repeats must be an integer >= 1, got {self.max_repeats!r}"
+            )
+        if not 0.0 <= self.holdout < 1.0:
+            raise ValueError(f"TuneOptions.holdout must be in [0, 1), got {self.holdout!r}")
+        if not 0.5 < self.confidence < 1.0:
+            raise ValueError(f"TuneOptions.confidence must be in (0.5, 1), got {self.confidence!r}")
+        if self.min_effect < 0:
+            raise ValueError(f"TuneOptions.min_effect must be >= 0, got {self.min_effect!r}")
+        if not 0.0 < self.drop_alpha < 1.0:
+            raise ValueError(f"TuneOptions.drop_alpha must be in (0, 1), got {self.drop_alpha!r}")
+        if not (isinstance(self.control, Variant) or self.control in ("draft", "prod")):
+            raise ValueError(
+                f"TuneOptions.control must be 'draft', 'prod' or a Variant, got {self.control!r}"
+            )
+
+    @property
+    def control_name(self) -> str:
+        return self.control.name if isinstance(self.control, Variant) else str(self.control)

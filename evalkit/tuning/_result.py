@@ -1,0 +1,219 @@
+"""TuneResult: the leaderboard of a sweep, its winner, and what promoting it would change."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from ..targets import Variant, merge_patch, redact_config
+from ._diff import config_diff
+
+if TYPE_CHECKING:
+    from ..api import AsyncClient, Client
+    from ._promote import Promotion
+
+__all__ = ["TuneResult"]
+
+_SHOWN = (
+    "variant",
+    "conversations",
+    "score",
+    "difference",
+    "verdict",
+    "dropped_at",
+    "confirmed",
+    "note",
+)
+
+
+def _json_value(value: Any) -> Any:
+    if value is None or (not isinstance(value, list | dict | str) and pd.isna(value)):
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def _interval(row: Mapping[Any, Any], key: str) -> str:
+    est, low, high = row[key], row[f"{key}_low"], row[f"{key}_high"]
+    if est is None or (isinstance(est, float) and math.isnan(est)):
+        return "n/a"
+    sign = "+" if key == "difference" else ""
+    if isinstance(low, float) and math.isnan(low):
+        return f"{est:{sign}.1f}"
+    return f"{est:{sign}.1f} [{low:{sign}.1f}, {high:{sign}.1f}]"
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    """A sweep's outcome (DESIGN.md "Statistics": compare_variants / tune).
+
+    ``leaderboard``: one row per arm, the control first, the arms by difference: ``variant``,
+    ``role``, ``conversations``, ``score`` with ``score_low``/``score_high``, ``difference``
+    against the control with its interval adjusted for the number of arms, ``verdict``,
+    ``dropped_at`` (the wave after which adaptive allocation stopped the arm), ``selected``
+    (best on the selection cells), ``confirmed`` (its win held on the held-out cells),
+    ``p_adjusted`` (Holm over the arms, all cells, one-sided), the held-out difference with its
+    interval, a ``note`` ("best by chance is likely", ...) and ``pass_rate:<rule>`` columns.
+    ``summary``: the method, levels, selection and combination p-values. ``waves``: per wave
+    and arm, conversations and whether the arm went on (sweeps run by :func:`evalkit.tune`).
+    """
+
+    leaderboard: pd.DataFrame
+    summary: Mapping[str, Any]
+    waves: pd.DataFrame = field(default_factory=pd.DataFrame)
+    variants: Mapping[str, Variant] = field(default_factory=dict)
+    control_config: Mapping[str, Any] | None = field(default=None, repr=False)
+    assistant_id: str | None = None
+    draft_version: int | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def winner(self) -> str | None:
+        """The name of the confirmed improvement, or None."""
+        value = self.summary.get("winner")
+        return str(value) if value else None
+
+    @property
+    def selected(self) -> str | None:
+        """The arm chosen on the selection cells (confirmed or not)."""
+        value = self.summary.get("selected")
+        return str(value) if value else None
+
+    @property
+    def winner_variant(self) -> Variant | None:
+        """The winner's :class:`~evalkit.Variant` (None without a winner, or when the sweep
+        was decided from grades alone)."""
+        return self.variants.get(self.winner) if self.winner else None
+
+    @property
+    def winner_config(self) -> dict[str, Any] | None:
+        """The control's config with the winner's patch applied (credentials redacted)."""
+        variant = self.winner_variant
+        if variant is None or self.control_config is None:
+            return None
+        merged: dict[str, Any] = merge_patch(dict(self.control_config), dict(variant.patch))
+        redacted: dict[str, Any] = redact_config(merged)
+        return redacted
+
+    @property
+    def diff(self) -> str:
+        """The winner's change against the control's config: a unified diff of the JSON,
+        then the prompt (``agent.instructions``) line by line. Empty without a winner."""
+        after = self.winner_config
+        if after is None or self.control_config is None:
+            return ""
+        return config_diff(self.control_config, after, str(self.winner))
+
+    def headline(self) -> str:
+        """One line: the winner and its difference, or why there is none."""
+        s = self.summary
+        arms = int(s.get("arms", 0))
+        family = f"{arms} arm{'s' if arms != 1 else ''}"
+        if self.winner:
+            row = self.leaderboard.set_index("variant").loc[self.winner]
+            where = (
+                f"confirmed on {s['holdout_cells']} held-out cells"
+                if s.get("holdout_cells")
+                else "no held-out cells: tested on all cells, Bonferroni over the arms"
+            )
+            return (
+                f"improved: {self.winner} beats {s['control']} by {row['difference']:+.1f} points "
+                f"(interval adjusted for {family} {row['difference_low']:+.1f} to "
+                f"{row['difference_high']:+.1f}; {where}, combined p = {s['combined_p']:.3g})"
+            )
+        leader = s.get("leader") or self.selected or "the top arm"
+        why = f"combined p = {s['combined_p']:.3g}, needs <= {s['alpha_one_sided']:.3g}"
+        if s.get("chance_best") and arms > 1:
+            return (
+                f"no confirmed winner among {family}: {leader} leads, but the best by chance "
+                f"is likely ({why})"
+            )
+        if s.get("chance_best"):
+            return f"no confirmed improvement: {leader} looks better but is not confirmed ({why})"
+        return f"no confirmed winner among {family}: none is above {s['control']}"
+
+    def __str__(self) -> str:
+        lines = [self.headline(), ""]
+        for row in self.leaderboard.to_dict("records"):
+            lines.append(
+                f"  {row['variant']:<24} {row['verdict']:<22} score {_interval(row, 'score')}, "
+                f"difference {_interval(row, 'difference')}, n = {row['conversations']}"
+                f"{'; ' + row['note'] if row['note'] else ''}"
+            )
+        lines += ["", f"method: {self.summary.get('method', '')}"]
+        lines += [f"warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"TuneResult(winner={self.winner!r}, selected={self.selected!r}, "
+            f"arms={self.summary.get('arms')}, cells={self.summary.get('cells')})"
+        )
+
+    def _repr_html_(self) -> str:
+        rows = []
+        for row in self.leaderboard.to_dict("records"):
+            style = ' style="font-weight:bold"' if row["confirmed"] else ""
+            cells = [
+                html.escape(str(row["variant"])),
+                str(row["conversations"]),
+                html.escape(_interval(row, "score")),
+                html.escape(_interval(row, "difference")),
+                html.escape(str(row["verdict"])),
+                "" if pd.isna(row["dropped_at"]) else str(row["dropped_at"]),
+                "yes" if row["confirmed"] else "",
+                html.escape(str(row["note"])),
+            ]
+            rows.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        head = "".join(f"<th>{h}</th>" for h in _SHOWN)
+        warnings = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+        return (
+            '<div class="evalkit-tune">'
+            f"<p><b>{html.escape(self.headline())}</b></p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<p><small>{html.escape(str(self.summary.get('method', '')))}</small></p>"
+            + (f"<ul>{warnings}</ul>" if warnings else "")
+            + "</div>"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able: summary, leaderboard rows, waves, warnings (credentials redacted)."""
+        board = [
+            {k: _json_value(v) for k, v in row.items()}
+            for row in self.leaderboard.to_dict("records")
+        ]
+        waves = [
+            {k: _json_value(v) for k, v in row.items()} for row in self.waves.to_dict("records")
+        ]
+        return {
+            "winner": self.winner,
+            "selected": self.selected,
+            "summary": {k: _json_value(v) for k, v in self.summary.items()},
+            "leaderboard": board,
+            "waves": waves,
+            "variants": {k: v.definition() for k, v in self.variants.items()},
+            "assistant_id": self.assistant_id,
+            "draft_version": self.draft_version,
+            "warnings": list(self.warnings),
+        }
+
+    def promote(
+        self, client: Client | AsyncClient | None = None, *, dry_run: bool = False
+    ) -> Promotion:
+        """Write the winner's config to the assistant's draft (E3); never publishes.
+
+        Refuses without a confirmed winner, and when the draft's version moved since the sweep
+        started (someone saved it meanwhile). ``dry_run``: the diff only, nothing written.
+        Returns a :class:`~evalkit.tuning.Promotion` (its ``diff`` is logged before writing).
+        """
+        from ._promote import promote
+
+        return promote(self, client, dry_run=dry_run)

@@ -1,0 +1,313 @@
+"""tune / atune: run every arm against the same grid in waves, drop the clearly worse, and
+decide the winner with :func:`~._compare.decide_arms`.
+
+Each wave runs one more repeat of every cell for the control and every arm still in (the
+runner's repeat-major order and a conversation budget of one repeat per cell resume each arm's
+run exactly one repeat further). An arm runs on a temporary clone the runner makes from the
+draft (or prod) config with the arm's patch, deletes when the wave ends, and deletes on
+failure and Ctrl-C too. Drops read the selection cells only (:mod:`._adaptive`); the held-out
+cells come from the grid's cell ids and the seed, before anything runs.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+
+from .._util import now, run_sync
+from ..api import AsyncClient, Client
+from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..grid import Grid
+from ..runner import Budget, arun_grid
+from ..store import Run, RunNotFoundError, StoreLike, load_run
+from ..targets import Target, Variant, redact_config
+from ._adaptive import drop_bound_confidence, wave_drops
+from ._compare import ArmsInfo, arms_arrays, decide_arms
+from ._options import TuneOptions
+from ._result import TuneResult
+from ._split import holdout_mask
+from ._variants import VariantSpec, variant_specs
+
+__all__ = ["atune", "default_run_prefix", "tune"]
+
+logger = logging.getLogger("evalkit.tuning")
+
+VariantsLike = str | Path | Sequence[Variant | VariantSpec]
+
+
+def _grid_with_repeats(grid: Grid, repeats: int) -> Grid:
+    return Grid.from_definition({**grid.definition(), "repeats": repeats})
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in name)[:40]
+
+
+async def _control_config(client: AsyncClient, assistant_id: str) -> tuple[dict[str, Any], int]:
+    """The draft's config (credentials redacted) and its version, read before the sweep."""
+    found = next((a for a in await client.list_assistants() if a.id == assistant_id), None)
+    if found is None:
+        raise ValueError(f"assistant_id: {assistant_id} is not in this API key's project")
+    meta = await client.get_assistant_metadata(assistant_id)
+    return redact_config(found.config.to_json()), int(meta.aliases.draft.version)
+
+
+async def atune(
+    assistant_id: str,
+    variants: VariantsLike,
+    grid: Grid,
+    scorecard: ScorecardLike,
+    *,
+    client: Client | AsyncClient | None = None,
+    judge: JudgeArg = None,
+    store: StoreLike = "runs",
+    options: TuneOptions | None = None,
+) -> TuneResult:
+    """The async twin of :func:`tune`."""
+    opts = options or TuneOptions()
+    specs = variant_specs(variants)
+    control_name = opts.control_name
+    if control_name in {s.variant.name for s in specs}:
+        raise ValueError(f"variants: an arm is named like the control ({control_name!r})")
+    card = Scorecard.validate(scorecard)
+    owned = not isinstance(client, AsyncClient)
+    aclient = (
+        client
+        if isinstance(client, AsyncClient)
+        else (AsyncClient.from_client(client) if isinstance(client, Client) else AsyncClient())
+    )
+    try:
+        return await _sweep(aclient, assistant_id, specs, grid, card, judge, store, opts)
+    finally:
+        if owned:
+            await aclient.aclose()
+
+
+def default_run_prefix() -> str:
+    """``tune-YYYYmmdd-HHMMSS-<4 hex>``: a fresh sweep's run-id prefix."""
+    return f"tune-{now().strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
+
+
+def _recorded(store: StoreLike, run_id: str) -> Run | None:
+    """The run already in ``store`` under ``run_id`` (a sweep resumed), or None."""
+    try:
+        return load_run(run_id, store=store)
+    except RunNotFoundError:
+        return None
+
+
+def _first_repeats(frame: pd.DataFrame, repeats: int) -> pd.DataFrame:
+    """The grades of each cell's first ``repeats`` repeats (what a wave had seen)."""
+    return frame[frame["repeat"] < repeats] if "repeat" in frame.columns else frame
+
+
+@dataclass
+class _Sweep:
+    """One sweep's state: the arms still in, their runs and grades, the waves so far."""
+
+    client: AsyncClient
+    assistant_id: str
+    grid: Grid
+    card: Scorecard
+    judge: JudgeArg
+    store: StoreLike
+    opts: TuneOptions
+    names: list[str]
+    targets: dict[str, Target]
+    run_ids: dict[str, str]
+    held_out: frozenset[str]
+    active: dict[str, bool] = field(default_factory=dict)
+    dropped_at: dict[str, int] = field(default_factory=dict)
+    runs: dict[str, Run] = field(default_factory=dict)
+    grades: dict[str, Grades] = field(default_factory=dict)
+    waves: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def control(self) -> str:
+        return self.opts.control_name
+
+    @property
+    def n_cells(self) -> int:
+        return self.grid.n_cells
+
+    async def run_arm(self, name: str, wave: int) -> None:
+        """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded)."""
+        run = self.runs.get(name) or _recorded(self.store, self.run_ids[name])
+        need = wave * self.n_cells - (0 if run is None else len(run.conversations))
+        if need > 0 or run is None:
+            budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
+            run = await arun_grid(
+                self.grid,
+                self.assistant_id,
+                self.client,
+                self.targets[name],
+                self.store,
+                self.run_ids[name],
+                replace(self.opts.run_options, budget=budget),
+            )
+            self.grades.pop(name, None)
+        self.runs[name] = run
+        if name not in self.grades:
+            self.grades[name] = await agrade_run(
+                run, self.card, self.judge, judge_samples=self.opts.judge_samples
+            )
+
+    def frames(self, repeats: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+        control = _first_repeats(self.grades[self.control].frame, repeats)
+        return control, {n: _first_repeats(self.grades[n].frame, repeats) for n in self.names}
+
+    def drop_after(self, wave: int, level: float) -> list[str]:
+        """Drop the arms clearly worse than the best after ``wave`` (selection cells only)."""
+        control, arms = self.frames(wave)
+        _, cells, _, _, data = arms_arrays((self.control, control), arms)
+        mask = np.asarray([c in self.held_out for c in cells], dtype=bool)
+        live = np.asarray([self.active[n] for n in self.names])
+        dropped = wave_drops(data, mask, live, confidence=level)
+        drops = [n for n, d in zip(self.names, dropped, strict=True) if d]
+        for name in drops:
+            self.active[name] = False
+            self.dropped_at[name] = wave
+        return drops
+
+    def record_wave(self, wave: int, drops: list[str]) -> None:
+        for name in [self.control, *self.names]:
+            if name in self.runs:
+                self.waves.append(
+                    {
+                        "wave": wave,
+                        "variant": name,
+                        "conversations": int(
+                            (self.runs[name].conversations["repeat"] < wave).sum()
+                        ),
+                        "in": name == self.control or self.active[name],
+                        "dropped": name in drops,
+                    }
+                )
+
+
+async def _sweep(
+    client: AsyncClient,
+    assistant_id: str,
+    specs: list[VariantSpec],
+    grid: Grid,
+    card: Scorecard,
+    judge: JudgeArg,
+    store: StoreLike,
+    opts: TuneOptions,
+) -> TuneResult:
+    config, version = await _control_config(client, assistant_id)
+    full = _grid_with_repeats(grid, opts.max_repeats)
+    cell_ids = sorted(c.cell_id for c in full.cells())
+    hold = holdout_mask(cell_ids, opts.holdout, opts.seed)
+    prefix = opts.run_prefix or default_run_prefix()
+    names = [s.variant.name for s in specs]
+    targets: dict[str, Target] = {opts.control_name: opts.control}
+    targets.update({s.variant.name: s.variant for s in specs})
+    sweep = _Sweep(
+        client,
+        assistant_id,
+        full,
+        card,
+        judge,
+        store,
+        opts,
+        names,
+        targets,
+        {name: f"{prefix}-{_safe(name)}" for name in targets},
+        frozenset(c for c, h in zip(cell_ids, hold, strict=True) if h),
+        active=dict.fromkeys(names, True),
+    )
+    level = drop_bound_confidence(len(names), opts.max_repeats, opts.drop_alpha)
+    logger.info(
+        "tune %s: %d arm(s) and %s, %d cells (%d held out), up to %d wave(s)",
+        prefix,
+        len(names),
+        opts.control_name,
+        len(cell_ids),
+        len(sweep.held_out),
+        opts.max_repeats,
+    )
+    for wave in range(1, opts.max_repeats + 1):
+        for name in [opts.control_name, *[n for n in names if sweep.active[n]]]:
+            await sweep.run_arm(name, wave)
+        drops: list[str] = []
+        if opts.adaptive and wave < opts.max_repeats:
+            drops = sweep.drop_after(wave, level)
+            if drops:
+                logger.info("tune %s: wave %d drops %s", prefix, wave, drops)
+        sweep.record_wave(wave, drops)
+    control, arms = sweep.frames(opts.max_repeats)
+    info = ArmsInfo(
+        dropped_at=sweep.dropped_at,
+        conversations={n: len(r.conversations) for n, r in sweep.runs.items()},
+        holdout_cells=sweep.held_out,
+    )
+    board, _, summary = decide_arms(
+        (opts.control_name, control),
+        arms,
+        holdout=opts.holdout,
+        confidence=opts.confidence,
+        min_effect=opts.min_effect,
+        seed=opts.seed,
+        info=info,
+    )
+    notes = {s.variant.name: s.note for s in specs}
+    board.insert(2, "description", board["variant"].map(notes).fillna(""))
+    board.insert(3, "run_id", board["variant"].map(sweep.run_ids))
+    summary = {
+        **summary,
+        "run_prefix": prefix,
+        "max_repeats": opts.max_repeats,
+        "adaptive": opts.adaptive,
+    }
+    return TuneResult(
+        leaderboard=board,
+        summary=summary,
+        waves=pd.DataFrame(sweep.waves),
+        variants={s.variant.name: s.variant for s in specs},
+        control_config=config,
+        assistant_id=assistant_id,
+        draft_version=version,
+    )
+
+
+def tune(
+    assistant_id: str,
+    variants: VariantsLike,
+    grid: Grid,
+    scorecard: ScorecardLike,
+    *,
+    client: Client | AsyncClient | None = None,
+    judge: JudgeArg = None,
+    store: StoreLike = "runs",
+    options: TuneOptions | None = None,
+) -> TuneResult:
+    """Sweep ``variants`` (a YAML file, or :class:`~evalkit.Variant` objects) against the
+    control on ``grid``, grade every arm with ``scorecard`` and return the
+    :class:`TuneResult`: the leaderboard, and a winner only when it is confirmed on held-out
+    cells (see :func:`compare_variants`).
+
+    Runs go to ``store`` as ``<run_prefix>-<arm>``; each arm runs on its own temporary clone,
+    deleted when each wave ends, on failure and on Ctrl-C. With ``options.adaptive`` (the
+    default) arms clearly worse than the best stop spending conversations after a wave.
+    Works in scripts and notebooks (:func:`atune` is the async twin).
+    """
+    return run_sync(
+        lambda: atune(
+            assistant_id,
+            variants,
+            grid,
+            scorecard,
+            client=client,
+            judge=judge,
+            store=store,
+            options=options,
+        )
+    )

@@ -1,0 +1,133 @@
+"""compare_variants on grades frames: the leaderboard contract, words, JSON, bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from evalkit.compare import Verdict
+from evalkit.tuning import TuneResult, compare_variants
+from evalkit.tuning._calibration import TUNE_DESIGN
+from evalkit.tuning._synthetic import arm_frame, draw_arms
+
+COLUMNS = [
+    "variant",
+    "conversations",
+    "score",
+    "score_low",
+    "score_high",
+    "difference",
+    "difference_low",
+    "difference_high",
+    "verdict",
+    "dropped_at",
+    "confirmed",
+]
+
+
+@pytest.fixture(scope="module")
+def sweep() -> TuneResult:
+    codes = draw_arms(TUNE_DESIGN, (18.0, 0.0, -25.0), trials=1, seed=21)
+    return compare_variants(
+        arm_frame(codes, 0, None),
+        {
+            "helps": arm_frame(codes, 0, 0),
+            "same": arm_frame(codes, 0, 1),
+            "hurts": arm_frame(codes, 0, 2),
+        },
+    )
+
+
+def test_leaderboard_has_the_contract_columns(sweep: TuneResult) -> None:
+    board = sweep.leaderboard
+    assert set(COLUMNS) <= set(board.columns)
+    assert next(iter(board["variant"])) == "control"
+    assert list(board["variant"])[1] == "helps"  # arms by difference
+    assert board["conversations"].tolist() == [144] * 4
+    assert any(c.startswith("pass_rate:") for c in board.columns)
+    rows = board.set_index("variant")
+    assert rows.loc["helps", "verdict"] == Verdict.IMPROVED
+    assert rows.loc["hurts", "verdict"] == Verdict.REGRESSED
+    assert bool(rows.loc["helps", "confirmed"])
+    assert not rows["confirmed"].drop("helps").any()
+    arms = rows.drop("control")
+    assert (arms["difference_low"] < arms["difference"]).all()
+    assert (arms["difference"] < arms["difference_high"]).all()
+
+
+def test_winner_words_and_json(sweep: TuneResult) -> None:
+    assert sweep.winner == "helps"
+    assert sweep.winner_variant is None  # decided from grades alone: no config to promote
+    assert sweep.diff == ""
+    text = str(sweep)
+    assert text.startswith("improved: helps beats control by +")
+    assert "confirmed on" in text
+    html = sweep._repr_html_()
+    assert "<table>" in html
+    assert "helps" in html
+    again = json.loads(json.dumps(sweep.to_dict()))
+    assert again["winner"] == "helps"
+    assert len(again["leaderboard"]) == 4
+
+
+def test_equal_arms_say_the_best_may_be_chance() -> None:
+    codes = draw_arms(TUNE_DESIGN, (0.0,) * 5, trials=40, seed=3)
+    notes = []
+    for trial in range(40):
+        result = compare_variants(
+            arm_frame(codes, trial, None), {f"v{k}": arm_frame(codes, trial, k) for k in range(5)}
+        )
+        assert result.winner is None or trial >= 0
+        top = result.leaderboard.iloc[1]
+        if top["difference"] > 0 and result.winner is None:
+            notes.append(top["note"])
+            assert "best by chance is likely" in str(result)
+    assert notes
+    assert all("best by chance is likely" in n for n in notes)
+
+
+def test_bad_input_names_the_field() -> None:
+    codes = draw_arms(TUNE_DESIGN, (0.0,), trials=1, seed=1)
+    control = arm_frame(codes, 0, None)
+    with pytest.raises(ValueError, match=r"variants\['x'\] grades lack columns \['verdict'\]"):
+        compare_variants(control, {"x": control.drop(columns="verdict")})
+    with pytest.raises(ValueError, match="at least one arm"):
+        compare_variants(control, {})
+    with pytest.raises(TypeError, match="control: expected a Grades object"):
+        compare_variants([1, 2], {"x": control})
+    with pytest.raises(ValueError, match="holdout"):
+        compare_variants(control, {"x": control}, holdout=1.5)
+    assert isinstance(control, pd.DataFrame)
+
+
+def test_unbalanced_and_small_designs_still_decide() -> None:
+    codes = draw_arms(TUNE_DESIGN, (15.0,), trials=1, seed=2)
+    control, arm = arm_frame(codes, 0, None), arm_frame(codes, 0, 0)
+    alone = compare_variants(control, {"one": arm}, holdout=0.0)
+    assert alone.winner == "one"
+    assert "no held-out cells" in alone.headline()
+    assert "1 arm " in alone.headline()
+    half = arm[(arm["cell_id"] < "cell-018") & (arm["repeat"] == 0)]
+    mixed = compare_variants(control, {"half": half, "full": arm})
+    rows = mixed.leaderboard.set_index("variant")
+    assert rows.loc["half", "conversations"] == 18
+    assert rows.loc["half", "difference_low"] < rows.loc["half", "difference_high"]
+    two_cells = compare_variants(
+        control[control["cell_id"] < "cell-002"], {"x": arm[arm["cell_id"] < "cell-002"]}
+    )
+    assert two_cells.winner is None
+    assert two_cells.headline().startswith("no confirmed improvement: x looks better")
+
+
+def test_results_pickle_and_hold_no_config() -> None:
+    import pickle
+
+    codes = draw_arms(TUNE_DESIGN, (0.0, 0.0), trials=1, seed=4)
+    result = compare_variants(
+        arm_frame(codes, 0, None), {"a": arm_frame(codes, 0, 0), "b": arm_frame(codes, 0, 1)}
+    )
+    again = pickle.loads(pickle.dumps(result))
+    assert again.winner == result.winner
+    assert repr(again).startswith("TuneResult(winner=")

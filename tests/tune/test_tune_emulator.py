@@ -1,0 +1,214 @@
+"""evalkit.tune and `evalkit tune` on the embedded emulator with the bundled variants file.
+
+By the emulator's dialogue rules, ``confirm-slot`` helps (the agent asks for a yes or no),
+``terse-no-greeting`` hurts (no greeting, a token said out loud, no closing) and the other two
+change nothing the scorecard sees. The sweep must find the helpful one, confirm it on held-out
+cells, drop the harmful one early, leave no clone behind, and promote only when asked.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cli import app
+from evalkit.data import bundled_path
+from evalkit.demo import CONTACTS, CONTEXT, DEMO_PERSONAS, DemoService, demo_grid, demo_scorecard
+from evalkit.runner import RunOptions
+from evalkit.targets import CLONE_PREFIX, Variant
+from evalkit.tuning import PromoteError, TuneOptions, TuneResult, load_variants, tune
+
+ROOT = Path(__file__).resolve().parents[2]
+VARIANTS = ROOT / "examples" / "variants" / "urdu_reminder.yaml"
+FAST = RunOptions(concurrency=16, progress=False)
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[DemoService]:
+    with DemoService(tmp_path / "store") as svc:
+        yield svc
+
+
+def clones(svc: DemoService) -> list[str]:
+    return [a.name for a in svc.client.list_assistants() if a.name.startswith(CLONE_PREFIX)]
+
+
+def sweep(svc: DemoService, **options: object) -> TuneResult:
+    return tune(
+        svc.assistant_id,
+        VARIANTS,
+        demo_grid(1),
+        demo_scorecard(),
+        client=svc.client,
+        judge=svc.judge,
+        store=svc.store,
+        options=TuneOptions(run_options=FAST, **options),  # type: ignore[arg-type]
+    )
+
+
+def test_the_bundled_variants_say_what_they_do() -> None:
+    specs = {s.variant.name: s for s in load_variants(VARIANTS)}
+    assert list(specs) == ["confirm-slot", "terse-no-greeting", "warm-tone", "low-reasoning"]
+    assert specs["confirm-slot"].note.startswith("Helps.")
+    assert specs["terse-no-greeting"].note.startswith("Hurts.")
+    assert specs["warm-tone"].note.startswith("Does nothing")
+
+
+def test_the_sweep_finds_confirms_and_drops(service: DemoService) -> None:
+    result = sweep(service, max_repeats=4)
+    board = result.leaderboard.set_index("variant")
+    assert result.winner == "confirm-slot"
+    assert bool(board.loc["confirm-slot", "confirmed"])
+    assert board.loc["confirm-slot", "verdict"] == "improved"
+    assert board.loc["confirm-slot", "holdout_difference"] > 0
+    assert result.summary["holdout_cells"] == 5
+    # the harmful arm is dropped early and spends fewer conversations
+    assert not pd.isna(board.loc["terse-no-greeting", "dropped_at"])
+    assert board.loc["terse-no-greeting", "dropped_at"] < 4
+    assert (
+        board.loc["terse-no-greeting", "conversations"] < board.loc["confirm-slot", "conversations"]
+    )
+    assert board.loc["terse-no-greeting", "verdict"] == "regressed"
+    assert board.loc["confirm-slot", "conversations"] == board.loc["draft", "conversations"] == 72
+    assert board.loc["terse-no-greeting", "description"].startswith("Hurts.")
+    assert set(result.waves["wave"]) == {1, 2, 3, 4}
+    assert clones(service) == []
+    # the winner's change, prompt included, and JSON without surprises
+    assert "ask the caller to confirm with a yes or no" in result.diff
+    assert result.winner_variant is not None
+    json.dumps(result.to_dict())
+
+
+def test_every_arm_to_the_end_when_not_adaptive(service: DemoService) -> None:
+    result = sweep(service, max_repeats=2, adaptive=False)
+    board = result.leaderboard.set_index("variant")
+    assert board["dropped_at"].isna().all()
+    assert (board["conversations"] == 36).all()
+    assert clones(service) == []
+
+
+def test_promote_moves_the_draft_and_never_publishes(service: DemoService) -> None:
+    result = sweep(service, max_repeats=2)
+    assert result.winner == "confirm-slot"
+    before = service.client.get_assistant_metadata(service.assistant_id).aliases
+    preview = result.promote(service.client, dry_run=True)
+    assert preview.to_version is None
+    assert "+" in preview.diff
+    assert service.client.get_assistant_metadata(service.assistant_id).aliases.draft == before.draft
+    done = result.promote(service.client)
+    after = service.client.get_assistant_metadata(service.assistant_id).aliases
+    assert done.from_version == before.draft.version
+    assert after.draft.version == done.to_version == before.draft.version + 1
+    assert after.prod == before.prod  # never published
+    config = next(
+        a for a in service.client.list_assistants() if a.id == service.assistant_id
+    ).config.to_json()
+    assert "confirm with a yes or no" in config["agent"]["instructions"]
+    assert config["agent"]["greetingInstructions"]  # the rest of the draft is kept
+    # the draft moved since the sweep: a second promote is refused
+    with pytest.raises(PromoteError, match="moved from version"):
+        result.promote(service.client)
+
+
+def test_promote_needs_a_winner(service: DemoService) -> None:
+    nothing = Variant.with_instructions("same", "You are Sana from {{clinic_name}}.")
+    result = tune(
+        service.assistant_id,
+        [nothing],
+        demo_grid(1).sample(4, seed=1),
+        demo_scorecard(),
+        client=service.client,
+        judge=False,
+        store=service.store,
+        options=TuneOptions(max_repeats=1, run_options=FAST),
+    )
+    if result.winner is None:
+        with pytest.raises(PromoteError, match="no confirmed winner"):
+            result.promote(service.client)
+
+
+def _grid_files(folder: Path) -> tuple[Path, Path]:
+    personas = folder / "personas"
+    personas.mkdir()
+    for label in DEMO_PERSONAS:
+        shutil.copy(bundled_path("personas") / f"{label}.yaml", personas)
+    contacts = folder / "contacts.csv"
+    with contacts.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(CONTACTS[0]))
+        writer.writeheader()
+        writer.writerows(CONTACTS)
+    return personas, contacts
+
+
+def test_the_command_sweeps_and_promotes(service: DemoService, tmp_path: Path) -> None:
+    personas, contacts = _grid_files(tmp_path)
+    env = {
+        "EVALKIT_BASE_URL": service.emulator.base_url,
+        "EVALKIT_API_KEY": service.emulator.api_key,
+        "EVALKIT_JUDGE_BASE_URL": service.emulator.judge_base_url,
+        "EVALKIT_JUDGE_API_KEY": "",
+    }
+    before = service.client.get_assistant_metadata(service.assistant_id).aliases
+    out = tmp_path / "tune.json"
+    result = CliRunner().invoke(
+        app,
+        [
+            "tune",
+            "--assistant",
+            service.assistant_id,
+            "--variants",
+            str(VARIANTS),
+            "--scorecard",
+            str(demo_scorecard()),
+            "--personas",
+            str(personas),
+            "--variables",
+            str(contacts),
+            "--context",
+            CONTEXT,
+            "--max-repeats",
+            "3",
+            "--holdout",
+            "0.3",
+            "--store",
+            str(tmp_path / "runs"),
+            "--judge-model",
+            "emulator-judge",
+            "--concurrency",
+            "16",
+            "--output",
+            str(out),
+            "--promote",
+        ],
+        env=env,
+    )
+    assert result.exit_code == 0, result.output
+    assert "\nimproved: confirm-slot beats draft by +" in result.output
+    assert "change to write to the draft" in result.output
+    assert result.output.index("+++ confirm-slot config") < result.output.index(
+        "promoted confirm-slot"
+    )
+    saved = json.loads(out.read_text(encoding="utf-8"))
+    assert saved["winner"] == "confirm-slot"
+    assert service.emulator.api_key not in out.read_text(encoding="utf-8")
+    after = service.client.get_assistant_metadata(service.assistant_id).aliases
+    assert after.draft.version == before.draft.version + 1
+    assert after.prod == before.prod
+    assert clones(service) == []
+
+
+def test_a_sweep_run_again_with_its_prefix_spends_nothing_new(service: DemoService) -> None:
+    first = sweep(service, max_repeats=2, run_prefix="again")
+    started = service.emulator.stats()["started"]
+    second = sweep(service, max_repeats=2, run_prefix="again")
+    assert service.emulator.stats()["started"] == started
+    assert second.winner == first.winner
+    pd.testing.assert_frame_equal(second.leaderboard, first.leaderboard)
+    pd.testing.assert_frame_equal(second.waves, first.waves)

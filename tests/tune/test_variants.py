@@ -1,0 +1,77 @@
+"""Variants files: what they hold, and errors that name the entry and the field."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+
+from evalkit.targets import Variant
+from evalkit.tuning import VariantsFileError, load_variants
+from evalkit.tuning._variants import variant_specs
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "variants.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_patch_instructions_and_instruction_files(tmp_path: Path) -> None:
+    (tmp_path / "prompt.txt").write_text("Be brief.\n", encoding="utf-8")
+    path = write(
+        tmp_path,
+        """
+- name: knob
+  patch: {llm: {default: {reasoningEffort: low}}}
+- name: prompt
+  note: shorter
+  instructions_file: prompt.txt
+  patch: {agent: {initialGreeting: true}}
+""",
+    )
+    specs = load_variants(path)
+    assert specs[0].variant == Variant("knob", {"llm": {"default": {"reasoningEffort": "low"}}})
+    assert specs[1].variant.patch == {
+        "agent": {"initialGreeting": True, "instructions": "Be brief."}
+    }
+    assert specs[1].note == "shorter"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("variants: []", "non-empty list under 'variants'"),
+        ("variants: [{note: x, patch: {a: 1}}]", r"variants\[0\]\.name: a non-empty string"),
+        ("variants: [{name: a, patch: [1]}]", r"variants\[0\]\.patch: must be a mapping"),
+        ("variants: [{name: a}]", r"variants\[0\]: a variant needs a patch or instructions"),
+        (
+            "variants: [{name: a, instruction: x}]",
+            r"variants\[0\]: unknown field\(s\) \['instruction'\]",
+        ),
+        (
+            "variants: [{name: a, instructions_file: nope.txt}]",
+            r"variants\[0\]\.instructions_file: cannot read",
+        ),
+        (
+            "variants: [{name: draft, patch: {a: 1}}]",
+            r"variants\[0\]: a variant needs a name other than",
+        ),
+        ("variants: [{name: a, patch: {a: 1}}, {name: a, patch: {b: 1}}]", r"repeated: \['a'\]"),
+        ("variants: [{name: a, patch: {a: 1}", "not valid YAML"),
+    ],
+)
+def test_bad_files_name_the_entry_and_field(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(VariantsFileError, match=message):
+        load_variants(write(tmp_path, text))
+
+
+def test_variant_objects_are_accepted_and_credentials_stay_masked() -> None:
+    secret = Variant("keyed", {"llm": {"default": {"apiKey": "sk-live-0123456789abcdef"}}})
+    specs = variant_specs([secret])
+    assert specs[0].variant is secret
+    assert "0123456789ab" not in repr(specs[0])
+    assert "0123456789ab" not in str(pickle.dumps(specs[0]))
+    with pytest.raises(ValueError, match="unique"):
+        variant_specs([secret, secret])
