@@ -1,7 +1,7 @@
 """evalkit.tune and `evalkit tune` on the embedded emulator with the bundled variants file.
 
 By the emulator's dialogue rules, ``confirm-slot`` helps (the agent asks for a yes or no),
-``terse-no-greeting`` hurts (no greeting, a token said out loud, no closing) and the other two
+``terse-no-greeting`` hurts (no greeting, no clinic named, no closing) and the other two
 change nothing the scorecard sees. The sweep must find the helpful one, confirm it on held-out
 cells, drop the harmful one early, leave no clone behind, and promote only when asked.
 """
