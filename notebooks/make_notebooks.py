@@ -127,7 +127,7 @@ display(HTML(plots.figure_to_img_tag(plots.turns_and_latency(sides))))"""),
             "its reason and the evidence turn."
         ),
         new_code_cell("""browser = RunBrowser(outcome.baseline, outcome.baseline_grades, comparison_run=outcome.candidate,
-                     comparison_grades=outcome.candidate_grades)
+                     comparison_grades=outcome.candidate_grades, clusters=why.clusters)
 display(HTML(browser.to_html(limit=1)))"""),
         new_code_cell("""summary = flows.write_outputs(outcome, output_dir)
 print(f"verdict: {comparison.verdict}; summary and tables in {summary.parent}")

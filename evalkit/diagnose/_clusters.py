@@ -8,8 +8,9 @@ large sets are reduced by a seeded truncated SVD (LSA, Deerwester et al. 1990) a
 by seeded k-means fitted on a seeded sample of at most 2,000 texts, the number of clusters
 chosen by the silhouette (Rousseeuw 1987) over 2..``max_clusters`` on that sample (the fewest
 within 0.03 of the best), then every text assigned to its nearest centre; one cluster when no
-split reaches ``min_silhouette``. Each cluster's label
-is its most distinctive words (share in the cluster against the rule's other failures).
+split reaches ``min_silhouette``. Each cluster's label is its most distinctive words (share in
+the cluster against the rule's other failures); words found under one contact record only
+(names, places, their transliterations) are masked first, so clusters do not split by contact.
 
 With ``baseline`` grades both sides are clustered together, so a cluster counts each side:
 ``new_in_draft`` are candidate failures in cells where the baseline passed the rule in every
