@@ -22,12 +22,13 @@ score moves by exactly ``d`` in every trial. Verdict codes are those of
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import special  # type: ignore[import-untyped, unused-ignore]
+
+from ._synthetic import expected_rule_shares
 
 __all__ = ["Design", "GeneratedGrades", "GradeGenerator"]
 
@@ -138,19 +139,8 @@ class GradeGenerator:
 
     def _weights(self) -> NDArray[np.float64]:
         """Expected share of a conversation's score each rule carries (na/error enumerated)."""
-        w = np.asarray(self.points)
-        judged = [j for j, flag in enumerate(self.judged) if flag]
-        applicable = 1.0 - self.na_rate - self.error_rate
-        share = np.zeros(len(w))
-        for pattern in itertools.product((False, True), repeat=len(judged)):
-            on = np.asarray([not flag for flag in self.judged])
-            prob = 1.0
-            for j, present in zip(judged, pattern, strict=True):
-                on[j] = present
-                prob *= applicable if present else 1.0 - applicable
-            if on.any():
-                share += prob * np.where(on, w, 0.0) / w[on].sum()
-        return share
+        applicable = np.full(len(self.points), 1.0 - self.na_rate - self.error_rate)
+        return expected_rule_shares(self.points, self.judged, applicable)
 
     def _truth(
         self, rng: np.random.Generator, trials: int, design: Design

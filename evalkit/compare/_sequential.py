@@ -37,15 +37,8 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats as sps  # type: ignore[import-untyped, unused-ignore]
 
+from .. import stats as st
 from ..grading import GradesLike, as_grades_frame
-from ..stats import (
-    conditional_power,
-    confidence_sequence_bounds,
-    efficacy_bounds,
-    futility_bounds,
-    spent_alpha,
-    stopping_probabilities,
-)
 from ._compare import compare_grades
 from ._comparison import Comparison
 from ._verdict import Verdict
@@ -99,7 +92,7 @@ class SequentialPlan:
             raise ValueError("min_effect must be >= 0 and effect > 0")
         if self.method not in SEQUENTIAL_METHODS:
             raise ValueError(f"method must be one of {SEQUENTIAL_METHODS}, got {self.method!r}")
-        spent_alpha([1.0], 1.0 - self.confidence, self.spending, self.gamma)  # validates
+        st.spent_alpha([1.0], 1.0 - self.confidence, self.spending, self.gamma)  # validates
 
     @property
     def alpha(self) -> float:
@@ -120,8 +113,8 @@ class SequentialPlan:
         """Two-sided critical z of each look."""
         t = self.fractions(max_repeats)
         if self.method == "confidence_sequence":
-            return confidence_sequence_bounds(t, self.alpha)
-        return efficacy_bounds(t, self.alpha, self.spending, self.gamma)
+            return st.confidence_sequence_bounds(t, self.alpha)
+        return st.efficacy_bounds(t, self.alpha, self.spending, self.gamma)
 
     def nominal_confidence(self, max_repeats: int | None = None) -> FloatArray:
         """The two-sided confidence each look's interval is computed at."""
@@ -140,9 +133,9 @@ class SequentialPlan:
         t, c = self.fractions(max_repeats), self.efficacy_z(max_repeats)
         needed = np.unique(np.concatenate([index[finite], index[finite] + 1]))
         table = {
-            int(i): futility_bounds(t, c, i * _THETA_STEP, 1.0 - self.power, self.futility_shape)[
-                look - 1
-            ]
+            int(i): st.futility_bounds(
+                t, c, i * _THETA_STEP, 1.0 - self.power, self.futility_shape
+            )[look - 1]
             for i in needed
         }
         lo = np.vectorize(lambda i: table.get(int(i), 0.0), otypes=[float])(index)
@@ -171,12 +164,12 @@ class SequentialPlan:
                 "information_fraction": t,
                 "efficacy_z": c,
                 "nominal_confidence": 1.0 - 2.0 * sps.norm.sf(c),
-                "alpha_spent": np.cumsum(stopping_probabilities(t, c).efficacy),
+                "alpha_spent": np.cumsum(st.stopping_probabilities(t, c).efficacy),
             }
         )
         if cells is not None and self.futility:
             theta = self.theta(self.effect, self._se_full(cells, k, sd))
-            frame["futility_z"] = futility_bounds(
+            frame["futility_z"] = st.futility_bounds(
                 t, c, theta, 1.0 - self.power, self.futility_shape
             )
         return frame
@@ -190,13 +183,13 @@ class SequentialPlan:
         t, c = self.fractions(k), self.efficacy_z(k)
         se_full = self._se_full(cells, k, sd)
         f = (
-            futility_bounds(
+            st.futility_bounds(
                 t, c, self.theta(self.effect, se_full), 1.0 - self.power, self.futility_shape
             )
             if self.futility
             else None
         )
-        p = stopping_probabilities(t, c, f, effect / se_full)
+        p = st.stopping_probabilities(t, c, f, effect / se_full)
         return pd.DataFrame(
             {
                 "look": np.arange(1, k + 1),
@@ -267,7 +260,7 @@ def decide_look(
     f = plan.futility_z(look, max_repeats, theta)
     c_final = float(plan.efficacy_z(max_repeats)[-1])
     # in the direction the estimate points, for the planned effect
-    cp = conditional_power(np.abs(np.nan_to_num(z)), t, np.nan_to_num(theta), c_final)
+    cp = st.conditional_power(np.abs(np.nan_to_num(z)), t, np.nan_to_num(theta), c_final)
     v = np.asarray(verdict, dtype=object)
     moved = np.isin(v, [Verdict.IMPROVED, Verdict.REGRESSED])
     equivalent = v == Verdict.NO_DIFFERENCE
@@ -323,7 +316,7 @@ def compare_sequential(
         plan, look, max_repeats, comparison.verdict, row["difference"], row["se"], row["df"]
     )
     c = plan.efficacy_z(max_repeats)
-    spent = np.cumsum(stopping_probabilities(plan.fractions(max_repeats), c).efficacy)
+    spent = np.cumsum(st.stopping_probabilities(plan.fractions(max_repeats), c).efficacy)
     summary = comparison.summary.copy()
     summary["confidence"] = plan.confidence
     summary["reason"] = _reason(d, str(row["reason"]), look, max_repeats)

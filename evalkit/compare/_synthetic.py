@@ -78,19 +78,8 @@ class SyntheticTruth:
 
     def _weights(self) -> NDArray[np.float64]:
         """Expected share of the score each rule carries, ``(rules,)`` (na/error enumerated)."""
-        w = np.asarray(self.points)
         applicable = np.where(self.judged, 1.0 - self.na_rate - self.error_rate, 1.0)
-        judged = [j for j, flag in enumerate(self.judged) if flag]
-        share = np.zeros(len(w))
-        for pattern in itertools.product((False, True), repeat=len(judged)):
-            on = np.asarray([not flag for flag in self.judged])
-            prob = 1.0
-            for j, present in zip(judged, pattern, strict=True):
-                on[j] = present
-                prob *= applicable[j] if present else 1.0 - applicable[j]
-            if on.any():
-                share += prob * np.where(on, w, 0.0) / w[on].sum()
-        return share
+        return expected_rule_shares(self.points, self.judged, applicable)
 
     @property
     def cell_expected_scores(self) -> NDArray[np.float64]:
@@ -168,3 +157,23 @@ def synthetic_grades(
 ) -> pd.DataFrame:
     """One simulated run's grades frame: every cell ``repeats`` times, every rule graded."""
     return truth.frame(truth.simulate(1, repeats, seed)[0], run_id=run_id)
+
+
+def expected_rule_shares(
+    points: tuple[float, ...], judged: tuple[bool, ...], applicable: NDArray[np.float64]
+) -> NDArray[np.float64]:
+    """Expected share of a conversation's score each rule carries when judged rule ``j`` is
+    applicable with probability ``applicable[j]`` (every presence pattern enumerated)."""
+    w = np.asarray(points, dtype=np.float64)
+    chances = np.broadcast_to(np.asarray(applicable, dtype=np.float64), w.shape)
+    flagged = [j for j, flag in enumerate(judged) if flag]
+    share = np.zeros(len(w))
+    for pattern in itertools.product((False, True), repeat=len(flagged)):
+        on = np.asarray([not flag for flag in judged])
+        prob = 1.0
+        for j, present in zip(flagged, pattern, strict=True):
+            on[j] = present
+            prob *= chances[j] if present else 1.0 - chances[j]
+        if on.any():
+            share += prob * np.where(on, w, 0.0) / w[on].sum()
+    return share

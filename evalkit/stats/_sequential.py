@@ -28,6 +28,7 @@ All z statistics are two-sided and symmetric in sign.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -158,6 +159,17 @@ def _continuation(c: float, f: float) -> list[tuple[float, float]]:
     return [(-c, -f), (f, c)]
 
 
+def _crossing_beyond(c: float, *, prev: _Density | None, t: float, t_prev: float) -> float:
+    """P(|Z_t| >= c, continued until the previous look) under no effect."""
+    return 2.0 * _upper_tail(c * math.sqrt(t), prev, t, t_prev, 0.0)
+
+
+def _mass_below(f: float, *, prev: _Density | None, t: float, t_prev: float, theta: float) -> float:
+    """P(Z_t < f, continued until the previous look) under the drift ``theta``."""
+    sq = math.sqrt(t)
+    return _interval_mass(-_INF * sq, f * sq, prev, t, t_prev, theta)
+
+
 def efficacy_bounds(
     t: ArrayLike, alpha: float = 0.05, spending: str = "hsd", gamma: float = -4.0
 ) -> FloatArray:
@@ -176,22 +188,16 @@ def efficacy_bounds(
     spent_before = 0.0
     for k, tk in enumerate(frac):
         target = cum[k] - spent_before
-        sq = math.sqrt(tk)
-
-        def excess(
-            c: float,
-            prev: _Density | None = prev,
-            tk: float = tk,
-            t_prev: float = t_prev,
-            target: float = target,
-        ) -> float:
-            return 2.0 * _upper_tail(c * math.sqrt(tk), prev, tk, t_prev, 0.0) - target
-
+        crossing = functools.partial(_crossing_beyond, prev=prev, t=tk, t_prev=t_prev)
         if target <= 1e-15:
             bounds[k] = _INF
+        elif crossing(0.0) > target:
+            bounds[k] = optimize.brentq(
+                lambda c, g=target, h=crossing: h(c) - g, 0.0, _INF, xtol=1e-10
+            )
         else:
-            bounds[k] = optimize.brentq(excess, 0.0, _INF, xtol=1e-10) if excess(0.0) > 0 else 0.0
-        spent_before += 2.0 * _upper_tail(bounds[k] * sq, prev, tk, t_prev, 0.0)
+            bounds[k] = 0.0
+        spent_before += crossing(bounds[k])
         prev = _advance(prev, _continuation(bounds[k], 0.0), tk, t_prev, 0.0)
         t_prev = tk
     return bounds
@@ -222,27 +228,18 @@ def futility_bounds(
     t_prev = 0.0
     spent_before = 0.0
     for k, tk in enumerate(frac):
-        sq = math.sqrt(tk)
         if k == frac.size - 1:
             break
         target = cum[k] - spent_before
 
-        def mass_below(
-            f: float,
-            prev: _Density | None = prev,
-            tk: float = tk,
-            t_prev: float = t_prev,
-            sq: float = sq,
-        ) -> float:
-            return _interval_mass(-_INF * sq, f * sq, prev, tk, t_prev, theta)
-
+        mass_below = functools.partial(_mass_below, prev=prev, t=tk, t_prev=t_prev, theta=theta)
         lo, hi = -_INF, float(c[k])
         if target <= 0 or mass_below(lo) >= target:
             f = lo
         elif mass_below(hi) <= target:
             f = hi
         else:
-            f = optimize.brentq(lambda x, g=target: mass_below(x) - g, lo, hi, xtol=1e-9)
+            f = optimize.brentq(lambda x, g=target, h=mass_below: h(x) - g, lo, hi, xtol=1e-9)
         spent_before += mass_below(f)
         out[k] = max(f, 0.0)
         prev = _advance(prev, [(max(f, -_INF), float(c[k]))], tk, t_prev, theta)

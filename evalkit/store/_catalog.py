@@ -15,7 +15,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import content_hash, now_iso
 from ._catalog_index import indexed_manifests
-from ._listing import run_outcome, stored_manifests
+from ._listing import run_outcome, stored_manifests, typed_columns
 from ._manifest import MANIFEST_NAME, read_manifest, write_manifest
 from ._records import STATUSES
 from ._remote import RemotePath
@@ -122,15 +122,7 @@ def catalog(
         _row(folder, m)
         for folder, m in (indexed if indexed is not None else stored_manifests(root))
     ]
-    data: dict[str, Any] = {}
-    for column, dtype in CATALOG_COLUMNS.items():
-        values = [row.get(column) for row in rows]
-        if dtype.startswith("datetime"):
-            data[column] = pd.to_datetime(
-                pd.Series(values, dtype="object"), utc=True, format="ISO8601", errors="coerce"
-            ).astype(dtype)
-        else:
-            data[column] = pd.Series(values, dtype=dtype)
+    data = typed_columns(rows, CATALOG_COLUMNS)
     scores = sorted({key for row in rows for key in row if key.startswith(SCORE_PREFIX)})
     for column in scores:
         data[column] = pd.Series([row.get(column) for row in rows], dtype="float64")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final, TypeAlias
 
@@ -129,16 +129,7 @@ def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
                 "path": str(child),
             }
         )
-    data: dict[str, Any] = {}
-    for column, dtype in _LIST_COLUMNS.items():
-        values = [row[column] for row in rows]
-        if dtype.startswith("datetime"):
-            data[column] = pd.to_datetime(
-                pd.Series(values, dtype="object"), utc=True, format="ISO8601", errors="coerce"
-            ).astype(dtype)
-        else:
-            data[column] = pd.Series(values, dtype=dtype)
-    frame = pd.DataFrame(data)
+    frame = pd.DataFrame(typed_columns(rows, _LIST_COLUMNS))
     return frame.sort_values(["created_at", "run_id"], kind="stable").reset_index(drop=True)
 
 
@@ -204,3 +195,17 @@ def load_runs(
     if not frames:
         return empty_frame(SCHEMAS[table])
     return pd.concat(frames, ignore_index=True)
+
+
+def typed_columns(rows: list[dict[str, Any]], columns: Mapping[str, Any]) -> dict[str, Any]:
+    """``rows`` (dicts) as typed columns: ISO timestamps parsed to UTC, others by dtype."""
+    data: dict[str, Any] = {}
+    for column, dtype in columns.items():
+        values = [row.get(column) for row in rows]
+        if dtype.startswith("datetime"):
+            data[column] = pd.to_datetime(
+                pd.Series(values, dtype="object"), utc=True, format="ISO8601", errors="coerce"
+            ).astype(dtype)
+        else:
+            data[column] = pd.Series(values, dtype=dtype)
+    return data

@@ -1,12 +1,4 @@
-"""Run folders: a manifest, an append-only journal, parquet tables, and DataFrame loaders.
-
-A run lives in ``<store>/<run_id>/``::
-
-    manifest.json          who/what/when: identity hash, versions, redacted config, grid, counts
-    journal.jsonl          one JSON line per finished conversation (record + turns), fsync'd
-    conversations.parquet  one row per conversation  } written by finalize() from the journal,
-    turns.parquet          one row per turn          } atomically (temp file + rename)
-    grades/*.parquet       one row per conversation x rule (written by evalkit.grading)
+"""Writing a run folder (its layout: :mod:`evalkit.store`).
 
 The journal is the source of truth. A run killed at any moment keeps every conversation whose
 ``append`` returned; a torn last line is ignored. If a conversation id appears twice in the
