@@ -31,6 +31,15 @@ COMMANDS = (
     ["personas", "list"],
     ["emulator"],
     ["snapshot"],
+    ["view"],
+    ["view", "bundle"],
+    ["labels", "export"],
+    ["labels", "import"],
+    ["labels", "agreement"],
+    ["lint"],
+    ["tune"],
+    ["history"],
+    ["refine"],
 )
 
 
