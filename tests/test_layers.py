@@ -34,7 +34,8 @@ ALLOWED: dict[str, set[str]] = {
     "compare": BASE | {"api", "store", "stats", "grading"},
     "diagnose": BASE | {"api", "grid", "store", "grading", "compare"},
     "flows": BASE
-    | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"},
+    | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"}
+    | {"diagnose"},  # a graded run records its simulation flags
     # refine runs its rounds through flows' run -> grade -> compare pipeline
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},

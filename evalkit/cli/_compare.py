@@ -147,6 +147,7 @@ def compare_command(
                 personas,
                 variables,
                 tuple(context or ()),
+                stop_when_non_inferior=fail_unless_non_inferior,
             )
         )
     elif assistant is not None or max_repeats is not None:

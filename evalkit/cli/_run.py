@@ -219,8 +219,18 @@ def _run(
                 f"({kept.breakdown()}); once fixed, resume with: {_resume(argv, run_id)}"
             )
         raise fail(message, ExitCode.ABORTED) from None
+    from ..diagnose import record_flags
     from ._outcome import RunReport
 
+    flags = record_flags(run)
+    if len(flags):
+        counts = flags["flag"].value_counts().sort_index()
+        typer.echo(
+            f"{flags['conversation_id'].nunique()} conversation(s) look like suspect simulations "
+            f"({', '.join(f'{k}: {v}' for k, v in counts.items())}); see "
+            "evalkit.simulation_flags(run)",
+            err=True,
+        )
     return RunReport.of(run.manifest, str(run.path))
 
 

@@ -33,6 +33,7 @@ class SequentialRequest:
     personas: Path | None
     variables: Path | None
     contexts: tuple[str, ...]
+    stop_when_non_inferior: bool = False
 
 
 def sequential_comparison(request: SequentialRequest) -> Comparison:
@@ -55,6 +56,7 @@ def sequential_comparison(request: SequentialRequest) -> Comparison:
             request.max_repeats or DEFAULT_MAX_REPEATS,
             confidence=request.confidence,
             min_effect=request.min_effect,
+            stop_when_non_inferior=request.stop_when_non_inferior,
         )
         look = None
     grades = [grade_run(run, request.scorecard, request.judge).frame for run in runs]
@@ -100,7 +102,10 @@ def _run_in_waves(request: SequentialRequest) -> Comparison:
                 baseline_run_id=request.baseline,
                 candidate_run_id=request.candidate,
                 sequential=SequentialPlan(
-                    max_repeats, confidence=request.confidence, min_effect=request.min_effect
+                    max_repeats,
+                    confidence=request.confidence,
+                    min_effect=request.min_effect,
+                    stop_when_non_inferior=request.stop_when_non_inferior,
                 ),
             ),
         )

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from ..stats import CellMoments, VarianceMethod
 from ._decision import Decision, Scenarios, decide_grid, errors_differ, scenario_scores
 from ._generator import Design, GeneratedGrades, GradeGenerator
-from ._sequential import SequentialPlan, decide_look
+from ._sequential import LookEvidence, SequentialPlan, decide_look
 from ._verdict import Verdict
 
 __all__ = [
@@ -236,9 +236,7 @@ def calibrate_sequential(
     open_ = np.ones(trials, dtype=bool)
     for look in range(1, max_repeats + 1):
         h = _look_headline(grades, look, float(nominal[look - 1]), plan.min_effect)
-        d = decide_look(
-            plan, look, max_repeats, h.verdict, h.interval.estimate, h.interval.se, h.interval.df
-        )
+        d = decide_look(plan, look, max_repeats, LookEvidence.of(h))
         now = open_ & np.asarray(d.stop, dtype=bool)
         wave = sum(
             (codes[:, :, look - 1, 0] >= 0).sum(axis=1)
@@ -272,6 +270,6 @@ def calibrate_sequential(
         "coverage": float(covered.mean()),
         "stopped_for": {
             k: float((reason == k).mean())
-            for k in ("efficacy", "equivalence", "futility", "last look")
+            for k in ("efficacy", "equivalence", "non-inferior", "futility", "last look")
         },
     }

@@ -43,7 +43,14 @@ from ._compare import compare_grades
 from ._comparison import Comparison
 from ._verdict import Verdict
 
-__all__ = ["SEQUENTIAL_METHODS", "SequentialPlan", "compare_sequential", "look_z"]
+__all__ = [
+    "SEQUENTIAL_METHODS",
+    "LookEvidence",
+    "SequentialPlan",
+    "compare_sequential",
+    "decide_look",
+    "look_z",
+]
 
 SEQUENTIAL_METHODS = ("group_sequential", "confidence_sequence")
 #: Per-conversation standard deviation of a score within a cell, in points, assumed by
@@ -62,7 +69,10 @@ class SequentialPlan:
     confidence over all looks; ``min_effect``: the margin of ``no_difference``; ``effect`` and
     ``power``: the difference the plan is powered for and the power kept (futility spends
     ``1 - power``); ``method``: ``group_sequential`` or ``confidence_sequence``; ``futility``:
-    stop when ``effect`` has become unlikely to be shown; ``spending`` and ``gamma``: the
+    stop when ``effect`` has become unlikely to be shown; ``stop_when_non_inferior``: stop as
+    soon as the one-sided bound shows the candidate is not worse by more than ``min_effect``
+    (a CI gate that needs no more; its error is at most half the plan's alpha, the bound being
+    one side of the repeated interval); ``spending`` and ``gamma``: the
     alpha-spending function (``hsd``, ``obf``, ``pocock``); ``futility_shape``: the exponent of
     the beta-spending function.
     """
@@ -75,6 +85,7 @@ class SequentialPlan:
     power: float = 0.9
     method: str = "group_sequential"
     futility: bool = True
+    stop_when_non_inferior: bool = False
     spending: str = "hsd"
     gamma: float = -4.0
     futility_shape: float = 1.0
@@ -247,13 +258,32 @@ class LookDecision:
     conditional_power: Any
 
 
+@dataclass(frozen=True)
+class LookEvidence:
+    """What a look saw (arrays over trials, or scalars): the verdict at the look's nominal
+    confidence, the estimate with its standard error and degrees of freedom, and whether the
+    one-sided bound showed non-inferiority."""
+
+    verdict: Any
+    estimate: Any
+    se: Any
+    df: Any
+    non_inferior: Any = False
+
+    @classmethod
+    def of(cls, decision: Any) -> LookEvidence:
+        """From a :class:`~evalkit.compare._decision.Decision` (the array path)."""
+        iv = decision.interval
+        return cls(decision.verdict, iv.estimate, iv.se, iv.df, decision.non_inferior)
+
+
 def decide_look(
-    plan: SequentialPlan, look: int, max_repeats: int, verdict: Any, estimate: Any, se: Any, df: Any
+    plan: SequentialPlan, look: int, max_repeats: int, evidence: LookEvidence
 ) -> LookDecision:
-    """Stop or go on at ``look`` from the look's verdict (at the nominal confidence) and its
-    estimate, standard error and degrees of freedom (arrays or scalars)."""
+    """Stop or go on at ``look`` from what the look saw (:class:`LookEvidence`)."""
     t = look / max_repeats
-    z = look_z(estimate, se, df)
+    se = evidence.se
+    z = look_z(evidence.estimate, se, evidence.df)
     with np.errstate(invalid="ignore", divide="ignore"):
         theta = plan.effect / (np.asarray(se, dtype=np.float64) * math.sqrt(t))
         theta = np.where(np.isfinite(theta), theta, np.nan)
@@ -261,14 +291,15 @@ def decide_look(
     c_final = float(plan.efficacy_z(max_repeats)[-1])
     # in the direction the estimate points, for the planned effect
     cp = st.conditional_power(np.abs(np.nan_to_num(z)), t, np.nan_to_num(theta), c_final)
-    v = np.asarray(verdict, dtype=object)
+    v = np.asarray(evidence.verdict, dtype=object)
     moved = np.isin(v, [Verdict.IMPROVED, Verdict.REGRESSED])
     equivalent = v == Verdict.NO_DIFFERENCE
+    shown = np.asarray(evidence.non_inferior, dtype=bool) & plan.stop_when_non_inferior
     futile = (~moved) & (~equivalent) & np.isfinite(z) & (np.abs(z) < f)
     last = look >= max_repeats
     stopped_for = np.select(
-        [moved, equivalent, futile, np.full(v.shape, last)],
-        ["efficacy", "equivalence", "futility", "last look"],
+        [moved, equivalent, shown, futile, np.full(v.shape, last)],
+        ["efficacy", "equivalence", "non-inferior", "futility", "last look"],
         default="",
     )
     stop = stopped_for != ""
@@ -312,9 +343,10 @@ def compare_sequential(
         **compare_grades_kwargs,
     )
     row = comparison.summary.iloc[0]
-    d = decide_look(
-        plan, look, max_repeats, comparison.verdict, row["difference"], row["se"], row["df"]
+    evidence = LookEvidence(
+        comparison.verdict, row["difference"], row["se"], row["df"], bool(row["non_inferior"])
     )
+    d = decide_look(plan, look, max_repeats, evidence)
     c = plan.efficacy_z(max_repeats)
     spent = np.cumsum(st.stopping_probabilities(plan.fractions(max_repeats), c).efficacy)
     summary = comparison.summary.copy()
@@ -346,6 +378,11 @@ def compare_sequential(
 
 
 def _reason(d: LookDecision, reason: str, look: int, max_repeats: int) -> str:
+    if d.stopped_for == "non-inferior":
+        return (
+            f"stopped at look {look} of {max_repeats}: the candidate is shown not worse than "
+            f"the baseline by more than the minimum effect ({reason})"
+        )
     if d.stopped_for == "futility":
         return (
             f"stopped for futility at look {look} of {max_repeats}: |z| = {abs(d.z):.2f} is "

@@ -11,9 +11,11 @@ from .._util import publish
 from ._clusters import ClusterOptions, cluster_members, failure_clusters
 from ._flags import FLAG_RULES, flag_rules, simulation_flags
 from ._lint import lint, lint_rules
+from ._recorded import FLAGS_KEY, record_flags, recorded_flags
 from ._why import WhyItFailed, moved_rules, why_it_failed
 
 __all__ = [
+    "FLAGS_KEY",
     "FLAG_RULES",
     "ClusterOptions",
     "WhyItFailed",
@@ -23,6 +25,8 @@ __all__ = [
     "lint",
     "lint_rules",
     "moved_rules",
+    "record_flags",
+    "recorded_flags",
     "simulation_flags",
     "why_it_failed",
 ]

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from .._util import run_sync
 from ..api import AsyncClient, Client
 from ..compare import CompareOptions, Comparison, compare_grades, record_look
+from ..diagnose import record_flags
 from ..grading import Grades, JudgeArg, ScorecardLike, agrade_run, left_out_of
 from ..grid import Grid
 from ..runner import RunOptions, arun_grid
@@ -122,7 +123,22 @@ async def arun_and_grade(
         options=opts.run,
     )
     grades = await agrade_run(run, scorecard, judge, judge_samples=opts.judge_samples)
+    _note_flags(run)
     return GradedRun(run, grades)
+
+
+def _note_flags(run: Run) -> None:
+    """Record the run's simulation flags in its manifest and say how many were raised."""
+    flags = record_flags(run)
+    if len(flags):
+        logger.warning(
+            "run %s: %d conversation(s) flagged as suspect simulations (%s); see "
+            "evalkit.simulation_flags(run), or leave them out with "
+            "CompareOptions(exclude_flagged=...)",
+            run.run_id,
+            flags["conversation_id"].nunique(),
+            ", ".join(f"{k}: {v}" for k, v in flags["flag"].value_counts().sort_index().items()),
+        )
 
 
 def run_and_grade(

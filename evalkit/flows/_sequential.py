@@ -25,6 +25,7 @@ from ..compare import Comparison, SequentialPlan, compare_sequential
 from ..grading import Grades, JudgeArg, Scorecard, agrade_run
 from ..runner import arun_grid
 from ..store import Run, StoreLike, load_run, record_in_manifest
+from ._pipeline import _note_flags
 
 if TYPE_CHECKING:
     from ..api import AsyncClient, Client
@@ -220,6 +221,7 @@ async def arun_sequential(
     )
     for run in final:
         _record(run, record)
+        _note_flags(run)
     return (final[0], final[1]), (grades[0], grades[1]), comparison, record
 
 

@@ -83,9 +83,10 @@ logger = logging.getLogger("evalkit.store")
 #: Manifest keys a run's writer never owns: others write them while it may be open or after
 #: an earlier finalize (the grading's note of each scorecard graded,
 #: :func:`evalkit.store.record_grades_summary`; a sequential comparison's looks,
-#: :func:`evalkit.store.record_in_manifest`), so finalize takes them from the stored manifest
+#: :func:`evalkit.store.record_in_manifest`; the simulation flags counted when a run is graded,
+#: :func:`evalkit.diagnose.record_flags`), so finalize takes them from the stored manifest
 #: instead of its own copy.
-NOT_THE_WRITERS: Final = ("grades", "sequential")
+NOT_THE_WRITERS: Final = ("grades", "sequential", "simulation_flags")
 
 
 class RunWriter:

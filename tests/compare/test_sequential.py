@@ -91,12 +91,12 @@ def test_array_path_matches_compare_sequential_trial_by_trial() -> None:
     plan = SequentialPlan(6)
     grades = GradeGenerator().draw(DEMO, 12, 11, -10.0)
     from evalkit.compare._calibration import _look_headline
-    from evalkit.compare._sequential import decide_look
+    from evalkit.compare._sequential import LookEvidence, decide_look
 
     for look in (1, 3, 5):
         nominal = float(plan.nominal_confidence(6)[look - 1])
         h = _look_headline(grades, look, nominal, plan.min_effect)
-        d = decide_look(plan, look, 6, h.verdict, h.interval.estimate, h.interval.se, h.interval.df)
+        d = decide_look(plan, look, 6, LookEvidence.of(h))
         for trial in range(12):
             one = compare_sequential(
                 grades.frame(trial, "baseline"), grades.frame(trial, "candidate"), plan, look=look
@@ -181,3 +181,19 @@ def test_repeats_are_recovered_without_a_repeat_column() -> None:
         base.drop(columns="repeat"), cand.drop(columns="repeat"), SequentialPlan(6), look=2
     )
     pd.testing.assert_frame_equal(a.summary, b.summary)
+
+
+@pytest.mark.slow
+def test_stopping_when_non_inferior_claims_it_rarely_when_worse_and_often_when_not() -> None:
+    plan = SequentialPlan(6, stop_when_non_inferior=True)
+    worse = calibrate_sequential(DEMO, plan, -5.0, trials=TRIALS, seed=41)
+    # a candidate as much worse as the margin (the hardest case of "inferior") is claimed
+    # non-inferior at most half the plan's alpha (one side of the repeated interval)
+    assert worse["stopped_for"]["non-inferior"] <= _upper(0.025)
+    same = calibrate_sequential(DEMO, plan, 0.0, trials=TRIALS, seed=42)
+    assert same["stopped_for"]["non-inferior"] > 0.1
+    assert (
+        same["saved"]
+        > calibrate_sequential(DEMO, SequentialPlan(6), 0.0, trials=TRIALS, seed=42)["saved"]
+    )
+    assert same["alarm"] <= _upper(0.05)

@@ -88,3 +88,52 @@ def test_a_comparison_leaves_flagged_conversations_out_and_says_so(
         grades[0], grades[1], options=CompareOptions(exclude_flagged=flags[0])
     ).summary.iloc[0]
     assert (only_a["flagged_baseline"], only_a["flagged_candidate"]) == (9, 0)
+
+
+@pytest.mark.slow
+def test_flags_are_recorded_in_the_run_and_survive_a_resume(runs: tuple[Run, Run]) -> None:
+    from evalkit.diagnose import record_flags, recorded_flags
+    from evalkit.store import load_run
+
+    run = runs[0]
+    flags = record_flags(run)
+    stored = recorded_flags(load_run(run.path))
+    assert stored is not None
+    assert stored["checked"] == 63
+    assert stored["flagged"] == flags["conversation_id"].nunique() == 9
+    assert set(stored["by_flag"]["persona-not-shown"]) == set(
+        flags.loc[flags["flag"] == "persona-not-shown", "conversation_id"]
+    )
+    # a writer finalizing the run again (a resume with nothing left to run) keeps the note
+    from evalkit.store import finalize_run
+
+    finalize_run(run.path)
+    assert recorded_flags(load_run(run.path)) == stored
+
+
+@pytest.mark.slow
+def test_the_pipeline_records_flags_of_each_graded_run(tmp_path: Path) -> None:
+    from evalkit.diagnose import recorded_flags
+    from evalkit.flows import PipelineOptions, RunSpec, run_and_grade
+    from evalkit.runner import RunOptions
+
+    grid = Grid(load_personas(BROKEN), variables=CONTACTS, contexts=[CONTEXT], repeats=1)
+    with serve(time_scale=0.002, seed=3) as emu, Client(emu.base_url, emu.api_key) as client:
+        built = emu.build(
+            "reminder", {"context": CONTEXT, "sampleRows": CONTACTS[:1]}, PROD_INSTRUCTIONS,
+            initial_greeting=True,
+        )  # fmt: skip
+        graded = run_and_grade(
+            grid,
+            built["realtimeAssistantId"],
+            SCORECARD,
+            RunSpec("draft", "flagged"),
+            client=client,
+            judge=False,
+            store=tmp_path,
+            options=PipelineOptions(run=RunOptions(concurrency=4, progress=False)),
+        )
+    stored = recorded_flags(graded.run)
+    assert stored is not None
+    assert stored["checked"] == 3
+    assert stored["flagged"] == 3
