@@ -151,12 +151,24 @@ __all__ = [*_HOMES, "__version__"]
 _FORMER = ("api", "grid", "targets", "runner", "store", "grading", "compare", "refine", "flows")
 
 
+#: Public packages, reachable as ``evalkit.<package>`` after a bare ``import evalkit`` (imported
+#: on first use, as ``evalkit.diagnose.cluster_members`` in README is typed).
+_PACKAGES = frozenset(
+    {
+        *("api", "audio", "compare", "data", "diagnose", "emulator", "flows", "grading"),
+        *("grid", "refine", "report", "runner", "stats", "store", "targets", "tuning", "view"),
+    }
+)
+
+
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is not None:
         value = getattr(importlib.import_module(f".{home}", __name__), name)
         globals()[name] = value
         return value
+    if name in _PACKAGES:
+        return importlib.import_module(f".{name}", __name__)
     if not name.startswith("_"):
         for package in _FORMER:
             module = importlib.import_module(f".{package}", __name__)

@@ -14,6 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit._util._progress import Progress, progress_mode
+from evalkit.api import Client
 from evalkit.cli import app
 from evalkit.cli._outcome import resume_command
 from evalkit.data import contacts_path, personas_path
@@ -30,6 +31,15 @@ COMMANDS = (
     ["personas", "list"],
     ["emulator"],
     ["snapshot"],
+    ["view"],
+    ["view", "bundle"],
+    ["labels", "export"],
+    ["labels", "import"],
+    ["labels", "agreement"],
+    ["lint"],
+    ["tune"],
+    ["history"],
+    ["refine"],
 )
 
 
@@ -135,6 +145,18 @@ def test_emulator_demo_assistant_prints_a_run_line(tmp_path: Path) -> None:
     with emulator_command("--demo-assistant", cwd=tmp_path) as proc:
         assert proc.stdout is not None
         lines = [proc.stdout.readline().strip() for _ in range(10)]
+        exports = dict(
+            line.removeprefix("export ").split("=", 1)
+            for line in lines
+            if line.startswith("export ")
+        )
+        with Client(exports["EVALKIT_BASE_URL"], exports["EVALKIT_API_KEY"]) as client:
+            (assistant,) = client.list_assistants()
     assert lines[0].startswith("export EVALKIT_BASE_URL=http://127.0.0.1:")
     assert any(line.startswith("# demo assistant: ") for line in lines)
     assert any(line.startswith("# evalkit run --assistant ") for line in lines)
+    # the demo's whole config: the bundled variants' LLM-knob patch and the play control need it
+    config = assistant.config.to_json()
+    assert config["llm"]["default"] == {"provider": "vendor_c", "model": "llm-5.4-mini"}
+    assert config["tts"]["default"]["voiceId"]
+    assert config["agent"]["greetingInstructions"]

@@ -165,3 +165,23 @@ def test_no_top_level_name_is_also_a_subpackage() -> None:
         "print(inspect.isfunction(evalkit.tune))\n"
     )
     assert shown == "True"
+
+
+def test_a_package_is_reachable_after_a_bare_import() -> None:
+    """README types ``evalkit.diagnose.cluster_members`` and ``evalkit.tuning.atune`` after
+    ``import evalkit`` alone; a fresh interpreter, so no other test imported them first."""
+    code = (
+        "import sys, evalkit\n"
+        "assert 'evalkit.diagnose' not in sys.modules\n"
+        "assert callable(evalkit.diagnose.cluster_members)\n"
+        "assert callable(evalkit.tuning.atune) and callable(evalkit.flows.sequential_record)\n"
+        "assert evalkit.api.PITFALL_RULES\n"
+        "try:\n"
+        "    evalkit.cli_not_a_package\n"
+        "except AttributeError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise SystemExit('an unknown name resolved')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -35,19 +35,18 @@ def demo_assistant(server: EmulatorServer) -> list[str]:
     """Build the demo's Urdu clinic reminder on ``server``; lines saying how to run it."""
     from ..data import contacts_path
     from ..demo import CONTACTS, CONTEXT, GREETING, PROD_INSTRUCTIONS
+    from ..emulator._builds import default_config
 
+    # the demo's config (its stt, llm and tts blocks: `evalkit tune`'s LLM-knob variants and the
+    # viewer's play control need them), with the greeting's instructions
+    config = default_config(PROD_INSTRUCTIONS, True)
+    config["agent"]["greetingInstructions"] = GREETING
     built = server.build(
         "Clinic appointment reminder",
         {"context": CONTEXT, "sampleRows": CONTACTS[:1]},
         PROD_INSTRUCTIONS,
         initial_greeting=True,
-        config={
-            "agent": {
-                "instructions": PROD_INSTRUCTIONS,
-                "initialGreeting": True,
-                "greetingInstructions": GREETING,
-            }
-        },
+        config=config,
     )
     assistant_id = str(built["realtimeAssistantId"])
     run = ["evalkit", "run", "--assistant", assistant_id, "--variables", str(contacts_path())]

@@ -25,7 +25,7 @@ _STORE_HELP = "Folder or URL (s3://bucket/prefix) of runs."
 def export_command(
     store: Annotated[str, typer.Option(metavar="DIR|URL", help=_STORE_HELP)] = "runs",
     run: Annotated[
-        list[str] | None, typer.Option("--run", help="Only this run (repeatable).")
+        list[str] | None, typer.Option("--run", metavar="RUN", help="Only this run (repeatable).")
     ] = None,
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="CSV file [default: stdout].")

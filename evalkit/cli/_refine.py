@@ -110,7 +110,9 @@ def refine_command(
         "personas"
     ),
     variables: Annotated[Path | None, typer.Option(help="Loop: CSV of variable records.")] = None,
-    context: Annotated[list[str] | None, typer.Option(help="Loop: a caller context.")] = None,
+    context: Annotated[
+        list[str] | None, typer.Option(metavar="TEXT", help="Loop: a caller context.")
+    ] = None,
     repeats: Annotated[int, typer.Option(min=1, help="Loop: conversations per cell.")] = 3,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for each build.")] = 900.0,
     poll_interval: Annotated[

@@ -88,12 +88,13 @@ def tune_command(
     from .._util import atomic_write_bytes, json_default
     from ..grid import Grid
     from ..runner import RunOptions
-    from ..tuning import TuneOptions, tune
+    from ..tuning import TuneOptions, load_variants, tune
     from ..tuning._tune import default_run_prefix
     from ._client import cli_client
 
     if control not in ("draft", "prod"):
         raise typer.BadParameter("--control must be draft or prod", param_hint="--control")
+    specs = load_variants(variants)  # a bad entry is refused before anything is announced
     grid = Grid(personas or default_personas(), variables=variables, contexts=context or None)
     options = TuneOptions(
         control="draft" if control == "draft" else "prod",
@@ -112,7 +113,7 @@ def tune_command(
     with cli_client() as client:
         result = tune(
             assistant,
-            variants,
+            specs,
             grid,
             scorecard,
             client=client,

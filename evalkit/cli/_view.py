@@ -46,7 +46,7 @@ def bundle_command(
     output: Annotated[Path, typer.Option("--output", "-o", help="Folder for the static site.")],
     store: Annotated[str, typer.Option(metavar="DIR|URL", help=_STORE_HELP)] = "runs",
     run: Annotated[
-        list[str] | None, typer.Option("--run", help="Only this run (repeatable).")
+        list[str] | None, typer.Option("--run", metavar="RUN", help="Only this run (repeatable).")
     ] = None,
 ) -> None:
     """Write the viewer's pages as static files (open OUTPUT/index.html from disk)."""

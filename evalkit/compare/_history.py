@@ -64,6 +64,22 @@ class HistoryOptions:
     target: str | None = None
     storage_options: Mapping[str, Any] | None = None
 
+    def __post_init__(self) -> None:
+        if not self.min_effect >= 0:
+            raise ValueError(f"min_effect must be >= 0 points, got {self.min_effect}")
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"confidence must be between 0 and 1, got {self.confidence}")
+
+
+def _since(since: Any) -> pd.Timestamp:
+    try:
+        stamp = pd.Timestamp(since)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(
+            f"since: {since!r} is not a date or timestamp (e.g. 2026-11-01): {exc}"
+        ) from None
+    return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
+
 
 @dataclass(frozen=True)
 class _Point:
@@ -129,7 +145,7 @@ def _select(
     if opts.target is not None:
         runs = runs[runs["target"] == opts.target]
     if since is not None:
-        runs = runs[runs["started_at"] >= pd.Timestamp(since, tz="UTC")]
+        runs = runs[runs["started_at"] >= _since(since)]
     return runs.reset_index(drop=True)
 
 

@@ -36,7 +36,17 @@ def lint_rules() -> pd.DataFrame:
 
 def _from_file(path: Path) -> dict[str, Any]:
     text = path.read_text(encoding="utf-8")
-    data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    try:
+        data = json.loads(text) if path.suffix.lower() == ".json" else yaml.safe_load(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{path}, line {exc.lineno}, column {exc.colno}: not valid JSON: {exc.msg}"
+        ) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}, line {mark.line + 1}, column {mark.column + 1}" if mark else str(path)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ValueError(f"{where}: not valid YAML: {problem}") from None
     if not isinstance(data, Mapping):
         raise ValueError(
             f"{path}: expected an assistant config (a mapping), got {type(data).__name__}"

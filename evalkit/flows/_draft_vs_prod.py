@@ -34,6 +34,14 @@ class DraftVsProdOptions(PipelineOptions):
     candidate_run_id: str = "draft"
     sequential: SequentialPlan | None = None
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.sequential is not None and not isinstance(self.sequential, SequentialPlan):
+            raise TypeError(
+                "DraftVsProdOptions.sequential must be a SequentialPlan (or None), got "
+                f"{type(self.sequential).__name__}"
+            )
+
     def pipeline(self) -> PipelineOptions:
         """The run -> grade -> compare options these hold."""
         return PipelineOptions(**{f.name: getattr(self, f.name) for f in fields(PipelineOptions)})

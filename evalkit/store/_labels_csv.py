@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import atomic_write_bytes
+from ._errors import RunNotFoundError
 from ._labels import LABEL_COLUMNS, Label
 from ._listing import stored_manifests
 from ._reader import Run, load_run
@@ -92,20 +93,30 @@ def import_labels(
     if run_id is None and "run_id" not in frame.columns:
         raise ValueError(f"labels CSV {source}: no run_id column; pass run_id= (--run)")
     batches: dict[str, list[Label]] = {}
+    lines: dict[str, list[int]] = {}
     for number, row in enumerate(frame.to_dict("records"), start=2):  # line 1 is the header
         where = f"labels CSV line {number}"
         target = run_id or str(row.get("run_id") or "")
         if not target:
             raise ValueError(f"{where}: run_id is empty")
         batches.setdefault(target, []).append(Label.from_mapping(row, where).checked(where))
-    runs = {name: load_run(name, store) for name in batches}
+        lines.setdefault(target, []).append(number)
+    runs = {}
+    for name in batches:
+        try:
+            runs[name] = load_run(name, store)
+        except RunNotFoundError as exc:
+            raise ValueError(f"labels CSV line {lines[name][0]}: run_id {name!r}: {exc}") from exc
     stored: dict[str, int] = {}
     fresh_batches: dict[str, list[Label]] = {}
     for name, labels in batches.items():
         known = set(runs[name].conversations["conversation_id"].astype(str))
-        bad = next((item for item in labels if item.conversation_id not in known), None)
+        bad = next((i for i, item in enumerate(labels) if item.conversation_id not in known), None)
         if bad is not None:
-            raise ValueError(f"labels CSV: conversation {bad.conversation_id!r} is not in {name}")
+            raise ValueError(
+                f"labels CSV line {lines[name][bad]}: conversation_id "
+                f"{labels[bad].conversation_id!r} is not in run {name}"
+            )
         have = {_key(r) for r in runs[name].labels(latest=False).to_dict("records")}
         fresh_batches[name] = [item for item in labels if _key(item.to_json()) not in have]
     for name, fresh in fresh_batches.items():

@@ -87,6 +87,9 @@ def write_bundle(
     pages = Pages(Site(store, storage_options), live=False)
     catalog = pages.site.catalog()
     wanted = set(runs) if runs is not None else None
+    unknown = sorted(wanted - set(catalog["run_id"].astype(str))) if wanted else []
+    if unknown:
+        raise ValueError(f"runs: no run {', '.join(map(repr, unknown))} in {store}")
     rows = [
         Pages._run_row(r)
         for r in catalog.to_dict("records")

@@ -205,6 +205,21 @@ def test_lint_reads_files_and_assistant_mappings(tmp_path: Path) -> None:
         lint(42)  # type: ignore[arg-type]
 
 
+def test_a_file_that_does_not_parse_names_the_file_line_and_column(tmp_path: Path) -> None:
+    broken_yaml = tmp_path / "broken.yaml"
+    broken_yaml.write_text("agent:\n  instructions: [\n", "utf-8")
+    broken_json = tmp_path / "broken.json"
+    broken_json.write_text('{"agent": {"instructions": }}', "utf-8")
+    with pytest.raises(ValueError, match=r"broken\.yaml, line 3, column 1: not valid YAML"):
+        lint(broken_yaml)
+    with pytest.raises(ValueError, match=r"broken\.json, line 1, column 28: not valid JSON"):
+        lint(broken_json)
+    out = CliRunner().invoke(app, ["lint", str(broken_yaml)])
+    assert out.exit_code == 1
+    assert "broken.yaml, line 3, column 1: not valid YAML" in out.output
+    assert "Traceback" not in out.output
+
+
 # --------------------------------------------------------------------------- the command
 
 

@@ -148,6 +148,14 @@ def test_csv_import_with_a_bad_row_names_the_line_and_stores_nothing(tmp_path: P
     with pytest.raises(ValueError, match="labels CSV line 3: label must be one of"):
         import_labels(bad, tmp_path)
     assert run.labels().empty
+    for rows, message in (
+        ("r1,c1,confirm,pass\nr1,ghost,confirm,fail\n", "line 3: conversation_id 'ghost' is not"),
+        ("r1,c1,confirm,pass\nr9,c1,confirm,fail\n", "labels CSV line 3: run_id 'r9': no run"),
+    ):
+        bad.write_text("run_id,conversation_id,rule_id,label\n" + rows, encoding="utf-8")
+        with pytest.raises(ValueError, match=message):
+            import_labels(bad, tmp_path)
+    assert run.labels().empty
 
 
 def test_labels_commands(tmp_path: Path) -> None:

@@ -118,3 +118,8 @@ def test_only_the_pipeline_runs_and_grades(module: str) -> None:
     else:
         assert not calls & low_level, f"{module} runs, grades or compares by itself"
         assert {"arun_and_grade", "compare_graded"} <= calls
+
+
+def test_draft_vs_prod_options_refuse_a_sequential_that_is_not_a_plan() -> None:
+    with pytest.raises(TypeError, match=r"DraftVsProdOptions\.sequential must be a SequentialPlan"):
+        DraftVsProdOptions(sequential=6)  # type: ignore[arg-type]

@@ -88,3 +88,17 @@ def test_evalkit_tune_stays_the_function_once_the_package_is_imported() -> None:
     grid = evalkit.Grid([evalkit.Persona("caller", "Answers briefly.")])
     with pytest.raises(ValueError, match="at least one variant"):
         evalkit.tune("asst", [], grid, "scorecards/appointment-reminder-ur.yaml")
+
+
+def test_the_command_refuses_a_bad_file_before_announcing_a_sweep(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli import app
+
+    path = write(tmp_path, "variants:\n  - name: a\n    instrucions: hi\n")
+    scorecard = Path(__file__).parents[2] / "scorecards" / "appointment-reminder-ur.yaml"
+    args = ["tune", "-a", "x", "--variants", str(path), "-s", str(scorecard)]
+    out = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "runs")])
+    assert out.exit_code == 1
+    assert "variants[0]: unknown field(s) ['instrucions']" in out.output
+    assert "sweep runs" not in out.output

@@ -57,3 +57,19 @@ def test_evalkit_view_serves_until_ctrl_c(store: Path) -> None:
         if child.poll() is None:
             child.kill()
             child.wait(10)
+
+
+def test_bundle_of_a_run_not_in_the_store_names_it(demo_store: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from evalkit.cli import app
+
+    site = tmp_path / "site"
+    args = ["view", "bundle", "--store", str(demo_store), "-o", str(site)]
+    out = CliRunner().invoke(app, [*args, "--run", "prod", "--run", "nope"])
+    assert out.exit_code == 1
+    assert "runs: no run 'nope' in" in out.output
+    assert not site.exists()
+    done = CliRunner().invoke(app, [*args, "--run", "prod"])
+    assert done.exit_code == 0, done.output
+    assert done.output.startswith("1 run(s), ")
