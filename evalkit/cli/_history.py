@@ -98,7 +98,13 @@ def history_command(
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))
     elif not rows:
-        typer.echo(f"no graded runs in {store}")
+        typer.echo(
+            _nothing_matched(
+                store, {"assistant": assistant, "rubric": rubric, "target": target, "since": since}
+            )
+        )
+        if fail_on_regression:  # a CI gate that checked nothing must not pass quietly
+            raise typer.Exit(REGRESSION_EXIT)
     else:
         typer.echo(format_history(rows))
     regression = latest_regression(frame)
@@ -112,3 +118,24 @@ def history_command(
             err=True,
         )
         raise typer.Exit(REGRESSION_EXIT)
+
+
+def _nothing_matched(store: str, filters: dict[str, str | None]) -> str:
+    """Why no run was listed: the store holds none graded, or none that match the filters
+    (and what the store does hold, so a typo shows)."""
+    from ..store import catalog
+
+    given = {k: v for k, v in filters.items() if v is not None}
+    runs = catalog(store)
+    if runs.empty or not given:
+        return f"no graded runs in {store}"
+    held = {
+        "assistant": sorted(set(runs["assistant_id"].dropna())),
+        "target": sorted(set(runs["target"].dropna())),
+        "rubric": sorted(
+            {r for value in runs["rubrics"].dropna() for r in str(value).split(",") if r}
+        ),
+    }
+    shown = "; ".join(f"{k}s: {', '.join(map(str, v)) or 'none'}" for k, v in held.items())
+    wanted = ", ".join(f"--{k} {v}" for k, v in given.items())
+    return f"no graded runs in {store} match {wanted} (the store's {len(runs)} run(s) have {shown})"

@@ -229,3 +229,19 @@ def test_the_nightly_example_writes_to_a_bucket_and_renders_the_trend() -> None:
     assert "evalkit report notebooks/nightly_trend.ipynb" in runs
     assert runs.count('-r store "${RUNS_URL:-$OUT/runs}"') == 2  # the comparison and the trend
     assert (root / "notebooks" / "nightly_trend.ipynb").is_file()
+
+
+def test_history_that_matches_nothing_says_what_the_store_holds_and_fails_the_gate(
+    tmp_path: Path,
+) -> None:
+    _synthetic_store(tmp_path, [0, 0])
+    runner = CliRunner()
+    typo = runner.invoke(app, ["history", "--store", str(tmp_path), "--assistant", "asst_2"])
+    assert typo.exit_code == 0, typo.output
+    assert "match --assistant asst_2" in typo.output
+    assert "assistants: asst_1" in typo.output
+    gate = runner.invoke(
+        app,
+        ["history", "--store", str(tmp_path), "--assistant", "asst_2", "--fail-on-regression"],
+    )
+    assert gate.exit_code == 1, gate.output  # a CI gate that checked nothing fails
