@@ -189,10 +189,11 @@ class DemoService:
         grid: Grid,
         *,
         progress: bool | None = None,
-        sequential: SequentialPlan | None = None,
+        sequential: bool = False,
     ) -> DraftVsProd:
-        """Run ``grid`` on prod and on the draft, grade and compare (in waves, stopping
-        early, with a ``sequential`` plan)."""
+        """Run ``grid`` on prod and on the draft, grade and compare (``sequential``: in waves
+        of one repeat per cell, the grid's repeats at most, stopping at the deciding look)."""
+        plan = SequentialPlan(grid.repeats) if sequential else None
         return draft_vs_prod(
             grid,
             self.assistant_id,
@@ -201,7 +202,7 @@ class DemoService:
             judge=self.judge,
             store=self.store,
             options=DraftVsProdOptions(
-                run=RunOptions(concurrency=16, progress=progress), sequential=sequential
+                run=RunOptions(concurrency=16, progress=progress), sequential=plan
             ),
         )
 
@@ -246,9 +247,8 @@ def offline_runs(
     What the notebooks use when they are given no runs: everything happens offline.
     ``sequential``: in waves, stopping at the first deciding look (``repeats`` at most).
     """
-    plan = SequentialPlan(repeats) if sequential else None
     with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
-        svc.draft_vs_prod(demo_grid(repeats), progress=progress, sequential=plan)
+        svc.draft_vs_prod(demo_grid(repeats), progress=progress, sequential=sequential)
     return store
 
 
@@ -328,9 +328,8 @@ def run_demo(
     first deciding look; the report then shows the looks and the conversations saved.
     """
     out = Path(output_dir)
-    plan = SequentialPlan(repeats) if sequential else None
     with _fresh_store(out / "runs") as store, DemoService(store, seed=seed) as service:
-        result = service.draft_vs_prod(demo_grid(repeats), progress=progress, sequential=plan)
+        result = service.draft_vs_prod(demo_grid(repeats), progress=progress, sequential=sequential)
     notebook = execute_notebook(
         _notebook_path(),
         {

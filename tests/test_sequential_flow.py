@@ -5,6 +5,7 @@ looks and the same alpha spent, nothing lost or run twice."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -188,7 +189,7 @@ def test_sigkill_between_looks_resumes_with_the_same_looks(
     }
     cells = len(load_grid(4, 1))
     env = {
-        **__import__("os").environ,
+        **os.environ,
         "EVALKIT_BASE_URL": slow_emu.base_url,
         "EVALKIT_API_KEY": slow_emu.api_key,
     }

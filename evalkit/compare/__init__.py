@@ -18,7 +18,7 @@ from ._generator import Design, GradeGenerator
 from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
-from ._sequential import SequentialPlan, compare_sequential
+from ._sequential import SequentialPlan, compare_sequential, first_repeats
 from ._synthetic import VERDICT_CODES, SyntheticTruth, synthetic_grades
 from ._verdict import VERDICT_RULES, Verdict, decide
 
@@ -41,6 +41,7 @@ __all__ = [
     "compare_runs",
     "compare_sequential",
     "decide",
+    "first_repeats",
     "history",
     "latest_regression",
     "plan_repeats",

@@ -84,6 +84,30 @@ def _persona_scenarios(s: Scenarios, personas: tuple[str, ...]) -> Scenarios:
     return Scenarios(one(s.left_out), one(s.as_fail), one(s.as_pass))
 
 
+def _conversations_with_errors(codes: NDArray[np.int8]) -> tuple[Any, Any]:
+    """Per trial: conversations with a judge error, and conversations present."""
+    present = (codes >= 0).all(axis=-1)
+    return (codes == _ERROR).any(axis=-1).sum(axis=(-1, -2)), present.sum(axis=(-1, -2))
+
+
+def _headline(
+    base_codes: NDArray[np.int8],
+    cand_codes: NDArray[np.int8],
+    points: tuple[float, ...],
+    confidence: float,
+    min_effect: float,
+) -> tuple[Decision, tuple[Scenarios, Scenarios], Any]:
+    """Every trial's headline decision, the sides' scenarios, and where errors bound it."""
+    base, cand = _side_scenarios(base_codes, points), _side_scenarios(cand_codes, points)
+    bounded = errors_differ(
+        _conversations_with_errors(base_codes), _conversations_with_errors(cand_codes)
+    )
+    decision = decide_grid(
+        base, cand, confidence=confidence, min_effect=min_effect, bounded=bounded
+    )
+    return decision, (base, cand), bounded
+
+
 @dataclass(frozen=True)
 class TrialDecisions:
     """The headline, per-rule and per-persona decisions of every trial (arrays)."""
@@ -97,18 +121,8 @@ def trial_decisions(
     grades: GeneratedGrades, *, confidence: float = 0.95, min_effect: float = 5.0
 ) -> TrialDecisions:
     """Every trial's decisions, as :func:`compare_grades` makes them (one array pass)."""
-    base = _side_scenarios(grades.baseline, grades.points)
-    cand = _side_scenarios(grades.candidate, grades.points)
-
-    def conversations_with_errors(codes: NDArray[np.int8]) -> tuple[Any, Any]:
-        present = (codes >= 0).all(axis=-1)
-        return (codes == _ERROR).any(axis=-1).sum(axis=(-1, -2)), present.sum(axis=(-1, -2))
-
-    bounded = errors_differ(
-        conversations_with_errors(grades.baseline), conversations_with_errors(grades.candidate)
-    )
-    headline = decide_grid(
-        base, cand, confidence=confidence, min_effect=min_effect, bounded=bounded
+    headline, (base, cand), bounded = _headline(
+        grades.baseline, grades.candidate, grades.points, confidence, min_effect
     )
 
     def rule_errors(codes: NDArray[np.int8]) -> tuple[Any, Any]:
@@ -188,23 +202,8 @@ def _look_headline(
     grades: GeneratedGrades, look: int, confidence: float, min_effect: float
 ) -> Decision:
     """The headline decision of every trial on the first ``look`` repeats of every cell."""
-    base_codes = grades.baseline[:, :, :look, :]
-    cand_codes = grades.candidate[:, :, :look, :]
-
-    def conversations_with_errors(codes: NDArray[np.int8]) -> tuple[Any, Any]:
-        present = (codes >= 0).all(axis=-1)
-        return (codes == _ERROR).any(axis=-1).sum(axis=(-1, -2)), present.sum(axis=(-1, -2))
-
-    bounded = errors_differ(
-        conversations_with_errors(base_codes), conversations_with_errors(cand_codes)
-    )
-    return decide_grid(
-        _side_scenarios(base_codes, grades.points),
-        _side_scenarios(cand_codes, grades.points),
-        confidence=confidence,
-        min_effect=min_effect,
-        bounded=bounded,
-    )
+    base, cand = grades.baseline[:, :, :look, :], grades.candidate[:, :, :look, :]
+    return _headline(base, cand, grades.points, confidence, min_effect)[0]
 
 
 def calibrate_sequential(

@@ -29,6 +29,7 @@ estimate was large); the comparison says so and its verdict reads the interval o
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
@@ -49,6 +50,7 @@ __all__ = [
     "SequentialPlan",
     "compare_sequential",
     "decide_look",
+    "first_repeats",
     "look_z",
 ]
 
@@ -104,6 +106,15 @@ class SequentialPlan:
         if self.method not in SEQUENTIAL_METHODS:
             raise ValueError(f"method must be one of {SEQUENTIAL_METHODS}, got {self.method!r}")
         st.spent_alpha([1.0], 1.0 - self.confidence, self.spending, self.gamma)  # validates
+        # boundaries are computed once per plan and number of looks (not a field: not compared,
+        # not recorded)
+        object.__setattr__(self, "_memo", {})
+
+    def _memoised(self, key: tuple[Any, ...], compute: Callable[[], FloatArray]) -> FloatArray:
+        memo: dict[tuple[Any, ...], FloatArray] = self.__dict__["_memo"]
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key].copy()
 
     @property
     def alpha(self) -> float:
@@ -124,8 +135,21 @@ class SequentialPlan:
         """Two-sided critical z of each look."""
         t = self.fractions(max_repeats)
         if self.method == "confidence_sequence":
-            return st.confidence_sequence_bounds(t, self.alpha)
-        return st.efficacy_bounds(t, self.alpha, self.spending, self.gamma)
+            return self._memoised(
+                ("efficacy", t.size), lambda: st.confidence_sequence_bounds(t, self.alpha)
+            )
+        return self._memoised(
+            ("efficacy", t.size),
+            lambda: st.efficacy_bounds(t, self.alpha, self.spending, self.gamma),
+        )
+
+    def _futility_bounds(self, max_repeats: int, theta: float) -> FloatArray:
+        """Every look's futility bound for the drift ``theta`` (beta spending)."""
+        t, c = self.fractions(max_repeats), self.efficacy_z(max_repeats)
+        return self._memoised(
+            ("futility", max_repeats, theta),
+            lambda: st.futility_bounds(t, c, theta, 1.0 - self.power, self.futility_shape),
+        )
 
     def nominal_confidence(self, max_repeats: int | None = None) -> FloatArray:
         """The two-sided confidence each look's interval is computed at."""
@@ -140,17 +164,15 @@ class SequentialPlan:
         if not self.futility or look >= max_repeats:
             return out
         finite = np.isfinite(th)
+        if not finite.any():
+            return out
         index = np.floor(np.where(finite, th, 0.0) / _THETA_STEP).astype(np.int64)
-        t, c = self.fractions(max_repeats), self.efficacy_z(max_repeats)
         needed = np.unique(np.concatenate([index[finite], index[finite] + 1]))
-        table = {
-            int(i): st.futility_bounds(
-                t, c, i * _THETA_STEP, 1.0 - self.power, self.futility_shape
-            )[look - 1]
-            for i in needed
-        }
-        lo = np.vectorize(lambda i: table.get(int(i), 0.0), otypes=[float])(index)
-        hi = np.vectorize(lambda i: table.get(int(i) + 1, 0.0), otypes=[float])(index)
+        values = np.asarray(
+            [self._futility_bounds(max_repeats, i * _THETA_STEP)[look - 1] for i in needed]
+        )
+        lo = values[np.searchsorted(needed, np.where(finite, index, needed[0]))]
+        hi = values[np.searchsorted(needed, np.where(finite, index + 1, needed[0]))]
         w = np.where(finite, th / _THETA_STEP - index, 0.0)
         return np.asarray(np.where(finite, lo + w * (hi - lo), 0.0))
 
@@ -174,15 +196,15 @@ class SequentialPlan:
                 "look": np.arange(1, k + 1),
                 "information_fraction": t,
                 "efficacy_z": c,
-                "nominal_confidence": 1.0 - 2.0 * sps.norm.sf(c),
-                "alpha_spent": np.cumsum(st.stopping_probabilities(t, c).efficacy),
+                "nominal_confidence": self.nominal_confidence(k),
+                "alpha_spent": self._memoised(
+                    ("alpha_spent", k), lambda: np.cumsum(st.stopping_probabilities(t, c).efficacy)
+                ),
             }
         )
         if cells is not None and self.futility:
             theta = self.theta(self.effect, self._se_full(cells, k, sd))
-            frame["futility_z"] = st.futility_bounds(
-                t, c, theta, 1.0 - self.power, self.futility_shape
-            )
+            frame["futility_z"] = self._futility_bounds(k, theta)
         return frame
 
     def stop_probabilities(
@@ -193,13 +215,7 @@ class SequentialPlan:
         k = self._looks(max_repeats)
         t, c = self.fractions(k), self.efficacy_z(k)
         se_full = self._se_full(cells, k, sd)
-        f = (
-            st.futility_bounds(
-                t, c, self.theta(self.effect, se_full), 1.0 - self.power, self.futility_shape
-            )
-            if self.futility
-            else None
-        )
+        f = self._futility_bounds(k, self.theta(self.effect, se_full)) if self.futility else None
         p = st.stopping_probabilities(t, c, f, effect / se_full)
         return pd.DataFrame(
             {
@@ -243,8 +259,9 @@ def _repeats(frame: pd.DataFrame) -> NDArray[np.int64]:
     return frame["conversation_id"].map(by_id).to_numpy(dtype=np.int64)
 
 
-def _first_repeats(frame: pd.DataFrame, look: int) -> pd.DataFrame:
-    return frame.loc[_repeats(frame) < look]
+def first_repeats(frame: pd.DataFrame, repeats: int) -> pd.DataFrame:
+    """The rows of each cell's first ``repeats`` repeats (what a look or a wave had seen)."""
+    return frame.loc[_repeats(frame) < repeats]
 
 
 @dataclass(frozen=True)
@@ -334,10 +351,11 @@ def compare_sequential(
         look = min(min(have), max_repeats)
     if not 1 <= look <= max_repeats:
         raise ValueError(f"look must be in 1..{max_repeats}, got {look}")
-    nominal = float(plan.nominal_confidence(max_repeats)[look - 1])
+    bound = plan.boundaries(max_repeats).iloc[look - 1]
+    nominal = float(bound["nominal_confidence"])
     comparison = compare_grades(
-        _first_repeats(frames[0], look),
-        _first_repeats(frames[1], look),
+        first_repeats(frames[0], look),
+        first_repeats(frames[1], look),
         confidence=nominal,
         min_effect=plan.min_effect,
         **compare_grades_kwargs,
@@ -347,8 +365,6 @@ def compare_sequential(
         comparison.verdict, row["difference"], row["se"], row["df"], bool(row["non_inferior"])
     )
     d = decide_look(plan, look, max_repeats, evidence)
-    c = plan.efficacy_z(max_repeats)
-    spent = np.cumsum(st.stopping_probabilities(plan.fractions(max_repeats), c).efficacy)
     summary = comparison.summary.copy()
     summary["confidence"] = plan.confidence
     summary["reason"] = _reason(d, str(row["reason"]), look, max_repeats)
@@ -356,9 +372,9 @@ def compare_sequential(
         "look": look,
         "looks_planned": max_repeats,
         "information_fraction": look / max_repeats,
-        "alpha_spent": float(spent[look - 1]),
+        "alpha_spent": float(bound["alpha_spent"]),
         "nominal_confidence": nominal,
-        "efficacy_z": float(c[look - 1]),
+        "efficacy_z": float(bound["efficacy_z"]),
         "futility_z": d.futility_z,
         "z": d.z,
         "conditional_power": d.conditional_power,

@@ -123,11 +123,11 @@ async def arun_and_grade(
         options=opts.run,
     )
     grades = await agrade_run(run, scorecard, judge, judge_samples=opts.judge_samples)
-    _note_flags(run)
+    note_flags(run)
     return GradedRun(run, grades)
 
 
-def _note_flags(run: Run) -> None:
+def note_flags(run: Run) -> None:
     """Record the run's simulation flags in its manifest and say how many were raised."""
     flags = record_flags(run)
     if len(flags):

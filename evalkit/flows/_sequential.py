@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from ..compare import Comparison, SequentialPlan, compare_sequential
+from ..compare import Comparison, SequentialPlan, compare_sequential, first_repeats
 from ..grading import Grades, JudgeArg, Scorecard, agrade_run
 from ..runner import arun_grid
 from ..store import Run, StoreLike, load_run, record_in_manifest
-from ._pipeline import _note_flags
+from ._pipeline import note_flags
 
 if TYPE_CHECKING:
     from ..api import AsyncClient, Client
@@ -116,8 +117,7 @@ def _look_row(comparison: Comparison, conversations: int) -> dict[str, Any]:
 
 
 def _scored_in_first(grades: Grades, look: int) -> int:
-    frame = grades.frame
-    return int(frame.loc[frame["repeat"] < look, "conversation_id"].nunique())
+    return int(first_repeats(grades.frame, look)["conversation_id"].nunique())
 
 
 def _start_wave(
@@ -208,10 +208,9 @@ async def arun_sequential(
         await _cancel(ahead)
     final = tuple(load_run(run.run_id, store=store) for run in runs)
     cancelled = _cancelled(final, grid.n_cells, look)
+    # graded again to store the grades, those of conversations run ahead of the stop included;
+    # the comparison stays the deciding look's
     grades = [await agrade_run(run, card, judge, judge_samples=opts.judge_samples) for run in final]
-    comparison = compare_sequential(
-        grades[0].frame, grades[1].frame, plan, look=look, **_conversations(final)
-    )
     record = SequentialRun(
         plan,
         pd.DataFrame(rows, columns=list(LOOK_COLUMNS)),
@@ -221,11 +220,11 @@ async def arun_sequential(
     )
     for run in final:
         _record(run, record)
-        _note_flags(run)
+        note_flags(run)
     return (final[0], final[1]), (grades[0], grades[1]), comparison, record
 
 
-def _conversations(runs: tuple[Run, ...] | list[Run] | tuple[Run, Run]) -> dict[str, Any]:
+def _conversations(runs: Sequence[Run]) -> dict[str, Any]:
     return {
         "baseline_conversations": runs[0].conversations,
         "candidate_conversations": runs[1].conversations,

@@ -20,7 +20,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
-from ._names import MANIFEST_NAME
+from ._manifest_file import MANIFEST_NAME, parse_listed_manifest
 from ._remote import RemotePath
 
 __all__ = ["INDEX_DIR", "SNAPSHOT_NAME", "copy_to_index", "indexed_manifests"]
@@ -106,12 +106,8 @@ def indexed_manifests(root: RemotePath) -> list[tuple[RemotePath, dict[str, Any]
         raw = fetched.get(path)
         if raw is None:
             continue
-        try:
-            manifest = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            logger.warning("catalog: skipping %s: corrupt run manifest: %s", path, exc)
-            continue
-        if isinstance(manifest, dict):
+        manifest = parse_listed_manifest(raw, path, "catalog")
+        if manifest is not None:
             found[run] = manifest
             changed |= run in tags
     if changed or set(known) - set(runs):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 from collections.abc import Iterable, Mapping
@@ -20,6 +19,7 @@ from ._layout import (
     count_statuses,
 )
 from ._manifest import MANIFEST_NAME, read_manifest
+from ._manifest_file import parse_listed_manifest
 from ._reader import Run, load_run
 from ._records import (
     STATUSES,
@@ -83,12 +83,8 @@ def _remote_manifests(root: RemotePath) -> list[tuple[RunPath, dict[str, Any]]]:
         raw = data.get(path)
         if raw is None:
             continue
-        try:
-            manifest = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            logger.warning("list_runs: skipping %s: corrupt run manifest: %s", child, exc)
-            continue
-        if isinstance(manifest, dict):
+        manifest = parse_listed_manifest(raw, child, "list_runs")
+        if manifest is not None:
             found.append((child, manifest))
     return found
 

@@ -10,7 +10,7 @@ from typing import Any
 from .._util import atomic_write_bytes, content_hash, json_default, redact
 from ._catalog_index import copy_to_index
 from ._errors import CorruptRunError, RunNotFoundError, StoreError, storage_errors
-from ._names import MANIFEST_NAME
+from ._manifest_file import MANIFEST_NAME
 from ._remote import RemotePath
 
 __all__ = [

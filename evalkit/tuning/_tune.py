@@ -26,6 +26,7 @@ import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from .._exceptions import EvalkitError
 from .._util import now, run_sync
 from ..api import AsyncClient, Client
+from ..compare import first_repeats
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
@@ -112,11 +113,6 @@ def _recorded(store: StoreLike, run_id: str) -> Run | None:
         return None
 
 
-def _first_repeats(frame: pd.DataFrame, repeats: int) -> pd.DataFrame:
-    """The grades of each cell's first ``repeats`` repeats (what a wave had seen)."""
-    return frame[frame["repeat"] < repeats] if "repeat" in frame.columns else frame
-
-
 @dataclass
 class _Sweep:
     """One sweep's state: the arms still in, their runs and grades, the waves so far."""
@@ -191,8 +187,8 @@ class _Sweep:
         )
 
     def frames(self, repeats: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-        control = _first_repeats(self.grades[self.control].frame, repeats)
-        return control, {n: _first_repeats(self.grades[n].frame, repeats) for n in self.names}
+        control = first_repeats(self.grades[self.control].frame, repeats)
+        return control, {n: first_repeats(self.grades[n].frame, repeats) for n in self.names}
 
     def drop_after(self, wave: int, level: float) -> list[str]:
         """Drop the arms clearly worse than the best after ``wave`` (selection cells only)."""
