@@ -1,0 +1,34 @@
+"""HTML from Jinja2 templates only: one template set (``evalkit/templates/``) and one stylesheet
+serve the report, the viewer, the static bundle and every ``_repr_html_``."""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from typing import Any
+
+__all__ = ["render_html", "stylesheet"]
+
+
+@functools.cache
+def _environment() -> Any:
+    import jinja2  # deferred: commands that never render HTML do not pay for it
+
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("evalkit", "templates"),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+    )
+
+
+def render_html(template: str, /, **context: Any) -> str:
+    """Render ``evalkit/templates/<template>`` with ``context`` (autoescaped)."""
+    return str(_environment().get_template(template).render(**context))
+
+
+@functools.cache
+def stylesheet() -> str:
+    """The one stylesheet (``evalkit/templates/evalkit.css``) as text."""
+    return resources.files("evalkit").joinpath("templates", "evalkit.css").read_text("utf-8")
