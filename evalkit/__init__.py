@@ -53,7 +53,7 @@ if TYPE_CHECKING:
         plan_repeats,
     )
     from .diagnose import failure_clusters, lint, simulation_flags
-    from .flows import DraftVsProdOptions, draft_vs_prod
+    from .flows import DraftVsProd, DraftVsProdOptions, draft_vs_prod
     from .grading import (
         Grades,
         Judge,
@@ -90,6 +90,7 @@ _HOMES: dict[str, str] = {
     "Comparison": "compare",
     "ConfigurationError": "api",
     "Done": "api",
+    "DraftVsProd": "flows",
     "DraftVsProdOptions": "flows",
     "EvalkitError": "api",
     "Grades": "grading",

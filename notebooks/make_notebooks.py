@@ -102,7 +102,7 @@ display(HTML(table_html(rule_table(comparison))))"""),
         ),
         new_code_cell("""why = diagnose.why_it_failed(comparison, outcome.baseline, outcome.candidate,
                              outcome.baseline_grades, outcome.candidate_grades, seed=seed)
-display(Markdown("\\n".join(f"- {sentence}" for sentence in why.sentences())))
+display(Markdown("\\n".join(f"- {sentence}" for sentence in why.findings)))
 display(HTML(table_html(why.cluster_table(), max_rows=40)))
 if len(why.flags):
     display(HTML(table_html(why.flag_counts)))
@@ -171,7 +171,7 @@ display(Markdown(f"# Run `{run.run_id}`"))
 display(run)
 display(plots.outcomes_by_status([run]))"""),
         new_code_cell("""display(grades)  # per-rule pass rates with intervals, conversations left out, graders
-summary = grades.summary()
+summary = grades.summary
 Path(output_dir).mkdir(parents=True, exist_ok=True)
 summary.to_parquet(Path(output_dir) / "rules.parquet", index=False)
 print(f"per-rule summary in {Path(output_dir) / 'rules.parquet'}")"""),

@@ -29,6 +29,7 @@ EXPECTED = [
     "Comparison",
     "ConfigurationError",
     "Done",
+    "DraftVsProd",
     "DraftVsProdOptions",
     "EvalkitError",
     "Grades",

@@ -163,7 +163,7 @@ def compare_grades(
     by_rule = bd.by_rule(base, cand, cells, confidence, min_effect)
     return Comparison(
         verdict=decision.verdict,
-        summary=pd.DataFrame([row]),
+        _summary=pd.DataFrame([row]),
         by_rule=by_rule,
         by_persona=bd.by_persona(scenarios, personas, confidence, min_effect, bounded),
         by_cell=cells_table,

@@ -390,7 +390,7 @@ def compare_sequential(
             f"stopped early at look {look} of {max_repeats}: the point estimate is biased away "
             "from zero (it stopped because it was large); read the interval",
         )
-    return replace(comparison, summary=summary, warnings=warnings, stop=d.stop)
+    return replace(comparison, _summary=summary, warnings=warnings, stop=d.stop)
 
 
 def _reason(d: LookDecision, reason: str, look: int, max_repeats: int) -> str:

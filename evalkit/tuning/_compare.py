@@ -281,4 +281,4 @@ def compare_variants(
         min_effect=min_effect,
         seed=seed,
     )
-    return TuneResult(leaderboard=board, summary=summary)
+    return TuneResult(leaderboard=board, details=summary)

@@ -316,7 +316,7 @@ async def _sweep(
     }
     return TuneResult(
         leaderboard=board,
-        summary=summary,
+        details=summary,
         waves=pd.DataFrame(sweep.waves),
         variants={s.variant.name: s.variant for s in specs},
         control_config=config,
