@@ -28,7 +28,9 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from ..api import ApiError, Client, ConfigurationError
 from ..audio import speak
-from ..report import Filters, find_arabic_font, run_voice
+from ..data import nastaliq_font_path
+from ..report import Filters, run_voice
+from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
 from ._compare_pages import compare_page, history_page
@@ -45,7 +47,6 @@ AUDIO_FORMAT = "MP3_22050_32"
 AUDIO_MIME = "audio/mpeg"
 STATIC = {"viewer.css": "text/css", "viewer.js": "text/javascript"}
 MAX_FORM_BYTES = 16_384
-NASTALIQ_FAMILIES = ("Noto Nastaliq Urdu", "Jameel Noori Nastaleeq")
 
 
 class ViewerApp:
@@ -221,10 +222,10 @@ async def _audio(request: Request) -> Response:
 async def _static(request: Request) -> Response:
     name = request.path_params["name"]
     if name == "nastaliq.ttf":
-        font = nastaliq_font()
+        font = bundled_nastaliq_bytes()
         if font is None:
-            return Response("no Nastaliq font on this machine", 404, media_type="text/plain")
-        return Response(font.read_bytes(), media_type="font/ttf")
+            return Response("evalkit's Nastaliq font cannot be read", 500, media_type="text/plain")
+        return Response(font, media_type="font/ttf", headers={"Cache-Control": "max-age=86400"})
     if name not in STATIC:
         return Response("not found", status_code=404, media_type="text/plain")
     data = files("evalkit.view").joinpath("static", name).read_bytes()
@@ -232,9 +233,9 @@ async def _static(request: Request) -> Response:
 
 
 def nastaliq_font() -> Path | None:
-    """A Nastaliq font file on this machine (served so Urdu renders in Nastaliq anywhere)."""
-    font = find_arabic_font(NASTALIQ_FAMILIES)
-    return font.path if font is not None else None
+    """The Nastaliq font file evalkit ships (served so Urdu renders in Nastaliq anywhere)."""
+    path = nastaliq_font_path()
+    return path if path.is_file() else None
 
 
 async def _root(request: Request) -> Response:
