@@ -137,3 +137,113 @@ def test_an_unreachable_proposer_is_counted_not_raised() -> None:
     assert batch.proposals == ()
     assert batch.calls == 2
     assert "ConnectError" in batch.reasons[-1]
+
+
+def _grid_files(folder: Path) -> tuple[Path, Path]:
+    import csv
+    import shutil
+
+    from evalkit.data import bundled_path
+    from evalkit.demo import CONTACTS, DEMO_PERSONAS
+
+    personas = folder / "personas"
+    personas.mkdir()
+    for label in DEMO_PERSONAS:
+        shutil.copy(bundled_path("personas") / f"{label}.yaml", personas)
+    contacts = folder / "contacts.csv"
+    with contacts.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(CONTACTS[0]))
+        writer.writeheader()
+        writer.writerows(CONTACTS)
+    return personas, contacts
+
+
+def test_the_command_prints_the_budget_the_rounds_and_the_diff(
+    service: DemoService, tmp_path: Path
+) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from evalkit.cli import app
+    from evalkit.demo import CONTEXT
+
+    personas, contacts = _grid_files(tmp_path)
+    env = {
+        "EVALKIT_BASE_URL": service.emulator.base_url,
+        "EVALKIT_API_KEY": service.emulator.api_key,
+        "EVALKIT_JUDGE_BASE_URL": service.emulator.judge_base_url,
+        "EVALKIT_JUDGE_API_KEY": "",
+        "EVALKIT_PROPOSER_API_KEY": "sk-proposer-secret",
+    }
+    out = tmp_path / "optimize.json"
+    args = [
+        "optimize",
+        "--assistant",
+        service.assistant_id,
+        "--scorecard",
+        str(demo_scorecard()),
+        "--proposer-model",
+        "emulator-proposer",
+        "--proposer-base-url",
+        service.emulator.proposer_base_url,
+        "--personas",
+        str(personas),
+        "--variables",
+        str(contacts),
+        "--context",
+        CONTEXT,
+        "--rounds",
+        "2",
+        "--seed",
+        "7",
+        "--store",
+        str(tmp_path / "runs"),
+        "--judge-model",
+        "emulator-judge",
+        "--concurrency",
+        "16",
+        "--output",
+        str(out),
+    ]
+    result = CliRunner().invoke(app, args, env=env)
+    assert result.exit_code == 0, result.output
+    assert "expected at most 324 conversations (36 for the draft, up to 144 a round)" in (
+        result.output
+    )
+    assert "round 1: 4 proposed (1 proposer call(s), 0 malformed)" in result.output
+    assert "round 2: " in result.output
+    assert "\nimproved: r" in result.output
+    assert "+++ r" in result.output
+    text = out.read_text(encoding="utf-8")
+    assert json.loads(text)["verdict"] == "improved"
+    assert "sk-proposer-secret" not in text
+    assert "sk-proposer-secret" not in result.output
+    both = CliRunner().invoke(app, [*args, "--refine"], env=env)
+    assert both.exit_code != 0
+    assert "not both" in both.output
+
+
+def test_refine_builds_as_candidates(service: DemoService) -> None:
+    before = service.client.list_assistants()
+    draft = next(a for a in before if a.id == service.assistant_id).config.to_json()
+    result = optimize(
+        demo_grid(1),
+        service.assistant_id,
+        demo_scorecard(),
+        proposer="refine",
+        client=service.client,
+        judge=service.judge,
+        store=service.store,
+        options=OptimizeOptions(rounds=1, candidates=2, seed=7, run_options=FAST),
+    )
+    raced = result.rounds[result.rounds["status"] == "raced"]
+    assert len(raced) == 2
+    for item in result.lineage:
+        assert "## Owner feedback" in item["instructions"]  # what the emulator's build appends
+        assert item["rationale"].startswith("Rehearsed calls fell short")
+    feedbacks = [item["rationale"] for item in result.lineage]
+    assert len(set(feedbacks)) == 2  # one per failure cluster
+    after = next(a for a in service.client.list_assistants() if a.id == service.assistant_id)
+    assert after.config.to_json() == draft  # restored from its snapshot
+    assert result.decision["proposer"] == {"kind": "refine", "assistant_id": service.assistant_id}
