@@ -199,4 +199,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+    """What a user can type: ``__all__`` and the module's dunders (no helpers it imports)."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})

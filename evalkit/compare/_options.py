@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+    import pandas as pd
 
 __all__ = ["CompareOptions", "check_levels"]
 

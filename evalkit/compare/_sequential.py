@@ -34,9 +34,9 @@ from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as sps  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats as sps
 
 from .. import stats as st
 from ..grading import GradesLike, as_grades_frame

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util._result import Result
 from .._util._summary import SummaryFrame, json_records, json_value
