@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
@@ -16,6 +16,7 @@ from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._decision import decide_grid, errors_differ
 from ._flagged import drop_flagged, flagged_sentence
+from ._judge_correction import LabelsArg, apply_labels
 from ._options import CompareOptions
 from ._peeking import peeking_warning, record_comparison
 from ._sides import REQUIRED_COLUMNS, Side, unique_values
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from ..grading import JudgeArg, ScorecardLike
     from ..store import Run
 
-__all__ = ["compare_grades", "compare_runs", "record_look"]
+__all__ = ["compare_grades", "compare_runs", "record_look", "stored_labels"]
 
 logger = logging.getLogger("evalkit.compare")
 
@@ -57,6 +58,7 @@ def compare_grades(
     baseline_conversations: pd.DataFrame | None = None,
     candidate_conversations: pd.DataFrame | None = None,
     options: CompareOptions | None = None,
+    labels: LabelsArg = None,
 ) -> Comparison:
     """Compare two gradings (:class:`~evalkit.grading.Grades` or grades frames,
     ``evalkit.store.GRADES_SCHEMA``): candidate minus baseline.
@@ -72,6 +74,12 @@ def compare_grades(
     ``min_effect``. ``*_conversations`` (columns ``conversation_id``, ``status``) let the
     summary count conversations left out by status (a ``Grades`` brings its own count). The method is analytic: ``seed`` is
     recorded for reproducibility but nothing is drawn.
+
+    ``labels`` (hand labels: conversation_id, rule_id, label, inclusion_probability; one frame
+    for both sides or a (baseline, candidate) pair) make judged rules' pass rates, the scores
+    and the difference judge-corrected PPI++ estimates (:mod:`._judge_correction`);
+    ``summary.judge_correction`` says whether (``ppi++``) or why not, ``by_rule`` keeps the
+    judge's raw rates in ``judge_pass_rate_*``.
     """
     opts = options or CompareOptions()
     given = (baseline, candidate)
@@ -91,6 +99,7 @@ def compare_grades(
             baseline, candidate, opts.exclude_flagged
         )
     _warn_if_graded_differently(baseline, candidate)
+    (baseline, candidate), correction = apply_labels((baseline, candidate), labels)
     cells = unique_values(baseline["cell_id"], candidate["cell_id"])
     base = Side.build(baseline, cells, "baseline")
     cand = Side.build(candidate, cells, "candidate")
@@ -159,8 +168,9 @@ def compare_grades(
         row[f"unpaired_cells_{label}"] = int((in_cells & ~keep).sum())
         row[f"flagged_{label}"] = flagged[label]
     row.update({"method_summary": METHOD, "seed": seed})
+    row.update(correction.summary_fields())
     personas = bd.personas_of_cells(base, cand, cells)
-    by_rule = bd.by_rule(base, cand, cells, confidence, min_effect)
+    by_rule = correction.patch_by_rule(bd.by_rule(base, cand, cells, confidence, min_effect))
     return Comparison(
         verdict=decision.verdict,
         summary=pd.DataFrame([row]),
@@ -177,7 +187,8 @@ def compare_grades(
                 (baseline_conversations, candidate_conversations),
             )
         )
-        + tuple(s for s in [flagged_sentence(flagged, per_flag)] if s),
+        + tuple(s for s in [flagged_sentence(flagged, per_flag)] if s)
+        + tuple(correction.warnings()),
     )
 
 
@@ -208,6 +219,7 @@ def compare_runs(
     min_effect: float = 5.0,
     seed: int = 0,
     options: CompareOptions | None = None,
+    labels: LabelsArg | Literal["stored"] = None,
 ) -> Comparison:
     """Compare two stored runs under ``scorecard``: candidate minus baseline.
 
@@ -217,10 +229,13 @@ def compare_runs(
     were judged before). Conversations left out (not ``done``) are counted per side. Each
     comparison leaves a record under the store, and a comparison of runs that extend a pair
     compared before (more repeats of the same grid) warns that it is peeking
-    (``CompareOptions(record_looks=False)`` turns both off).
+    (``CompareOptions(record_looks=False)`` turns both off). ``labels="stored"`` corrects
+    judged rules with the hand labels stored in the runs (see :func:`compare_grades`).
     """
     from ..grading import Scorecard, grade_run
 
+    if isinstance(labels, str) and labels != "stored":
+        raise ValueError(f'labels must be a frame, a pair of frames or "stored", got {labels!r}')
     card = Scorecard.validate(scorecard)
     graded = [grade_run(run, card, judge).frame for run in (baseline_run, candidate_run)]
     comparison = compare_grades(
@@ -232,10 +247,16 @@ def compare_runs(
         baseline_conversations=baseline_run.conversations,
         candidate_conversations=candidate_run.conversations,
         options=options,
+        labels=stored_labels(baseline_run, candidate_run) if isinstance(labels, str) else labels,
     )
     if not (options or CompareOptions()).record_looks:
         return comparison
     return record_look(comparison, baseline_run, candidate_run)
+
+
+def stored_labels(baseline_run: Run, candidate_run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The hand labels stored in each run (latest per conversation and rule)."""
+    return baseline_run.labels(), candidate_run.labels()
 
 
 def record_look(comparison: Comparison, baseline_run: Run, candidate_run: Run) -> Comparison:
