@@ -37,6 +37,7 @@ from ._tables import (
     table_metadata,
     to_frame,
 )
+from ._turn_timing import has_turn_timing, with_turn_latency
 from ._urls import RunPath, StoreLike, is_store_url, open_store
 from ._wide import DEFAULT_TAG_PREFIX, DEFAULT_VARIABLE_PREFIX, expand_variables
 
@@ -59,6 +60,7 @@ class Run:
         self._pending: dict[str, pa.Table] = {}
         self._stamp: str | None = None
         self._from_journal = False
+        self._said_untimed = False
 
     def __repr__(self) -> str:
         counts = self.manifest.get("counts") or {}
@@ -103,8 +105,17 @@ class Run:
 
     @property
     def turns(self) -> pd.DataFrame:
-        """One row per turn: run_id, conversation_id, index (1-based), role, text."""
+        """One row per turn: run_id, conversation_id, index (1-based), role, text, ``at_s``
+        (arrival, seconds from the simulate request) and ``latency_s`` (an agent turn's
+        ``at_s`` minus the previous turn's; NaN for caller and first turns). Runs recorded
+        before turn timing load with both NaN (said once, in a warning log line)."""
         return self._frame("turns")
+
+    @property
+    def has_turn_timing(self) -> bool:
+        """True when the run's turns carry arrival times (runs recorded since turn timing)."""
+        turns = self.turns
+        return bool(len(turns)) and bool(turns["at_s"].notna().any())
 
     @property
     def counts(self) -> dict[str, int]:
@@ -124,9 +135,21 @@ class Run:
             table = self._pending.pop(name, None)
             if table is None:
                 table = self._table(name)
+            if name == "turns":
+                table = self._timed(table)
             frame = to_frame(table, SCHEMAS[name])
             self._frames[name] = frame
         return frame
+
+    def _timed(self, turns: pa.Table) -> pa.Table:
+        if turns.num_rows and not has_turn_timing(turns) and not self._said_untimed:
+            self._said_untimed = True
+            logger.warning(
+                "run %s was recorded before turn timing: its turns have no at_s, so at_s and "
+                "latency_s are NaN (latency comparisons refuse it)",
+                self.run_id,
+            )
+        return with_turn_latency(turns)
 
     @property
     def local_folder(self) -> Path:
