@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import pandas as pd
 
@@ -13,6 +13,7 @@ from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._flagged import drop_flagged, flagged_sentence
 from ._headline import decide_headline
+from ._judge_correction import LabelsArg, apply_labels
 from ._options import CompareOptions
 from ._peeking import peeking_warning, record_comparison
 from ._sides import Sides, check_columns
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from ..grading import JudgeArg, ScorecardLike
     from ..store import Run
 
-__all__ = ["compare_grades", "compare_runs", "record_look"]
+__all__ = ["compare_grades", "compare_runs", "record_look", "stored_labels"]
 
 logger = logging.getLogger("evalkit.compare")
 
@@ -49,6 +50,7 @@ def compare_grades(
     baseline_conversations: pd.DataFrame | None = None,
     candidate_conversations: pd.DataFrame | None = None,
     options: CompareOptions | None = None,
+    labels: LabelsArg = None,
 ) -> Comparison:
     """Compare two gradings (:class:`~evalkit.grading.Grades` or grades frames,
     ``evalkit.store.GRADES_SCHEMA``): candidate minus baseline.
@@ -67,6 +69,12 @@ def compare_grades(
     One pass: the inputs are checked, both sides are built once (:class:`._sides.Sides`),
     then the headline (variance method, interval, verdict), the summary row, the breakdowns
     and the warnings read them.
+
+    ``labels`` (hand labels: conversation_id, rule_id, label, inclusion_probability; one frame
+    for both sides or a (baseline, candidate) pair) make judged rules' pass rates, the scores
+    and the difference judge-corrected PPI++ estimates (:mod:`._judge_correction`);
+    ``summary.judge_correction`` says whether (``ppi++``) or why not, ``by_rule`` keeps the
+    judge's raw rates in ``judge_pass_rate_*``.
     """
     opts = options or CompareOptions()
     if confidence is not None or min_effect is not None:
@@ -86,6 +94,7 @@ def compare_grades(
             frames[0], frames[1], opts.exclude_flagged
         )
     _warn_if_graded_differently(frames[0], frames[1])
+    frames, correction = apply_labels(frames, labels, confidence=opts.confidence)
     sides = Sides.build(frames[0], frames[1])
     head = decide_headline(sides, opts.confidence, opts.min_effect)
     left_out = {
@@ -94,7 +103,8 @@ def compare_grades(
     }
     row = summary_row(sides, head, opts, left_out, flagged)
     row["seed"] = seed
-    by_rule = bd.by_rule(sides, opts.confidence, opts.min_effect)
+    row.update(correction.summary_fields())
+    by_rule = correction.patch_by_rule(bd.by_rule(sides, opts.confidence, opts.min_effect))
     by_cell = bd.by_cell(sides, head, opts)
     warnings = comparison_warnings(
         row, by_rule, sides, (baseline_conversations, candidate_conversations)
@@ -107,7 +117,11 @@ def compare_grades(
         by_cell=by_cell,
         unpaired=bd.unpaired(by_cell),
         left_out=left_out,
-        warnings=(*warnings, *(s for s in [flagged_sentence(flagged, per_flag)] if s)),
+        warnings=(
+            *warnings,
+            *(s for s in [flagged_sentence(flagged, per_flag)] if s),
+            *correction.warnings(),
+        ),
     )
 
 
@@ -138,6 +152,7 @@ def compare_runs(
     min_effect: float = 5.0,
     seed: int = 0,
     options: CompareOptions | None = None,
+    labels: LabelsArg | Literal["stored"] = None,
 ) -> Comparison:
     """Compare two stored runs under ``scorecard``: candidate minus baseline.
 
@@ -147,10 +162,13 @@ def compare_runs(
     were judged before). Conversations left out (not ``done``) are counted per side. Each
     comparison leaves a record under the store, and a comparison of runs that extend a pair
     compared before (more repeats of the same grid) warns that it is peeking
-    (``CompareOptions(record_looks=False)`` turns both off).
+    (``CompareOptions(record_looks=False)`` turns both off). ``labels="stored"`` corrects
+    judged rules with the hand labels stored in the runs (see :func:`compare_grades`).
     """
     from ..grading import Scorecard, grade_run
 
+    if isinstance(labels, str) and labels != "stored":
+        raise ValueError(f'labels must be a frame, a pair of frames or "stored", got {labels!r}')
     card = Scorecard.validate(scorecard)
     graded = [grade_run(run, card, judge).frame for run in (baseline_run, candidate_run)]
     comparison = compare_grades(
@@ -162,10 +180,16 @@ def compare_runs(
         baseline_conversations=baseline_run.conversations,
         candidate_conversations=candidate_run.conversations,
         options=options,
+        labels=stored_labels(baseline_run, candidate_run) if isinstance(labels, str) else labels,
     )
     if not (options or CompareOptions()).record_looks:
         return comparison
     return record_look(comparison, baseline_run, candidate_run)
+
+
+def stored_labels(baseline_run: Run, candidate_run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The hand labels stored in each run (latest per conversation and rule)."""
+    return baseline_run.labels(), candidate_run.labels()
 
 
 def record_look(comparison: Comparison, baseline_run: Run, candidate_run: Run) -> Comparison:

@@ -15,6 +15,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
@@ -57,7 +60,9 @@ class PipelineOptions:
     less-used knobs. When ``compare`` is given and two whole runs are compared, its
     ``record_looks`` is honoured as :func:`~evalkit.compare.compare_runs` does (the look is
     recorded under the store, and runs that extend a pair compared before get a peeking
-    warning).
+    warning). ``labels``: hand labels that make judged rules judge-corrected (PPI++; a
+    frame, a (baseline, candidate) pair, or ``"stored"`` for the labels stored in the runs;
+    see :func:`~evalkit.compare.compare_grades`).
     """
 
     run: RunOptions = field(default_factory=RunOptions)
@@ -65,8 +70,15 @@ class PipelineOptions:
     confidence: float = 0.95
     min_effect: float = 5.0
     compare: CompareOptions | None = None
+    labels: pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame] | Literal["stored"] | None = field(
+        default=None, compare=False
+    )
 
     def __post_init__(self) -> None:
+        if isinstance(self.labels, str) and self.labels != "stored":
+            raise ValueError(
+                f'labels must be a frame, a pair of frames or "stored", got {self.labels!r}'
+            )
         if self.judge_samples < 1:
             raise ValueError(f"judge_samples must be at least 1, got {self.judge_samples}")
         if self.min_effect < 0:
@@ -186,6 +198,11 @@ def compare_graded(
         confidence=opts.confidence,
         min_effect=opts.min_effect,
         options=opts.compare,
+        labels=(
+            (baseline.run.labels(), candidate.run.labels())
+            if isinstance(opts.labels, str)
+            else opts.labels
+        ),
     )
     if cells is not None or opts.compare is None or not opts.compare.record_looks:
         return comparison
