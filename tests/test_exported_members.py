@@ -61,6 +61,7 @@ EXPECTED = [
     "Variant",
     "Verdict",
     "compare_grades",
+    "compare_latency",
     "compare_runs",
     "compare_sequential",
     "compare_variants",
