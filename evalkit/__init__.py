@@ -47,13 +47,12 @@ if TYPE_CHECKING:
         SequentialPlan,
         Verdict,
         compare_grades,
-        compare_runs,
         compare_sequential,
         history,
         plan_repeats,
     )
     from .diagnose import failure_clusters, lint, simulation_flags
-    from .flows import DraftVsProdOptions, draft_vs_prod
+    from .flows import DraftVsProdOptions, compare_runs, draft_vs_prod
     from .grading import (
         Grades,
         Judge,
@@ -120,7 +119,7 @@ _HOMES: dict[str, str] = {
     "Variant": "targets",
     "Verdict": "compare",
     "compare_grades": "compare",
-    "compare_runs": "compare",
+    "compare_runs": "flows",
     "compare_sequential": "compare",
     "compare_variants": "tuning",
     "draft_vs_prod": "flows",

@@ -43,6 +43,8 @@ ALLOWED: dict[str, set[str]] = {
     # tuning sits beside flows: it runs arms through flows' run -> grade pipeline
     "tuning": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
+    # simulation generators for calibration and benchmarks, apart from the public API
+    "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
     "report": BASE
     | {
         "api",
