@@ -6,6 +6,7 @@ say "not sure yet", and planning before spending.
     print(comparison)         # verdict first, difference with interval, n
     comparison.by_rule        # pass rates (Wilson) and Bonferroni-adjusted paired differences
     plan_repeats(pilot_grades, effect=10, power=0.9)
+    compare_latency(prod_run, draft_run)   # agent response time: p50/p95 with intervals
 
 Pure functions of grades and tables: nothing here reads or writes a store (comparing stored
 runs is :func:`evalkit.compare_runs`, in :mod:`evalkit.flows`).
@@ -17,6 +18,8 @@ from .._util import publish
 from ._compare import compare_grades
 from ._comparison import Comparison
 from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
+from ._latency import compare_latency
+from ._latency_result import LatencyComparison, LatencyUnavailableError
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
 from ._sequential import SequentialPlan, compare_sequential, first_repeats
@@ -28,10 +31,13 @@ __all__ = [
     "CompareOptions",
     "Comparison",
     "HistoryOptions",
+    "LatencyComparison",
+    "LatencyUnavailableError",
     "RepeatPlan",
     "SequentialPlan",
     "Verdict",
     "compare_grades",
+    "compare_latency",
     "compare_sequential",
     "decide",
     "first_repeats",
