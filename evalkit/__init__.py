@@ -48,13 +48,12 @@ if TYPE_CHECKING:
         Verdict,
         compare_grades,
         compare_latency,
-        compare_runs,
         compare_sequential,
         history,
         plan_repeats,
     )
     from .diagnose import failure_clusters, lint, simulation_flags
-    from .flows import DraftVsProd, DraftVsProdOptions, draft_vs_prod
+    from .flows import DraftVsProd, DraftVsProdOptions, compare_runs, draft_vs_prod
     from .grading import (
         Grades,
         Judge,
@@ -133,7 +132,7 @@ _HOMES: dict[str, str] = {
     "Verdict": "compare",
     "compare_grades": "compare",
     "compare_latency": "compare",
-    "compare_runs": "compare",
+    "compare_runs": "flows",
     "compare_sequential": "compare",
     "compare_variants": "tuning",
     "draft_vs_prod": "flows",

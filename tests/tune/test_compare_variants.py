@@ -7,10 +7,10 @@ import json
 import pandas as pd
 import pytest
 
+from evalkit._simulate._arms import arm_frame, draw_arms
+from evalkit._simulate._tune_calibration import TUNE_DESIGN
 from evalkit.compare import Verdict
 from evalkit.tuning import TuneResult, compare_variants
-from evalkit.tuning._calibration import TUNE_DESIGN
-from evalkit.tuning._synthetic import arm_frame, draw_arms
 
 COLUMNS = [
     "variant",
