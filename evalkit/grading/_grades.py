@@ -9,14 +9,13 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TypeAlias
 
 import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..stats import wilson_interval
-from ..store import RemotePath
+from ..store import StoreLocation
 from ._score import conversation_points
 
 __all__ = ["UNSTABLE_BELOW", "Grades", "GradesLike", "as_grades_frame", "scores_of"]
@@ -40,7 +39,7 @@ class Grades:
 
     frame: pd.DataFrame
     rubric_version_id: str
-    path: Path | RemotePath | None = None
+    path: StoreLocation | None = None
     left_out: Mapping[str, int] = field(default_factory=dict)
     _scores: list[pd.DataFrame] = field(default_factory=list, repr=False, compare=False)
 
