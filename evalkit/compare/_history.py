@@ -16,12 +16,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Literal
 
 import pandas as pd
 
-from ..store import RemotePath, StoreLike, catalog, load_run, open_store
+from ..store import StoreLike, StoreLocation, catalog, load_run, open_store
 from ._compare import compare_grades
 from ._options import CompareOptions, check_levels
 from ._verdict import Verdict
@@ -107,12 +106,11 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     return float(result.summary.iloc[0]["difference"]), result.verdict.value
 
 
-def _points(runs: pd.DataFrame, rubric: str, root: Path | RemotePath) -> list[_Point]:
+def _points(runs: pd.DataFrame, rubric: str, root: StoreLocation) -> list[_Point]:
     points = []
     for meta in runs.to_dict("records"):
-        # at a URL, the run under the store as opened (its storage_options kept)
-        where = root / str(meta["path"]).rstrip("/").rsplit("/", 1)[-1]
-        run = load_run(where if isinstance(root, RemotePath) else str(meta["path"]))
+        # the run under the store as opened (a URL's storage_options kept)
+        run = load_run(root / str(meta["path"]).rstrip("/").rsplit("/", 1)[-1])
         grades = run.grades(rubric)
         if grades.empty:
             continue
@@ -131,7 +129,7 @@ def _pick_rubric(runs: pd.DataFrame, rubric: str | None) -> str | None:
     return newest
 
 
-def _root(store: StoreLike, opts: HistoryOptions) -> Path | RemotePath:
+def _root(store: StoreLike, opts: HistoryOptions) -> StoreLocation:
     return open_store(store, opts.storage_options)
 
 
