@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -232,21 +232,51 @@ class Run:
     def add_labels(self, labels: Iterable[Label | Mapping[str, Any]]) -> pd.DataFrame:
         """Append hand labels to the run (never to its grades); returns the stored rows.
 
-        Each label's conversation must be in the run: an unknown one is a :class:`ValueError`
-        naming it, and nothing is stored.
+        Every label is checked first (:meth:`check_labels`): a bad one is a
+        :class:`ValueError` naming it and the field, and nothing is stored.
         """
+        return add_labels(self.path, self.check_labels(labels))
+
+    def check_labels(
+        self, labels: Iterable[Label | Mapping[str, Any]], where: str | Sequence[str] = "label"
+    ) -> list[Label]:
+        """``labels`` checked against this run: each label's fields (:meth:`Label.checked`),
+        its conversation must be in the run and, once the run is graded, its rubric version
+        one the run was graded with and its rule one that scorecard graded. ``where`` names
+        the labels in messages: a prefix (``label 0``, ``label 1``, ...) or one name each."""
+        given = list(labels)
+        names = [f"{where} {i}" for i in range(len(given))] if isinstance(where, str) else where
         items = [
-            item if isinstance(item, Label) else Label.from_mapping(item, f"label {i}")
-            for i, item in enumerate(labels)
+            (item if isinstance(item, Label) else Label.from_mapping(item, name)).checked(name)
+            for item, name in zip(given, names, strict=True)
         ]
         known = set(self.conversations["conversation_id"].astype(str))
-        for i, item in enumerate(items):
+        grades = self.grades() if items else pd.DataFrame()
+        rules: dict[str, set[str]] = {}
+        if len(grades):
+            for key, group in grades.groupby("rubric_version_id"):
+                rules[str(key)] = set(group["rule_id"].astype(str))
+        every = set().union(*rules.values()) if rules else set()
+        for name, item in zip(names, items, strict=True):
             if item.conversation_id not in known:
                 raise ValueError(
-                    f"label {i}: conversation_id {item.conversation_id!r} is not in run "
-                    f"{self.run_id}"
+                    f"{name}: conversation_id {item.conversation_id!r} is not in run {self.run_id}"
                 )
-        return add_labels(self.path, items)
+            if not rules:
+                continue
+            wanted = item.rubric_version_id
+            if wanted is not None and wanted not in rules:
+                raise ValueError(
+                    f"{name}: rubric_version_id {wanted!r} is not a scorecard run "
+                    f"{self.run_id} was graded with ({', '.join(sorted(rules))})"
+                )
+            allowed = every if wanted is None else rules[wanted]
+            if item.rule_id not in allowed:
+                raise ValueError(
+                    f"{name}: rule_id {item.rule_id!r} is not a rule of the scorecard "
+                    f"(rules: {', '.join(sorted(allowed))})"
+                )
+        return items
 
     def transcript(self, conversation_id: str) -> pd.DataFrame:
         """The turns of one conversation in speaking order (empty if it has none)."""

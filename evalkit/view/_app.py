@@ -154,7 +154,22 @@ async def _label(request: Request) -> Response:
         return HTMLResponse(
             _error(request, "Not accepted", ValueError("the form is too large")), 413
         )
-    form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    cross = _cross_site(request)
+    if cross:
+        return HTMLResponse(_error(request, "Not accepted", ValueError(cross)), status_code=403)
+    pairs = parse_qsl(
+        body.decode("ascii", "surrogateescape"),
+        keep_blank_values=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+    )
+    bad = next((k for k, v in pairs if _not_utf8(k) or _not_utf8(v)), None)
+    if bad is not None:
+        field = bad.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return HTMLResponse(
+            _error(request, "Not accepted", ValueError(f"{field}: not valid UTF-8 text")), 400
+        )
+    form = dict(pairs)
     if not secrets.compare_digest(form.get("form_token", ""), viewer.form_token):
         return HTMLResponse(
             _error(request, "Not accepted", ValueError("this form is stale: reload the page")),
@@ -183,6 +198,27 @@ async def _label(request: Request) -> Response:
         return HTMLResponse(_error(request, "Not accepted", exc), status_code=400)
     anchor = f"#rule-{seg(form.get('rule_id', ''))}"
     return RedirectResponse(f"../{seg(cid)}.html{anchor}", status_code=303)
+
+
+def _not_utf8(text: str) -> bool:
+    return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def _cross_site(request: Request) -> str | None:
+    """Why a form post comes from another site (``Sec-Fetch-Site``, else ``Origin`` against
+    the request's own host), or None: beside the form token, so a page elsewhere cannot post
+    labels through the user's browser."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return f"a form posted from another site (Sec-Fetch-Site: {site}) is refused"
+    origin = request.headers.get("origin")
+    if origin is not None and origin != "null":
+        host = request.headers.get("host", "")
+        if origin.split("://", 1)[-1].rstrip("/") != host:
+            return f"a form posted from another origin ({origin}) is refused"
+    elif origin == "null":
+        return "a form posted from an opaque origin is refused"
+    return None
 
 
 async def _audio(request: Request) -> Response:
