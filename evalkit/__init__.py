@@ -71,7 +71,7 @@ if TYPE_CHECKING:
         refine_loop,
         suggest_feedback,
     )
-    from .runner import Budget, RunOptions, run_grid
+    from .runner import Budget, Pricing, RunOptions, run_grid
     from .store import Run, StoreError, list_runs, load_run, load_runs
     from .targets import Variant
     from .tuning import (
@@ -112,6 +112,7 @@ _HOMES: dict[str, str] = {
     "PermissionDeniedError": "api",
     "Persona": "grid",
     "PollPolicy": "refine",
+    "Pricing": "runner",
     "Proposer": "tuning",
     "RateLimitError": "api",
     "RefineLoopOptions": "refine",

@@ -45,6 +45,7 @@ _LIST_COLUMNS: Final[dict[str, Any]] = {
     "finalized": "bool",
     "identity": "str",
     "evalkit_version": "str",
+    "cost": "float64",
     "path": "str",
 }
 
@@ -85,7 +86,8 @@ def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
     ``partial``: stopped by a budget or a shard of the grid left to run, ``interrupted``:
     Ctrl-C, an abort or a kill), n_conversations (recorded), grid_size (conversations in the
     grid), done, error, dropped, failed (counts as of the last finalize; from the journal for a
-    run never finalized), finalized, identity, evalkit_version, path. ``store`` is a folder
+    run never finalized), finalized, identity, evalkit_version, cost (what the run's
+    conversations cost when it ran with a price table, else NaN), path. ``store`` is a folder
     or an fsspec URL (``s3://bucket/prefix``). A folder with an unreadable manifest is skipped
     with a warning.
     """
@@ -111,11 +113,19 @@ def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
                 "finalized": manifest.get("finalized_at") is not None,
                 "identity": manifest.get("identity"),
                 "evalkit_version": manifest.get("evalkit_version"),
+                "cost": manifest_cost(manifest),
                 "path": str(child),
             }
         )
     frame = pd.DataFrame(typed_columns(rows, _LIST_COLUMNS))
     return frame.sort_values(["created_at", "run_id"], kind="stable").reset_index(drop=True)
+
+
+def manifest_cost(manifest: Mapping[str, Any]) -> float | None:
+    """The spend a run recorded (``cost.total``, when it ran with a price table), else None."""
+    cost = manifest.get("cost")
+    total = cost.get("total") if isinstance(cost, Mapping) else None
+    return float(total) if isinstance(total, int | float) and not isinstance(total, bool) else None
 
 
 def run_outcome(manifest: dict[str, Any], counts: dict[str, Any]) -> str:
