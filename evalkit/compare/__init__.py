@@ -11,11 +11,11 @@ say "not sure yet", and planning before spending.
 from __future__ import annotations
 
 from .._util import publish
+from ._alarms import NightlyRule
 from ._calibration import calibrate, calibrate_sequential
 from ._compare import compare_grades, compare_runs, record_look
 from ._comparison import Comparison
 from ._generator import Design, GradeGenerator
-from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
 from ._sequential import SequentialPlan, compare_sequential, first_repeats
@@ -23,14 +23,13 @@ from ._synthetic import VERDICT_CODES, SyntheticTruth, synthetic_grades
 from ._verdict import VERDICT_RULES, Verdict, decide
 
 __all__ = [
-    "HISTORY_COLUMNS",
     "VERDICT_CODES",
     "VERDICT_RULES",
     "CompareOptions",
     "Comparison",
     "Design",
     "GradeGenerator",
-    "HistoryOptions",
+    "NightlyRule",
     "RepeatPlan",
     "SequentialPlan",
     "SyntheticTruth",
@@ -42,8 +41,6 @@ __all__ = [
     "compare_sequential",
     "decide",
     "first_repeats",
-    "history",
-    "latest_regression",
     "plan_repeats",
     "record_look",
     "synthetic_grades",

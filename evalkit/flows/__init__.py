@@ -1,5 +1,5 @@
 """End-to-end flows over the data-flow packages: run a grid on two targets, grade, compare;
-a store's nightly trend (:func:`nightly_trend`).
+a store's history in series (:func:`history`) and nightly trend (:func:`nightly_trend`).
 
 The run -> grade -> compare pipeline (:func:`run_and_grade`, :func:`compare_graded`) is
 written once here and used by :func:`draft_vs_prod`, the refine loop, tune and the
@@ -10,6 +10,13 @@ from __future__ import annotations
 
 from .._util import publish
 from ._draft_vs_prod import DraftVsProd, DraftVsProdOptions, adraft_vs_prod, draft_vs_prod
+from ._history import (
+    HISTORY_COLUMNS,
+    HistoryOptions,
+    history,
+    latest_regression,
+    series_labels,
+)
 from ._notebook import (
     ComparisonOutcome,
     ComparisonRequest,
@@ -26,14 +33,17 @@ from ._pipeline import (
     run_and_grade,
 )
 from ._sequential import SequentialRun, sequential_record
-from ._trend import NightlyTrend, nightly_trend
+from ._trend import TREND_SUMMARY_COLUMNS, NightlyTrend, nightly_trend
 
 __all__ = [
+    "HISTORY_COLUMNS",
+    "TREND_SUMMARY_COLUMNS",
     "ComparisonOutcome",
     "ComparisonRequest",
     "DraftVsProd",
     "DraftVsProdOptions",
     "GradedRun",
+    "HistoryOptions",
     "NightlyTrend",
     "PipelineOptions",
     "Regression",
@@ -44,9 +54,12 @@ __all__ = [
     "compare_graded",
     "compare_request",
     "draft_vs_prod",
+    "history",
+    "latest_regression",
     "nightly_trend",
     "run_and_grade",
     "sequential_record",
+    "series_labels",
     "write_outputs",
 ]
 

@@ -9,7 +9,8 @@ from typing import Any
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 from markupsafe import Markup
 
-from ..compare import Comparison, compare_grades, history
+from ..compare import Comparison, compare_grades
+from ..flows import history
 from ..report import TranscriptOptions, side_by_side_html, table_html, transcript_html
 from ._pages import Pages
 from ._paths import conversation_path, run_path

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 from matplotlib.collections import PathCollection
 
-from evalkit.compare import HistoryOptions
-from evalkit.flows import Regression, nightly_trend
+from evalkit.flows import HistoryOptions, Regression, nightly_trend
 from evalkit.report.plots import CAPTION_GID, figure_to_img_tag, score_trend
 
 from .test_store_urls import _synthetic_store
@@ -48,7 +47,17 @@ def test_the_trend_plot_marks_what_history_says(tmp_path: Path) -> None:
 def test_the_trend_says_what_the_newest_night_did_and_gates_on_it(tmp_path: Path) -> None:
     _synthetic_store(tmp_path, [0, 0, 25])
     trend = nightly_trend(tmp_path, options=HistoryOptions(min_effect=5.0))
-    text = trend.summary()
+    text = trend.markdown()
+    with pytest.warns(DeprecationWarning, match=r"NightlyTrend.summary\(\) is now a property"):
+        assert trend.summary() == text  # the old spelling, for one release
+    table = trend.summary
+    assert list(table["run_id"]) == ["night-2"]
+    assert table["alarm"].iloc[0] == "regressed"
+    assert trend.headline().startswith("asst_1, scorecard synthetic-v1: night-2 scored ")
+    assert "regressed against the last-known-good run night-1" in trend.headline()
+    assert repr(trend).startswith("<NightlyTrend: asst_1, scorecard")
+    assert "night-2" in trend._repr_html_()
+    assert trend.to_dict()["regressed"] is True
     assert text.startswith("**night-2**, the newest of 3 run(s), scored ")
     assert "against the run before (`night-1`) it regressed" in text
     assert "against the last-known-good (`night-1`) it regressed" in text
@@ -66,7 +75,9 @@ def test_the_trend_says_what_the_newest_night_did_and_gates_on_it(tmp_path: Path
     steady = tmp_path / "steady"
     _synthetic_store(steady, [0])
     one = nightly_trend(steady)
-    assert "it is the first run" in one.summary()
+    assert "first of its series" in one.markdown()
     one.fail_on_regression()  # nothing to compare: no regression
     empty = nightly_trend(tmp_path / "nothing-here")
-    assert empty.summary() == "No graded run matches: nothing to plot."
+    assert empty.markdown() == "No graded run matches: nothing to plot."
+    assert empty.headline() == "No graded run matches: nothing to plot."
+    assert empty.summary.empty
