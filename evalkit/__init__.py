@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         SequentialPlan,
         Verdict,
         compare_grades,
+        compare_latency,
         compare_runs,
         compare_sequential,
         plan_repeats,
@@ -73,7 +74,15 @@ if TYPE_CHECKING:
     from .runner import Budget, RunOptions, run_grid
     from .store import Run, StoreError, list_runs, load_run, load_runs
     from .targets import Variant
-    from .tuning import TuneOptions, TuneResult, compare_variants, tune
+    from .tuning import (
+        OptimizeOptions,
+        Proposer,
+        TuneOptions,
+        TuneResult,
+        compare_variants,
+        optimize,
+        tune,
+    )
 
 #: Every top-level name and its public home (a package of evalkit), sorted as ruff sorts
 #: ``__all__``: constants, classes, functions.
@@ -97,10 +106,12 @@ _HOMES: dict[str, str] = {
     "Judge": "grading",
     "JudgeOptions": "grading",
     "NotFoundError": "api",
+    "OptimizeOptions": "tuning",
     "PaymentRequiredError": "api",
     "PermissionDeniedError": "api",
     "Persona": "grid",
     "PollPolicy": "refine",
+    "Proposer": "tuning",
     "RateLimitError": "api",
     "RefineLoopOptions": "refine",
     "RetryPolicy": "api",
@@ -119,6 +130,7 @@ _HOMES: dict[str, str] = {
     "Variant": "targets",
     "Verdict": "compare",
     "compare_grades": "compare",
+    "compare_latency": "compare",
     "compare_runs": "compare",
     "compare_sequential": "compare",
     "compare_variants": "tuning",
@@ -133,6 +145,7 @@ _HOMES: dict[str, str] = {
     "load_personas": "grid",
     "load_run": "store",
     "load_runs": "store",
+    "optimize": "tuning",
     "plan_repeats": "compare",
     "refine_and_wait": "refine",
     "refine_loop": "refine",

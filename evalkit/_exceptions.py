@@ -24,6 +24,7 @@ Each family lives beside the code that raises it and is exported from that packa
     │   └── StreamDropped                               no terminal event; carries the turns
     │       └── StreamDeadlineExceeded                  the total deadline passed first
     ├── PersonaError (ValueError)                   evalkit.grid  a persona file or value is wrong
+    ├── LatencyUnavailableError (ValueError)        evalkit.compare  a run without turn timing
     ├── TargetError                                 evalkit.targets  prod without a snapshot, ...
     ├── RunAborted                                  evalkit.runner  an error no retry would fix
     │   └── ServiceUnreachable                          the service vanished mid-run

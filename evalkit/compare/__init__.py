@@ -6,6 +6,7 @@ say "not sure yet", and planning before spending.
     print(comparison)         # verdict first, difference with interval, n
     comparison.by_rule        # pass rates (Wilson) and Bonferroni-adjusted paired differences
     plan_repeats(pilot_grades, effect=10, power=0.9)
+    compare_latency(prod_run, draft_run)   # agent response time: p50/p95 with intervals
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from ._calibration import calibrate, calibrate_sequential
 from ._compare import compare_grades, compare_runs, record_look
 from ._comparison import Comparison
 from ._generator import Design, GradeGenerator
+from ._latency import compare_latency
+from ._latency_result import LatencyComparison, LatencyUnavailableError
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
 from ._sequential import SequentialPlan, compare_sequential, first_repeats
@@ -29,6 +32,8 @@ __all__ = [
     "Comparison",
     "Design",
     "GradeGenerator",
+    "LatencyComparison",
+    "LatencyUnavailableError",
     "NightlyRule",
     "RepeatPlan",
     "SequentialPlan",
@@ -37,6 +42,7 @@ __all__ = [
     "calibrate",
     "calibrate_sequential",
     "compare_grades",
+    "compare_latency",
     "compare_runs",
     "compare_sequential",
     "decide",

@@ -3,24 +3,21 @@
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..grading import Grades, GradesLike, as_grades_frame
-from ..stats import VarianceMethod, grid_mean, minimum_detectable_effect
 from . import _breakdowns as bd
 from ._comparison import Comparison
-from ._decision import decide_grid, errors_differ
 from ._flagged import drop_flagged, flagged_sentence
+from ._headline import decide_headline
 from ._options import CompareOptions
 from ._peeking import peeking_warning, record_comparison
-from ._sides import REQUIRED_COLUMNS, Side, unique_values
+from ._sides import Sides, check_columns
+from ._summary import summary_row
 from ._warnings import comparison_warnings
-from ._words import method_sentence, reason_sentence
 
 if TYPE_CHECKING:
     from ..grading import JudgeArg, ScorecardLike
@@ -29,11 +26,6 @@ if TYPE_CHECKING:
 __all__ = ["compare_grades", "compare_runs", "record_look"]
 
 logger = logging.getLogger("evalkit.compare")
-
-METHOD = (
-    "paired cell means; variance from repeats within cells (pooled per side) or from cell "
-    "differences, as the design allows; bounded limits (Wilson with effective n, MOVER)"
-)
 
 
 def _left_out(conversations: pd.DataFrame | None, grades: GradesLike) -> dict[str, int]:
@@ -51,8 +43,8 @@ def compare_grades(
     baseline: GradesLike,
     candidate: GradesLike,
     *,
-    confidence: float = 0.95,
-    min_effect: float = 5.0,
+    confidence: float | None = None,
+    min_effect: float | None = None,
     seed: int = 0,
     baseline_conversations: pd.DataFrame | None = None,
     candidate_conversations: pd.DataFrame | None = None,
@@ -70,114 +62,52 @@ def compare_grades(
     judge errors bounded when they differ between the sides (:mod:`._decision`);
     ``summary.non_inferior`` says whether the candidate is not worse by more than
     ``min_effect``. ``*_conversations`` (columns ``conversation_id``, ``status``) let the
-    summary count conversations left out by status (a ``Grades`` brings its own count). The method is analytic: ``seed`` is
-    recorded for reproducibility but nothing is drawn.
+    summary count conversations left out by status (a ``Grades`` brings its own count).
+
+    One pass: the inputs are checked, both sides are built once (:class:`._sides.Sides`),
+    then the headline (variance method, interval, verdict), the summary row, the breakdowns
+    and the warnings read them.
     """
     opts = options or CompareOptions()
+    if confidence is not None or min_effect is not None:
+        opts = replace(
+            opts,
+            confidence=opts.confidence if confidence is None else confidence,
+            min_effect=opts.min_effect if min_effect is None else min_effect,
+        )
     given = (baseline, candidate)
-    baseline, candidate = as_grades_frame(baseline), as_grades_frame(candidate)
-    if min_effect < 0:
-        raise ValueError("min_effect must be >= 0")
-    if not 0.5 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
-    for name, frame in (("baseline", baseline), ("candidate", candidate)):
-        missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name} grades lack columns {missing}")
+    frames = [as_grades_frame(baseline), as_grades_frame(candidate)]
+    for name, frame in zip(("baseline", "candidate"), frames, strict=True):
+        check_columns(frame, name)
     flagged: dict[str, int] = {"baseline": 0, "candidate": 0}
     per_flag: dict[str, int] = {}
     if opts.exclude_flagged is not None:
-        baseline, candidate, flagged, per_flag = drop_flagged(
-            baseline, candidate, opts.exclude_flagged
+        frames[0], frames[1], flagged, per_flag = drop_flagged(
+            frames[0], frames[1], opts.exclude_flagged
         )
-    _warn_if_graded_differently(baseline, candidate)
-    cells = unique_values(baseline["cell_id"], candidate["cell_id"])
-    base = Side.build(baseline, cells, "baseline")
-    cand = Side.build(candidate, cells, "candidate")
-    scenarios = (base.scenarios(len(cells)), cand.scenarios(len(cells)))
-    moments = (scenarios[0].left_out, scenarios[1].left_out)
-    keep = (moments[0].n > 0) & (moments[1].n > 0)
-    with_errors = [
-        (int((s.conversation_errors > 0).sum()), s.n_conversations) for s in (base, cand)
-    ]
-    bounded = bool(errors_differ(with_errors[0], with_errors[1]))
-    decision = decide_grid(
-        scenarios[0], scenarios[1], confidence=confidence, min_effect=min_effect, bounded=bounded
-    )
-    diff = decision.interval
-    method = VarianceMethod(int(decision.method))
-    within_df = tuple(float(np.where(keep & (m.n > 1), m.n - 1.0, 0.0).sum()) for m in moments)
-    sides = [grid_mean(m.mask(keep), confidence, scale=100.0) for m in moments]
-    cells_table = bd.by_cell(base, cand, cells, moments, opts)
+    _warn_if_graded_differently(frames[0], frames[1])
+    sides = Sides.build(frames[0], frames[1])
+    head = decide_headline(sides, opts.confidence, opts.min_effect)
     left_out = {
         "baseline": _left_out(baseline_conversations, given[0]),
         "candidate": _left_out(candidate_conversations, given[1]),
     }
-    n_paired = int(keep.sum())
-    row: dict[str, Any] = {
-        "verdict": decision.verdict.value,
-        "reason": reason_sentence(
-            decision.reason, decision.verdict.value, min_effect, decision.bounded
-        ),
-        "difference": diff.estimate,
-        "difference_low": diff.low,
-        "difference_high": diff.high,
-        "confidence": confidence,
-        "min_effect": float(min_effect),
-        "non_inferior": bool(decision.non_inferior),
-        "non_inferiority_bound": decision.non_inferiority_bound,
-        "equivalence_low": decision.equivalence.low,
-        "equivalence_high": decision.equivalence.high,
-        "errors_differ": bounded,
-        "worst_case_low": decision.pessimistic.low if bounded else math.nan,
-        "best_case_high": decision.optimistic.high if bounded else math.nan,
-        "min_detectable_effect": minimum_detectable_effect(
-            diff.se, diff.df, confidence, opts.power
-        ),
-        "mde_power": opts.power,
-        "se": diff.se,
-        "df": diff.df,
-        "method": method.label,
-        "method_reason": method_sentence(method, n_paired, (within_df[0], within_df[1])),
-        "cells_paired": n_paired,
-        "cells_unpaired": int((~keep).sum()),
-    }
-    for label, side, interval, in_cells, errs in (
-        ("baseline", base, sides[0], moments[0].n > 0, with_errors[0]),
-        ("candidate", cand, sides[1], moments[1].n > 0, with_errors[1]),
-    ):
-        row[f"conversations_{label}"] = side.n_conversations
-        row[f"scored_{label}"] = side.n_scored
-        row[f"score_{label}"] = interval.estimate
-        row[f"score_{label}_low"] = interval.low
-        row[f"score_{label}_high"] = interval.high
-        row[f"unscored_{label}"] = int(np.isnan(side.scores).sum())
-        row[f"left_out_{label}"] = sum(left_out[label].values())
-        row[f"error_{label}"] = side.verdict_count("error")
-        row[f"na_{label}"] = side.verdict_count("na")
-        row[f"conversations_with_errors_{label}"] = errs[0]
-        row[f"unpaired_cells_{label}"] = int((in_cells & ~keep).sum())
-        row[f"flagged_{label}"] = flagged[label]
-    row.update({"method_summary": METHOD, "seed": seed})
-    personas = bd.personas_of_cells(base, cand, cells)
-    by_rule = bd.by_rule(base, cand, cells, confidence, min_effect)
+    row = summary_row(sides, head, opts, left_out, flagged)
+    row["seed"] = seed
+    by_rule = bd.by_rule(sides, opts.confidence, opts.min_effect)
+    by_cell = bd.by_cell(sides, head, opts)
+    warnings = comparison_warnings(
+        row, by_rule, sides, (baseline_conversations, candidate_conversations)
+    )
     return Comparison(
-        verdict=decision.verdict,
+        verdict=head.decision.verdict,
         summary=pd.DataFrame([row]),
         by_rule=by_rule,
-        by_persona=bd.by_persona(scenarios, personas, confidence, min_effect, bounded),
-        by_cell=cells_table,
-        unpaired=bd.unpaired(cells_table),
+        by_persona=bd.by_persona(sides, head, opts.confidence, opts.min_effect),
+        by_cell=by_cell,
+        unpaired=bd.unpaired(by_cell),
         left_out=left_out,
-        warnings=tuple(
-            comparison_warnings(
-                row,
-                by_rule,
-                (base, cand),
-                (baseline_conversations, candidate_conversations),
-            )
-        )
-        + tuple(s for s in [flagged_sentence(flagged, per_flag)] if s),
+        warnings=(*warnings, *(s for s in [flagged_sentence(flagged, per_flag)] if s)),
     )
 
 

@@ -75,9 +75,41 @@ class Grades:
             return []
         return sorted({str(g) for g in self.frame["grader"].dropna().unique()})
 
-    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
+    def summary(self, confidence: float = 0.95, labels: pd.DataFrame | None = None) -> pd.DataFrame:
         """Per rule: title, points, grader, n, pass, fail, na, error, pass_rate (pass /
-        (pass+fail)) and its Wilson interval (``pass_rate_low``, ``pass_rate_high``)."""
+        (pass+fail)) and its Wilson interval (``pass_rate_low``, ``pass_rate_high``).
+
+        With hand ``labels`` (conversation_id, rule_id, label, inclusion_probability; a
+        :meth:`Run.labels` frame), judged rules also get the judge-corrected pass rate
+        (PPI++; :mod:`evalkit.grading._correction`): ``corrected_pass_rate``,
+        ``corrected_low``, ``corrected_high``, ``labelled`` (labels used) and ``correction``
+        (``ppi++``, or ``none`` with the ``correction_reason``).
+        """
+        out = self._summary(confidence)
+        if labels is None:
+            return out
+        from ._correction import correction_table
+
+        table = correction_table(self.frame, labels, confidence=confidence).set_index("rule_id")
+        extra = pd.DataFrame(
+            {
+                "corrected_pass_rate": table["corrected_pass_rate"],
+                "corrected_low": table["corrected_low"],
+                "corrected_high": table["corrected_high"],
+                "labelled": table["labelled"],
+                "correction": table["correction"],
+                "correction_reason": table["reason"],
+            }
+        )
+        merged = out.set_index("rule_id").join(extra)
+        merged["labelled"] = merged["labelled"].fillna(0).astype("int64")
+        merged["correction"] = merged["correction"].fillna("none")
+        merged["correction_reason"] = merged["correction_reason"].fillna(
+            "a deterministic check: labels say whether it was right"
+        )
+        return merged.reset_index()
+
+    def _summary(self, confidence: float) -> pd.DataFrame:
         f = self.frame
         counts = pd.crosstab(f["rule_id"], f["verdict"])
         counts = counts.reindex(columns=list(_VERDICTS), fill_value=0)

@@ -83,6 +83,7 @@ TURNS_SCHEMA: Final = pa.schema(
         _f("index", pa.int64()),
         _f("role", _STR),
         _f("text", _STR),
+        _f("at_s", pa.float64(), True),
     ]
 )
 
