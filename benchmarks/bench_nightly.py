@@ -68,12 +68,14 @@ def _naive(stat_z: float | None) -> bool:
     return stat_z is not None and stat_z <= -1.96  # a two-sided 95% check, one side flagged
 
 
-def trial(seed: int, drop: float, nights: int, onset: int) -> dict[str, list[bool]]:
+def trial(
+    seed: int, drop: float, nights: int, onset: int, rule: NightlyRule | None = None
+) -> dict[str, list[bool]]:
     """Flags per night for the rule and the naive gate (the drop starts at night ``onset``)."""
     rng = np.random.default_rng(seed)
     truth = Truth.draw(rng)
     bad = truth.dropped(drop, rng) if drop else truth
-    watch = AlarmWatch(NightlyRule(window=5))
+    watch = AlarmWatch(rule or NightlyRule())
     naive = AlarmWatch(NightlyRule(window=1, suspect_z=1.96, single_z=1.96, floor=0.0))
     flags: dict[str, list[bool]] = {"rule": [], "naive": []}
     for night in range(nights):
@@ -88,17 +90,20 @@ def trial(seed: int, drop: float, nights: int, onset: int) -> dict[str, list[boo
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--trials", type=int, default=300)
+    parser.add_argument("--suspect-z", type=float, default=NightlyRule().suspect_z)
     args = parser.parse_args()
+    rule = NightlyRule(suspect_z=args.suspect_z)
+    print(f"rule: {rule}")
     started = time.perf_counter()
     print(
         "| gate | 100 unchanged nights: nights flagged (mean) | trials with <= 1 flagged | "
         "10-point drop flagged within 2 nights | 20-point drop flagged on night 1 |"
     )
     print("|---|---|---|---|---|")
-    null = [trial(seed, 0.0, 100, 100) for seed in range(args.trials)]
+    null = [trial(seed, 0.0, 100, 100, rule) for seed in range(args.trials)]
     onset = 5
-    ten = [trial(10_000 + s, 10.0, onset + 2, onset) for s in range(args.trials)]
-    twenty = [trial(20_000 + s, 20.0, onset + 1, onset) for s in range(args.trials)]
+    ten = [trial(10_000 + s, 10.0, onset + 2, onset, rule) for s in range(args.trials)]
+    twenty = [trial(20_000 + s, 20.0, onset + 1, onset, rule) for s in range(args.trials)]
     for gate in ("rule", "naive"):
         counts = np.array([sum(t[gate]) for t in null])
         within2 = np.mean([any(t[gate][onset : onset + 2]) for t in ten])

@@ -13,7 +13,7 @@ import typer
 from ._app import app
 from ._errors import ExitCode
 
-__all__ = ["format_history"]
+__all__ = ["format_changes", "format_history"]
 
 REGRESSION_EXIT: Final = int(ExitCode.ERROR)
 _ALARM: Final = {"suspect": "suspect", "regressed": "REGRESSED"}
@@ -91,6 +91,18 @@ def history_command(
     by_rule: Annotated[bool, typer.Option("--by-rule", help="One row per run x rule.")] = False,
     min_effect: Annotated[float, typer.Option(help="Points that count as a difference.")] = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    explain: Annotated[
+        str | None,
+        typer.Option(
+            "--explain",
+            metavar="RUN",
+            help="What changed from RUN's last-known-good run (config, prompt hunks, grid, ...).",
+        ),
+    ] = None,
+    against: Annotated[
+        str | None,
+        typer.Option(metavar="RUN", help="With --explain: diff against this run instead."),
+    ] = None,
     fail_on_regression: Annotated[
         bool,
         typer.Option(
@@ -99,7 +111,11 @@ def history_command(
         ),
     ] = False,
 ) -> None:
-    """Score by run over time, with intervals and verdicts (vs the previous and last-good run)."""
+    """Score by run over time, one series per assistant, target, scorecard and grid, with
+    intervals, verdicts and the nightly alarm; --explain RUN says what changed."""
+    if explain is not None:
+        _explain(store, explain, against, as_json)
+        return
     from ..flows import HistoryOptions, history, latest_regression, series_labels
 
     options = HistoryOptions(min_effect=min_effect, target=target)
@@ -156,3 +172,28 @@ def _nothing_matched(store: str, filters: dict[str, str | None]) -> str:
     shown = "; ".join(f"{k}s: {', '.join(map(str, v)) or 'none'}" for k, v in held.items())
     wanted = ", ".join(f"--{k} {v}" for k, v in given.items())
     return f"no graded runs in {store} match {wanted} (the store's {len(runs)} run(s) have {shown})"
+
+
+def format_changes(frame: Any, run_id: str) -> str:
+    """What changed, one block per change: kind and path, then before and after."""
+    against = frame.attrs.get("against", "?")
+    if frame.empty:
+        return (
+            f"nothing changed from {against} to {run_id} (config, prompt, grid, scorecard, judge)"
+        )
+    lines = [f"what changed from {against} (before) to {run_id} (after): {len(frame)} change(s)"]
+    for row in frame.to_dict("records"):
+        lines.append(f"\n[{row['kind']}] {row['path']}")
+        lines.append(f"  - {row['before'] if row['before'] is not None else '(absent)'}")
+        lines.append(f"  + {row['after'] if row['after'] is not None else '(absent)'}")
+    return "\n".join(lines)
+
+
+def _explain(store: str, run_id: str, against: str | None, as_json: bool) -> None:
+    from ..flows import what_changed
+
+    frame = what_changed(store, run_id, against=against)
+    if as_json:
+        typer.echo(frame.to_json(orient="records", force_ascii=False, indent=2))
+    else:
+        typer.echo(format_changes(frame, run_id))

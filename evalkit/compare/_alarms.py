@@ -45,10 +45,10 @@ _MIN_WITHIN_DF: Final = 10
 @dataclass(frozen=True)
 class NightlyRule:
     """The confirmation rule's knobs: ``suspect_z`` (one-sided, a night worth a second look;
-    1.645 is 5%), ``single_z`` (one night is enough; 3.09 is 0.1%), ``window`` (good nights
+    1.96 is 2.5%), ``single_z`` (one night is enough; 3.09 is 0.1%), ``window`` (good nights
     pooled as the reference) and ``floor`` (points: a smaller drop is never flagged)."""
 
-    suspect_z: float = 1.645
+    suspect_z: float = 1.96
     single_z: float = 3.09
     window: int = 5
     floor: float = 2.5

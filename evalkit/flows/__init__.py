@@ -9,6 +9,7 @@ sequential comparison.
 from __future__ import annotations
 
 from .._util import publish
+from ._changes import CHANGE_COLUMNS, MissingSnapshotError, what_changed
 from ._draft_vs_prod import DraftVsProd, DraftVsProdOptions, adraft_vs_prod, draft_vs_prod
 from ._history import (
     HISTORY_COLUMNS,
@@ -36,6 +37,7 @@ from ._sequential import SequentialRun, sequential_record
 from ._trend import TREND_SUMMARY_COLUMNS, NightlyTrend, nightly_trend
 
 __all__ = [
+    "CHANGE_COLUMNS",
     "HISTORY_COLUMNS",
     "TREND_SUMMARY_COLUMNS",
     "ComparisonOutcome",
@@ -44,6 +46,7 @@ __all__ = [
     "DraftVsProdOptions",
     "GradedRun",
     "HistoryOptions",
+    "MissingSnapshotError",
     "NightlyTrend",
     "PipelineOptions",
     "Regression",
@@ -60,6 +63,7 @@ __all__ = [
     "run_and_grade",
     "sequential_record",
     "series_labels",
+    "what_changed",
     "write_outputs",
 ]
 

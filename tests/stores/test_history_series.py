@@ -106,8 +106,14 @@ def test_the_command_lists_each_series_under_its_heading(store: Path) -> None:
     assert "regression: run other-1" in gate.output
 
 
-def test_the_trend_has_one_summary_row_per_series(store: Path) -> None:
+def test_the_trend_has_one_summary_row_per_series_and_draws_one_line_each(store: Path) -> None:
+    from evalkit.report.plots import score_trend
+
     trend = nightly_trend(store)
+    fig = score_trend(trend.by_run, labels=dict(trend.series_labels))
+    (ax,) = fig.axes
+    lines = [line.get_label() for line in ax.get_lines()]
+    assert sorted(lines) == sorted(trend.series_labels.values())
     assert len(trend.summary) == 3
     assert set(trend.summary["series"]) == set(trend.by_run["series"])
     assert trend.headline().count("scored") == 3

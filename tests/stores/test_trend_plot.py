@@ -25,8 +25,8 @@ def test_the_trend_plot_marks_what_history_says(tmp_path: Path) -> None:
     fig = score_trend(frame)
     (ax,) = fig.axes
     marks = {c.get_label(): c for c in ax.collections if isinstance(c, PathCollection)}
-    ring = marks["regressed vs last-known-good"]
-    assert len(ring.get_offsets()) == int((frame["verdict_vs_last_good"] == "regressed").sum())
+    ring = marks["regressed (confirmed)"]
+    assert len(ring.get_offsets()) == int((frame["alarm"] == "regressed").sum())
     assert len(ring.get_offsets()) == 2
     stars = marks["last-known-good"]
     assert len(stars.get_offsets()) == int(frame["is_last_good"].sum()) == 2
@@ -36,7 +36,7 @@ def test_the_trend_plot_marks_what_history_says(tmp_path: Path) -> None:
     assert (every_y <= high).all()  # the stars above a high score stay inside the axes
     caption = next(t for t in fig.texts if t.get_gid() == CAPTION_GID).get_text()
     assert "4 run(s)" in caption
-    assert "last-known-good run (2)" in caption
+    assert "confirmed by the nightly rule (2)" in caption
     tag = figure_to_img_tag(fig)
     assert 'alt="Score by run, with intervals"' in tag  # the left-aligned title, not "plot"
     with pytest.raises(ValueError, match="by='rule'"):
