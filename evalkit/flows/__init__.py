@@ -9,6 +9,7 @@ sequential comparison.
 from __future__ import annotations
 
 from .._util import publish
+from ._bisect import BisectError, BisectOptions, BisectResult, abisect, bisect
 from ._changes import CHANGE_COLUMNS, MissingSnapshotError, what_changed
 from ._draft_vs_prod import DraftVsProd, DraftVsProdOptions, adraft_vs_prod, draft_vs_prod
 from ._history import (
@@ -40,6 +41,9 @@ __all__ = [
     "CHANGE_COLUMNS",
     "HISTORY_COLUMNS",
     "TREND_SUMMARY_COLUMNS",
+    "BisectError",
+    "BisectOptions",
+    "BisectResult",
     "ComparisonOutcome",
     "ComparisonRequest",
     "DraftVsProd",
@@ -52,8 +56,10 @@ __all__ = [
     "Regression",
     "RunSpec",
     "SequentialRun",
+    "abisect",
     "adraft_vs_prod",
     "arun_and_grade",
+    "bisect",
     "compare_graded",
     "compare_request",
     "draft_vs_prod",
