@@ -10,7 +10,10 @@ threads) around each batch:
 * ``evalkit``: ``AsyncClient.simulate(...).collect()`` (typed events, retry policy, deadline,
   transcript);
 * ``runner``: ``arun_grid`` over a grid of the same size (journal with fsync, parquet tables,
-  manifest, snapshot), CPU per conversation including the store.
+  manifest, snapshot), CPU per conversation including the store;
+* ``untimed``: the same runner with turn timing switched off in this process only (the stream
+  keeps no arrival times, so every ``at_s`` is null): ``runner / untimed`` is what recording
+  ``at_s`` costs.
 
 CPU is user + system time (``getrusage(RUSAGE_SELF)``, all threads); system time is printed apart, since that is where
 the journal's fsyncs show. Targets: evalkit <= 1.25x bare (DESIGN.md), runner <= 1.25x bare. Usage::
@@ -38,8 +41,29 @@ from _harness import build_assistant, make_grid, raise_fd_limit, start_emulator
 from httpx_sse import aconnect_sse
 
 from evalkit import AsyncClient
+from evalkit.api import _streaming
 from evalkit.grid import Grid
 from evalkit.runner import arun_grid
+
+
+class _UntimedState(_streaming._StreamState):
+    """The stream's bookkeeping without arrival times (the ``untimed`` method only)."""
+
+    __slots__ = ()
+
+    def accept(self, sse: Any) -> Any:
+        event = super().accept(sse)
+        self.turn_at_s.clear()
+        return event
+
+
+async def run_untimed(*args: Any) -> int:
+    timed = _streaming._StreamState
+    _streaming._StreamState = _UntimedState  # type: ignore[misc]
+    try:
+        return await run_runner(*args)
+    finally:
+        _streaming._StreamState = timed  # type: ignore[misc]
 
 
 async def bounded(items: list[Any], concurrency: int, one: Callable[[Any], Awaitable[int]]) -> int:
@@ -139,6 +163,9 @@ def main() -> None:
             "runner": lambda r: (
                 lambda: run_runner(base, key, assistant, grid, c, store, f"round-{r}")
             ),
+            "untimed": lambda r: (
+                lambda: run_untimed(base, key, assistant, grid, c, store, f"untimed-{r}")
+            ),
         }
         for name in methods:  # warm up both sides (lazy imports, emulator caches)
             measure(methods[name](-1))
@@ -152,7 +179,7 @@ def main() -> None:
         )
         names = list(methods)
         for r in range(args.rounds):
-            order = names[r % 3 :] + names[: r % 3]
+            order = names[r % len(names) :] + names[: r % len(names)]
             for name in order:
                 seconds, system, wall, events = measure(methods[name](r))
                 cpu[name].append(seconds / n * 1000)
@@ -182,6 +209,10 @@ def main() -> None:
         )
         user = {m: med[m] - med_sys[m] for m in names}
         print(f"runner / bare, user time only: {user['runner'] / user['bare']:.2f}x")
+        print(
+            f"runner (at_s recorded) / untimed runner: {med['runner'] / med['untimed']:.3f}x "
+            f"per conversation; untimed / bare: {med['untimed'] / med['bare']:.2f}x"
+        )
     finally:
         proc.terminate()
         proc.wait(20)

@@ -47,13 +47,13 @@ if TYPE_CHECKING:
         SequentialPlan,
         Verdict,
         compare_grades,
-        compare_runs,
+        compare_latency,
         compare_sequential,
         history,
         plan_repeats,
     )
     from .diagnose import failure_clusters, lint, simulation_flags
-    from .flows import DraftVsProdOptions, draft_vs_prod
+    from .flows import DraftVsProd, DraftVsProdOptions, compare_runs, draft_vs_prod
     from .grading import (
         Grades,
         Judge,
@@ -74,7 +74,15 @@ if TYPE_CHECKING:
     from .runner import Budget, RunOptions, run_grid
     from .store import Run, StoreError, list_runs, load_run, load_runs
     from .targets import Variant
-    from .tuning import TuneOptions, TuneResult, compare_variants, tune
+    from .tuning import (
+        OptimizeOptions,
+        Proposer,
+        TuneOptions,
+        TuneResult,
+        compare_variants,
+        optimize,
+        tune,
+    )
 
 #: Every top-level name and its public home (a package of evalkit), sorted as ruff sorts
 #: ``__all__``: constants, classes, functions.
@@ -90,6 +98,7 @@ _HOMES: dict[str, str] = {
     "Comparison": "compare",
     "ConfigurationError": "api",
     "Done": "api",
+    "DraftVsProd": "flows",
     "DraftVsProdOptions": "flows",
     "EvalkitError": "api",
     "Grades": "grading",
@@ -98,10 +107,12 @@ _HOMES: dict[str, str] = {
     "Judge": "grading",
     "JudgeOptions": "grading",
     "NotFoundError": "api",
+    "OptimizeOptions": "tuning",
     "PaymentRequiredError": "api",
     "PermissionDeniedError": "api",
     "Persona": "grid",
     "PollPolicy": "refine",
+    "Proposer": "tuning",
     "RateLimitError": "api",
     "RefineLoopOptions": "refine",
     "RetryPolicy": "api",
@@ -120,7 +131,8 @@ _HOMES: dict[str, str] = {
     "Variant": "targets",
     "Verdict": "compare",
     "compare_grades": "compare",
-    "compare_runs": "compare",
+    "compare_latency": "compare",
+    "compare_runs": "flows",
     "compare_sequential": "compare",
     "compare_variants": "tuning",
     "draft_vs_prod": "flows",
@@ -134,6 +146,7 @@ _HOMES: dict[str, str] = {
     "load_personas": "grid",
     "load_run": "store",
     "load_runs": "store",
+    "optimize": "tuning",
     "plan_repeats": "compare",
     "refine_and_wait": "refine",
     "refine_loop": "refine",
@@ -185,4 +198,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+    """What a user can type: ``__all__`` and the module's dunders (no helpers it imports)."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})

@@ -29,7 +29,15 @@ from .grid import Grid, load_personas
 from .report import NotebookRun, execute_notebook
 from .runner import RunOptions
 from .targets import ConfigSnapshot, SnapshotStore
-from .tuning import TuneOptions, TuneResult, tune
+from .tuning import (
+    OptimizeOptions,
+    OptimizeResult,
+    Proposer,
+    TuneOptions,
+    TuneResult,
+    optimize,
+    tune,
+)
 
 __all__ = [
     "CONTACTS",
@@ -42,6 +50,7 @@ __all__ = [
     "demo_grid",
     "demo_scorecard",
     "offline_nights",
+    "offline_optimize",
     "offline_runs",
     "offline_tune",
     "run_demo",
@@ -276,6 +285,39 @@ def offline_tune(
             store=store,
             options=TuneOptions(
                 max_repeats=max_repeats,
+                holdout=holdout,
+                seed=seed,
+                run_options=RunOptions(concurrency=16, progress=progress),
+            ),
+        )
+
+
+def offline_optimize(
+    output_dir: str | Path,
+    *,
+    rounds: int = 3,
+    candidates: int = 4,
+    max_conversations: int | None = None,
+    holdout: float = 0.3,
+    seed: int = 7,
+    progress: bool | None = None,
+) -> OptimizeResult:
+    """Search for a better prompt for the demo's draft in the embedded emulator, with the
+    emulated proposer (its remedies help, do nothing or hurt); runs go to
+    ``output_dir/runs``."""
+    with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
+        return optimize(
+            demo_grid(1),
+            svc.assistant_id,
+            demo_scorecard(),
+            proposer=Proposer("emulator-proposer", svc.emulator.proposer_base_url),
+            client=svc.client,
+            judge=svc.judge,
+            store=store,
+            options=OptimizeOptions(
+                rounds=rounds,
+                candidates=candidates,
+                max_conversations=max_conversations,
                 holdout=holdout,
                 seed=seed,
                 run_options=RunOptions(concurrency=16, progress=progress),

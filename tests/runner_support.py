@@ -65,6 +65,8 @@ TURN_DTYPES = {
     "index": "int64",
     "role": "str",
     "text": "str",
+    "at_s": "float64",
+    "latency_s": "float64",
 }
 
 

@@ -40,9 +40,13 @@ ALLOWED: dict[str, set[str]] = {
     "refine": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
     "audio": BASE | {"api", "store"},
-    # tuning sits beside flows: it runs arms through flows' run -> grade pipeline
+    # tuning sits beside flows: it runs arms through flows' run -> grade pipeline; optimize
+    # reads failure clusters (diagnose) and makes refine builds its candidates (refine)
     "tuning": BASE
-    | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
+    | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"}
+    | {"diagnose", "refine"},
+    # simulation generators for calibration and benchmarks, apart from the public API
+    "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
     "report": BASE
     | {
         "api",

@@ -34,6 +34,7 @@ GENERATED = (
     "compare_draft_prod.ipynb",
     "explore_run.ipynb",
     "nightly_trend.ipynb",
+    "optimize_prompt.ipynb",
     "tune_prompt.ipynb",
 )
 EXECUTION_TIMEOUT = 480.0

@@ -54,13 +54,15 @@ class Transcript:
     """A whole simulated conversation, collected from its stream.
 
     ``outcome`` is the terminal event. ``turns`` are the streamed turns (for a `done` stream
-    they match ``outcome.turns``). Timings are seconds from the request being sent.
+    they match ``outcome.turns``). Timings are seconds from the request being sent (monotonic
+    clock); ``turn_at_s[i]`` is when ``turns[i]`` arrived.
     """
 
     turns: tuple[Turn, ...]
     outcome: TerminalEvent
     first_turn_s: float | None
     duration_s: float
+    turn_at_s: tuple[float, ...] = field(default=(), compare=False)
 
     @property
     def ok(self) -> bool:

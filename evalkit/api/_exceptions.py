@@ -146,12 +146,16 @@ class StreamError(EvalkitError):
 class StreamDropped(StreamError):
     """The stream ended, or broke, without a terminal event.
 
-    ``turns`` holds the turns received before it ended. There is no resume: the spec says the
-    run must be started again (evalkit's runner does so as a new conversation).
+    ``turns`` holds the turns received before it ended (``turn_at_s``: their arrival, seconds
+    from the request). There is no resume: the spec says the run must be started again
+    (evalkit's runner does so as a new conversation).
     """
 
-    def __init__(self, message: str, turns: Sequence[Turn] = ()) -> None:
+    def __init__(
+        self, message: str, turns: Sequence[Turn] = (), turn_at_s: Sequence[float] = ()
+    ) -> None:
         self.turns = list(turns)
+        self.turn_at_s = list(turn_at_s)
         super().__init__(f"{message} (after {len(self.turns)} turn(s))")
 
 

@@ -35,13 +35,14 @@ logger = logging.getLogger("evalkit.api")
 class _StreamState:
     """Bookkeeping shared by both twins: turns so far, timings, the terminal event."""
 
-    __slots__ = ("deadline", "first_turn_at", "outcome", "started_at", "turns")
+    __slots__ = ("deadline", "first_turn_at", "outcome", "started_at", "turn_at_s", "turns")
 
     def __init__(self, deadline_s: float) -> None:
         self.started_at = time.monotonic()
         self.deadline = self.started_at + deadline_s
         self.first_turn_at: float | None = None
         self.turns: list[Turn] = []
+        self.turn_at_s: list[float] = []  # arrival of each turn, seconds from the request
         self.outcome: TerminalEvent | None = None
 
     def accept(self, sse: SseEvent) -> SimulationEvent | None:
@@ -56,28 +57,34 @@ class _StreamState:
         if event is None:
             logger.debug("skipping unknown simulate event %r", sse.event)
         elif isinstance(event, Turn):
+            arrived = time.monotonic()
             if self.first_turn_at is None:
-                self.first_turn_at = time.monotonic()
+                self.first_turn_at = arrived
             self.turns.append(event)
+            self.turn_at_s.append(arrived - self.started_at)
         else:
             self.outcome = event
         return event
 
     def ended_without_terminal(self, cause: BaseException | None = None) -> StreamDropped:
         if isinstance(cause, DeadlineReached):
-            return StreamDeadlineExceeded("simulate stream passed its total deadline", self.turns)
+            return StreamDeadlineExceeded(
+                "simulate stream passed its total deadline", self.turns, self.turn_at_s
+            )
         reason = "simulate stream ended without a terminal event"
         if cause is not None:
             reason = (
                 f"simulate stream broke without a terminal event ({type(cause).__name__}: {cause})"
             )
-        return StreamDropped(reason, self.turns)
+        return StreamDropped(reason, self.turns, self.turn_at_s)
 
     def transcript(self) -> Transcript:
         assert self.outcome is not None
         now = time.monotonic()
         first = None if self.first_turn_at is None else self.first_turn_at - self.started_at
-        return Transcript(tuple(self.turns), self.outcome, first, now - self.started_at)
+        return Transcript(
+            tuple(self.turns), self.outcome, first, now - self.started_at, tuple(self.turn_at_s)
+        )
 
 
 class _StreamBase:

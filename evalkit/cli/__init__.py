@@ -17,6 +17,7 @@ from . import (
     _history,
     _labels,
     _lint,
+    _optimize,
     _personas,
     _refine,
     _report,
@@ -48,6 +49,7 @@ _COMMAND_MODULES = (
     _personas,
     _view,
     _tune,
+    _optimize,
     _lint,
 )
 

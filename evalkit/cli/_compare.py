@@ -127,7 +127,8 @@ def compare_command(
     --fail-unless-non-inferior (or an error); 2 usage.
     """
     from .._util import atomic_write_bytes, json_default
-    from ..compare import compare_runs
+    from ..compare import CompareOptions
+    from ..flows import compare_runs
     from ..store import load_run
 
     if sequential:
@@ -160,8 +161,7 @@ def compare_command(
             load_run(candidate, store=store),
             scorecard,
             judge_from_options(judge_model, no_judge),
-            confidence=confidence,
-            min_effect=min_effect,
+            options=CompareOptions(confidence=confidence, min_effect=min_effect),
         )
     payload = {**comparison.to_dict(), "baseline_run": baseline, "candidate_run": candidate}
     text = json.dumps(payload, indent=2, ensure_ascii=False, default=json_default)

@@ -12,7 +12,7 @@ from ._app import app
 
 labels_app = typer.Typer(
     name="labels",
-    help="Hand labels of rule verdicts: export, import (CSV), agreement.",
+    help="Hand labels of rule verdicts: queue, export, import (CSV), agreement.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -73,3 +73,51 @@ def agreement_command(
     columns += ["f1_fail", "f1_fail_low", "f1_fail_high", "kappa", "kappa_low", "kappa_high"]
     shown = frame[columns]
     typer.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
+
+
+@labels_app.command("queue")
+def queue_command(
+    run: Annotated[str, typer.Argument(help="Run id (or folder/URL).")],
+    store: Annotated[str, typer.Option(metavar="DIR|URL", help=_STORE_HELP)] = "runs",
+    n: Annotated[int, typer.Option("-n", "--n", help="Labels to draw.")] = 50,
+    rule: Annotated[
+        list[str] | None,
+        typer.Option("--rule", metavar="RULE", help="Only this rule (repeatable)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
+    rubric: Annotated[str | None, typer.Option(help="Rubric version id.")] = None,
+    csv: Annotated[
+        Path | None,
+        typer.Option("--csv", help="Write the queue as a labels CSV to fill in and import."),
+    ] = None,
+) -> None:
+    """A seeded, stratified draw of judged verdicts to label, each with its inclusion
+    probability (keep the column: judge-corrected comparisons weight labels by it)."""
+    from .._util import atomic_write_bytes
+    from ..grading import label_queue
+    from ..store import load_run
+
+    loaded = load_run(run, store)
+    queue = label_queue(loaded, n=n, rules=rule or None, seed=seed, rubric_version_id=rubric)
+    if csv is None:
+        columns = ["conversation_id", "rule_id", "verdict", "inclusion_probability"]
+        typer.echo(
+            queue[columns].to_string(index=False, float_format=lambda v: f"{v:.3f}")
+            if len(queue)
+            else "no judged pass/fail verdicts to label"
+        )
+        return
+    grades = loaded.grades(rubric)
+    version = str(grades["rubric_version_id"].iloc[0]) if len(grades) else ""
+    sheet = queue.rename(columns={"verdict": "judge_verdict"}).assign(
+        run_id=loaded.run_id, label="", note="", rubric_version_id=version
+    )
+    columns = ["run_id", "conversation_id", "rule_id", "judge_verdict", "label", "note"]
+    columns += ["rubric_version_id", "inclusion_probability"]
+    csv.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(csv, sheet[columns].to_csv(index=False).encode("utf-8"))
+    typer.echo(
+        f"{len(sheet)} pair(s) to label written to {csv}; fill in `label` (pass, fail or na), "
+        f"then: evalkit labels import {csv} --store {store}",
+        err=True,
+    )

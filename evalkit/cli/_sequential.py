@@ -110,5 +110,5 @@ def _run_in_waves(request: SequentialRequest) -> Comparison:
             ),
         )
     if result.sequential is not None:
-        typer.echo(result.sequential.sentence(), err=True)
+        typer.echo(result.sequential.headline(), err=True)
     return result.comparison

@@ -9,26 +9,14 @@ the level and the family. The headline is a family of its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..stats import CellMoments, VarianceMethod, pass_hat_k, wilson_interval
 from ._decision import Decision, Scenarios, decide_grid, errors_differ
+from ._headline import Headline
 from ._options import CompareOptions
-from ._sides import (
-    ERROR,
-    FAIL,
-    NA,
-    PASS,
-    IntArray,
-    Side,
-    codes_for,
-    first_values,
-    moments_by,
-    unique_values,
-)
+from ._sides import ERROR, FAIL, NA, PASS, Side, Sides, moments_by
 
 __all__ = ["by_cell", "by_persona", "by_rule", "unpaired"]
 
@@ -37,37 +25,35 @@ def _adjusted(confidence: float, tests: int) -> float:
     return 1.0 - (1.0 - confidence) / max(tests, 1)
 
 
-def _first_text(sides: Sequence[Side], key: str, column: str, keys: Sequence[str]) -> list[str]:
-    """For each of ``keys`` (values of ``key``), the first ``column`` value on either side."""
-    first = first_values([s.rows for s in sides], key, column)
-    return [first.get(k, "") for k in keys]
-
-
-def _rule_scenarios(
-    side: Side, rules: Sequence[str], n_cells: int
-) -> tuple[Scenarios, IntArray, IntArray]:
-    """Per (rule, cell) pass moments (0/100) with errors left out, failed, passed; and each
-    rule's error and graded-row counts."""
-    rule = codes_for(side.rows["rule_id"], rules)
+def _rule_scenarios(side: Side, n_rules: int, n_cells: int) -> Scenarios:
+    """Per (rule, cell) pass moments (0/100) with errors left out, failed, passed."""
+    rule = side.row_rule
     ok = rule >= 0
     rule, verdict, row_cell = rule[ok], side.row_verdict[ok], side.row_cell[ok]
-    value = np.where(verdict == PASS, 100.0, np.where(verdict == FAIL, 0.0, np.nan))
+    value = _pass_values(side, ok, verdict)
     erred = verdict == ERROR
 
     def moments(values: np.ndarray) -> CellMoments:
-        return moments_by(rule, len(rules), row_cell, n_cells, values)
+        return moments_by(rule, n_rules, row_cell, n_cells, values)
 
     main = moments(value)
-    scen = (
-        Scenarios(
-            main, moments(np.where(erred, 0.0, value)), moments(np.where(erred, 100.0, value))
-        )
-        if erred.any()
-        else Scenarios.same(main)
+    if not erred.any():
+        return Scenarios.same(main)
+    return Scenarios(
+        main, moments(np.where(erred, 0.0, value)), moments(np.where(erred, 100.0, value))
     )
-    errors = np.bincount(rule, weights=erred, minlength=len(rules)).astype(np.int64)
-    graded = np.bincount(rule, minlength=len(rules)).astype(np.int64)
-    return scen, errors, graded
+
+
+def _pass_values(side: Side, ok: np.ndarray, verdict: np.ndarray) -> np.ndarray:
+    """Per applicable row, 100 x awarded / points: 100 or 0 from a verdict, or a judge-corrected
+    pseudo-value (:mod:`._judge_correction`); NaN for ``na`` and ``error``."""
+    points = side.rows["points"].to_numpy(dtype=np.float64)[ok]
+    awarded = side.rows["points_awarded"].to_numpy(dtype=np.float64)[ok]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(points > 0, 100.0 * awarded / points, np.nan)
+    plain = np.where(verdict == PASS, 100.0, 0.0)
+    value = np.where(np.isnan(share), plain, share)
+    return np.where((verdict == PASS) | (verdict == FAIL), value, np.nan)
 
 
 def _decision_columns(decision: Decision, level: float, family: str) -> dict[str, object]:
@@ -88,9 +74,7 @@ def _decision_columns(decision: Decision, level: float, family: str) -> dict[str
     }
 
 
-def by_rule(
-    base: Side, cand: Side, cells: Sequence[str], confidence: float, min_effect: float
-) -> pd.DataFrame:
+def by_rule(sides: Sides, confidence: float, min_effect: float) -> pd.DataFrame:
     """Pass rates with Wilson intervals per side, and the adjusted paired difference per rule.
 
     The difference of pass rates comes from :func:`decide_grid` on per-cell pass rates (the
@@ -98,44 +82,31 @@ def by_rule(
     the rules of the comparison (one family), with the error bounds where a rule's judge
     errors differ between the sides.
     """
-    rules = unique_values(base.rows["rule_id"], cand.rows["rule_id"])
+    rules = sides.rules
     level = _adjusted(confidence, len(rules))
-    table: dict[str, object] = {
-        "rule_id": rules,
-        "title": _first_text((base, cand), "rule_id", "title", rules),
-    }
-    scenarios: list[Scenarios] = []
-    counts: list[tuple[IntArray, IntArray]] = []
-    for label, side in (("baseline", base), ("candidate", cand)):
-        rule = codes_for(side.rows["rule_id"], rules)
-        ok = rule >= 0
-        rule, verdict = rule[ok], side.row_verdict[ok]
-        passed = np.bincount(rule, weights=verdict == PASS, minlength=len(rules))
-        applicable = passed + np.bincount(rule, weights=verdict == FAIL, minlength=len(rules))
+    table: dict[str, object] = {"rule_id": rules, "title": sides.rule_titles}
+    for label, side in sides.labelled:
+        counts = side.rule_counts.astype(np.float64)
+        passed, applicable = counts[PASS], counts[PASS] + counts[FAIL]
         low, high = wilson_interval(passed, applicable, confidence)
         with np.errstate(invalid="ignore", divide="ignore"):
             table[f"pass_rate_{label}"] = passed / applicable
         table[f"pass_rate_{label}_low"] = low
         table[f"pass_rate_{label}_high"] = high
         table[f"applicable_{label}"] = applicable.astype(np.int64)
-        for status, code in (("na", NA), ("error", ERROR)):
-            table[f"{status}_{label}"] = np.bincount(
-                rule, weights=verdict == code, minlength=len(rules)
-            ).astype(np.int64)
-        scen, errors, graded = _rule_scenarios(side, rules, len(cells))
-        scenarios.append(scen)
-        counts.append((errors, graded))
-    bounded = errors_differ(counts[0], counts[1])
+        table[f"na_{label}"] = side.rule_counts[NA]
+        table[f"error_{label}"] = side.rule_counts[ERROR]
+    base, cand = (s.rule_counts for s in sides.pair)
+    bounded = errors_differ((base[ERROR], base[-1]), (cand[ERROR], cand[-1]))
     decision = decide_grid(
-        scenarios[0], scenarios[1], confidence=level, min_effect=min_effect, bounded=bounded
+        *(_rule_scenarios(s, len(rules), len(sides.cells)) for s in sides.pair),
+        confidence=level,
+        min_effect=min_effect,
+        bounded=bounded,
     )
     table.update(_decision_columns(decision, level, f"{len(rules)} rules"))
     table["errors_differ"] = np.asarray(bounded, dtype=bool)
     return pd.DataFrame(table)
-
-
-def _cell_personas(base: Side, cand: Side, cells: Sequence[str]) -> list[str]:
-    return _first_text((base, cand), "cell_id", "persona_label", cells)
 
 
 def _masked(s: Scenarios, masks: np.ndarray) -> Scenarios:
@@ -149,30 +120,26 @@ def _masked(s: Scenarios, masks: np.ndarray) -> Scenarios:
     return Scenarios(one(s.left_out), one(s.as_fail), one(s.as_pass))
 
 
-def by_persona(
-    scenarios: tuple[Scenarios, Scenarios],
-    personas_of_cells: Sequence[str],
-    confidence: float,
-    min_effect: float,
-    bounded: bool,
-) -> pd.DataFrame:
+def by_persona(sides: Sides, head: Headline, confidence: float, min_effect: float) -> pd.DataFrame:
     """Mean scores per side and the adjusted paired difference over each persona's cells.
 
     The headline's method on each persona's cells (the same design rule and variance),
     Bonferroni-adjusted over the personas (one family); ``bounded``: whether the headline's
     error bounds apply.
     """
-    personas = sorted(set(personas_of_cells))
+    personas = sorted(set(sides.cell_personas))
     level = _adjusted(confidence, len(personas))
-    of_cell = np.asarray(personas_of_cells, dtype=object)
+    of_cell = np.asarray(sides.cell_personas, dtype=object)
     masks = (
         np.stack([of_cell == p for p in personas])
         if personas
         else np.zeros((0, len(of_cell)), bool)
     )
-    base, cand = (_masked(s, masks) for s in scenarios)
+    base, cand = (_masked(s, masks) for s in head.scenarios)
     keep = (base.left_out.n > 0) & (cand.left_out.n > 0)
-    decision = decide_grid(base, cand, confidence=level, min_effect=min_effect, bounded=bounded)
+    decision = decide_grid(
+        base, cand, confidence=level, min_effect=min_effect, bounded=head.bounded
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_b = np.where(keep, base.left_out.mean, 0.0).sum(axis=-1) / keep.sum(axis=-1)
         mean_c = np.where(keep, cand.left_out.mean, 0.0).sum(axis=-1) / keep.sum(axis=-1)
@@ -197,19 +164,11 @@ def _pass_k(
     return pass_hat_k(c, n, k), c, k
 
 
-def by_cell(
-    base: Side,
-    cand: Side,
-    cells: Sequence[str],
-    moments: tuple[CellMoments, CellMoments],
-    options: CompareOptions,
-) -> pd.DataFrame:
+def by_cell(sides: Sides, head: Headline, options: CompareOptions) -> pd.DataFrame:
     """Per-cell repeats, mean scores, difference and pass^k per side."""
-    table: dict[str, object] = {
-        "cell_id": list(cells),
-        "persona_label": _cell_personas(base, cand, cells),
-    }
-    for label, side, m in (("baseline", base, moments[0]), ("candidate", cand, moments[1])):
+    cells, moments = sides.cells, head.moments
+    table: dict[str, object] = {"cell_id": list(cells), "persona_label": sides.cell_personas}
+    for (label, side), m in zip(sides.labelled, moments, strict=True):
         pk, c, k = _pass_k(side, len(cells), options)
         table[f"n_{label}"] = m.n.astype(np.int64)
         table[f"score_{label}"] = m.mean
@@ -233,8 +192,3 @@ def unpaired(cells_table: pd.DataFrame) -> pd.DataFrame:
         [lone["n_baseline"] > 0, lone["n_candidate"] > 0], ["baseline", "candidate"], "neither"
     )
     return lone.assign(only_in=side).reset_index(drop=True)
-
-
-def personas_of_cells(base: Side, cand: Side, cells: Sequence[str]) -> list[str]:
-    """Each cell's persona label (empty when the grades have none)."""
-    return _cell_personas(base, cand, cells)

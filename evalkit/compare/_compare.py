@@ -1,39 +1,29 @@
-"""compare_grades and compare_runs: paired by cell, repeats reduced first, then the grid."""
+"""compare_grades: paired by cell, repeats reduced first, then the grid (no I/O; comparing
+stored runs is :func:`evalkit.flows.compare_runs`)."""
 
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
+from .._util import deprecated
 from ..grading import Grades, GradesLike, as_grades_frame
-from ..stats import VarianceMethod, grid_mean, minimum_detectable_effect
 from . import _breakdowns as bd
 from ._comparison import Comparison
-from ._decision import decide_grid, errors_differ
 from ._flagged import drop_flagged, flagged_sentence
+from ._headline import decide_headline
+from ._judge_correction import LabelsArg, apply_labels
 from ._options import CompareOptions
-from ._peeking import peeking_warning, record_comparison
-from ._sides import REQUIRED_COLUMNS, Side, unique_values
+from ._sides import Sides, check_columns
+from ._summary import summary_row
 from ._warnings import comparison_warnings
-from ._words import method_sentence, reason_sentence
 
-if TYPE_CHECKING:
-    from ..grading import JudgeArg, ScorecardLike
-    from ..store import Run
-
-__all__ = ["compare_grades", "compare_runs", "record_look"]
+__all__ = ["compare_grades", "options_from_knobs"]
 
 logger = logging.getLogger("evalkit.compare")
-
-METHOD = (
-    "paired cell means; variance from repeats within cells (pooled per side) or from cell "
-    "differences, as the design allows; bounded limits (Wilson with effective n, MOVER)"
-)
 
 
 def _left_out(conversations: pd.DataFrame | None, grades: GradesLike) -> dict[str, int]:
@@ -51,12 +41,11 @@ def compare_grades(
     baseline: GradesLike,
     candidate: GradesLike,
     *,
-    confidence: float = 0.95,
-    min_effect: float = 5.0,
-    seed: int = 0,
+    options: CompareOptions | None = None,
     baseline_conversations: pd.DataFrame | None = None,
     candidate_conversations: pd.DataFrame | None = None,
-    options: CompareOptions | None = None,
+    labels: LabelsArg = None,
+    **deprecated_knobs: Any,
 ) -> Comparison:
     """Compare two gradings (:class:`~evalkit.grading.Grades` or grades frames,
     ``evalkit.store.GRADES_SCHEMA``): candidate minus baseline.
@@ -69,116 +58,84 @@ def compare_grades(
     :mod:`evalkit.stats`). The verdict reads the interval and ``min_effect`` (points), with
     judge errors bounded when they differ between the sides (:mod:`._decision`);
     ``summary.non_inferior`` says whether the candidate is not worse by more than
-    ``min_effect``. ``*_conversations`` (columns ``conversation_id``, ``status``) let the
-    summary count conversations left out by status (a ``Grades`` brings its own count). The method is analytic: ``seed`` is
-    recorded for reproducibility but nothing is drawn.
+    ``min_effect``. ``options`` (:class:`CompareOptions`) holds every knob: ``confidence``,
+    ``min_effect``, the pass^k threshold, the power of the stated minimum detectable effect,
+    flagged simulations to leave out. ``*_conversations`` (columns ``conversation_id``,
+    ``status``) let the summary count conversations left out by status (a ``Grades`` brings
+    its own count). ``confidence=``/``min_effect=`` keywords are deprecated (into
+    ``options``), ``seed=`` too (the method is analytic: nothing is drawn).
+
+    One pass: the inputs are checked, both sides are built once (:class:`._sides.Sides`),
+    then the headline (variance method, interval, verdict), the summary row, the breakdowns
+    and the warnings read them.
+
+    ``labels`` (hand labels: conversation_id, rule_id, label, inclusion_probability; one frame
+    for both sides or a (baseline, candidate) pair) make judged rules' pass rates, the scores
+    and the difference judge-corrected PPI++ estimates (:mod:`._judge_correction`);
+    ``summary.judge_correction`` says whether (``ppi++``) or why not, ``by_rule`` keeps the
+    judge's raw rates in ``judge_pass_rate_*``.
     """
-    opts = options or CompareOptions()
+    opts = options_from_knobs("compare_grades", options, deprecated_knobs)
     given = (baseline, candidate)
-    baseline, candidate = as_grades_frame(baseline), as_grades_frame(candidate)
-    if min_effect < 0:
-        raise ValueError("min_effect must be >= 0")
-    if not 0.5 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
-    for name, frame in (("baseline", baseline), ("candidate", candidate)):
-        missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-        if missing:
-            raise ValueError(f"{name} grades lack columns {missing}")
+    frames = [as_grades_frame(baseline), as_grades_frame(candidate)]
+    for name, frame in zip(("baseline", "candidate"), frames, strict=True):
+        check_columns(frame, name)
     flagged: dict[str, int] = {"baseline": 0, "candidate": 0}
     per_flag: dict[str, int] = {}
     if opts.exclude_flagged is not None:
-        baseline, candidate, flagged, per_flag = drop_flagged(
-            baseline, candidate, opts.exclude_flagged
+        frames[0], frames[1], flagged, per_flag = drop_flagged(
+            frames[0], frames[1], opts.exclude_flagged
         )
-    _warn_if_graded_differently(baseline, candidate)
-    cells = unique_values(baseline["cell_id"], candidate["cell_id"])
-    base = Side.build(baseline, cells, "baseline")
-    cand = Side.build(candidate, cells, "candidate")
-    scenarios = (base.scenarios(len(cells)), cand.scenarios(len(cells)))
-    moments = (scenarios[0].left_out, scenarios[1].left_out)
-    keep = (moments[0].n > 0) & (moments[1].n > 0)
-    with_errors = [
-        (int((s.conversation_errors > 0).sum()), s.n_conversations) for s in (base, cand)
-    ]
-    bounded = bool(errors_differ(with_errors[0], with_errors[1]))
-    decision = decide_grid(
-        scenarios[0], scenarios[1], confidence=confidence, min_effect=min_effect, bounded=bounded
-    )
-    diff = decision.interval
-    method = VarianceMethod(int(decision.method))
-    within_df = tuple(float(np.where(keep & (m.n > 1), m.n - 1.0, 0.0).sum()) for m in moments)
-    sides = [grid_mean(m.mask(keep), confidence, scale=100.0) for m in moments]
-    cells_table = bd.by_cell(base, cand, cells, moments, opts)
+    _warn_if_graded_differently(frames[0], frames[1])
+    frames, correction = apply_labels(frames, labels, confidence=opts.confidence)
+    sides = Sides.build(frames[0], frames[1])
+    head = decide_headline(sides, opts.confidence, opts.min_effect)
     left_out = {
         "baseline": _left_out(baseline_conversations, given[0]),
         "candidate": _left_out(candidate_conversations, given[1]),
     }
-    n_paired = int(keep.sum())
-    row: dict[str, Any] = {
-        "verdict": decision.verdict.value,
-        "reason": reason_sentence(
-            decision.reason, decision.verdict.value, min_effect, decision.bounded
-        ),
-        "difference": diff.estimate,
-        "difference_low": diff.low,
-        "difference_high": diff.high,
-        "confidence": confidence,
-        "min_effect": float(min_effect),
-        "non_inferior": bool(decision.non_inferior),
-        "non_inferiority_bound": decision.non_inferiority_bound,
-        "equivalence_low": decision.equivalence.low,
-        "equivalence_high": decision.equivalence.high,
-        "errors_differ": bounded,
-        "worst_case_low": decision.pessimistic.low if bounded else math.nan,
-        "best_case_high": decision.optimistic.high if bounded else math.nan,
-        "min_detectable_effect": minimum_detectable_effect(
-            diff.se, diff.df, confidence, opts.power
-        ),
-        "mde_power": opts.power,
-        "se": diff.se,
-        "df": diff.df,
-        "method": method.label,
-        "method_reason": method_sentence(method, n_paired, (within_df[0], within_df[1])),
-        "cells_paired": n_paired,
-        "cells_unpaired": int((~keep).sum()),
-    }
-    for label, side, interval, in_cells, errs in (
-        ("baseline", base, sides[0], moments[0].n > 0, with_errors[0]),
-        ("candidate", cand, sides[1], moments[1].n > 0, with_errors[1]),
-    ):
-        row[f"conversations_{label}"] = side.n_conversations
-        row[f"scored_{label}"] = side.n_scored
-        row[f"score_{label}"] = interval.estimate
-        row[f"score_{label}_low"] = interval.low
-        row[f"score_{label}_high"] = interval.high
-        row[f"unscored_{label}"] = int(np.isnan(side.scores).sum())
-        row[f"left_out_{label}"] = sum(left_out[label].values())
-        row[f"error_{label}"] = side.verdict_count("error")
-        row[f"na_{label}"] = side.verdict_count("na")
-        row[f"conversations_with_errors_{label}"] = errs[0]
-        row[f"unpaired_cells_{label}"] = int((in_cells & ~keep).sum())
-        row[f"flagged_{label}"] = flagged[label]
-    row.update({"method_summary": METHOD, "seed": seed})
-    personas = bd.personas_of_cells(base, cand, cells)
-    by_rule = bd.by_rule(base, cand, cells, confidence, min_effect)
-    return Comparison(
-        verdict=decision.verdict,
-        summary=pd.DataFrame([row]),
-        by_rule=by_rule,
-        by_persona=bd.by_persona(scenarios, personas, confidence, min_effect, bounded),
-        by_cell=cells_table,
-        unpaired=bd.unpaired(cells_table),
-        left_out=left_out,
-        warnings=tuple(
-            comparison_warnings(
-                row,
-                by_rule,
-                (base, cand),
-                (baseline_conversations, candidate_conversations),
-            )
-        )
-        + tuple(s for s in [flagged_sentence(flagged, per_flag)] if s),
+    row = summary_row(sides, head, opts, left_out, flagged)
+    row.update(correction.summary_fields())
+    by_rule = correction.patch_by_rule(bd.by_rule(sides, opts.confidence, opts.min_effect))
+    by_cell = bd.by_cell(sides, head, opts)
+    warnings = comparison_warnings(
+        row, by_rule, sides, (baseline_conversations, candidate_conversations)
     )
+    return Comparison(
+        verdict=head.decision.verdict,
+        _summary=pd.DataFrame([row]),
+        by_rule=by_rule,
+        by_persona=bd.by_persona(sides, head, opts.confidence, opts.min_effect),
+        by_cell=by_cell,
+        unpaired=bd.unpaired(by_cell),
+        left_out=left_out,
+        warnings=(
+            *warnings,
+            *(s for s in [flagged_sentence(flagged, per_flag)] if s),
+            *correction.warnings(),
+        ),
+    )
+
+
+def options_from_knobs(
+    where: str, options: CompareOptions | None, knobs: dict[str, Any]
+) -> CompareOptions:
+    """``options`` with the deprecated ``confidence=``, ``min_effect=`` (into the options) and
+    ``seed=`` (nothing is drawn) keywords applied, warning once; any other keyword is a
+    ``TypeError`` as Python raises it."""
+    opts = options or CompareOptions()
+    unknown = sorted(set(knobs) - {"confidence", "min_effect", "seed"})
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    if not knobs:
+        return opts
+    seeded = knobs.pop("seed", None) is not None
+    said = [f"pass {', '.join(f'{k}=' for k in sorted(knobs))} in options=CompareOptions(...)"]
+    said = said if knobs else []
+    if seeded:
+        said.append("drop seed=: it does nothing (the comparison is analytic, nothing is drawn)")
+    deprecated(f"{where}(): " + "; ".join(said), stacklevel=4)
+    return replace(opts, **knobs) if knobs else opts
 
 
 def _warn_if_graded_differently(baseline: pd.DataFrame, candidate: pd.DataFrame) -> None:
@@ -196,53 +153,3 @@ def _warn_if_graded_differently(baseline: pd.DataFrame, candidate: pd.DataFrame)
                 f"{rule}: {sorted(sides[0][rule])} vs {sorted(sides[1][rule])}" for rule in differ
             ),
         )
-
-
-def compare_runs(
-    baseline_run: Run,
-    candidate_run: Run,
-    scorecard: ScorecardLike,
-    judge: JudgeArg = None,
-    *,
-    confidence: float = 0.95,
-    min_effect: float = 5.0,
-    seed: int = 0,
-    options: CompareOptions | None = None,
-) -> Comparison:
-    """Compare two stored runs under ``scorecard``: candidate minus baseline.
-
-    Grades come from the cache: a run's stored grades are used when they were made with this
-    very scorecard (same rubric version and rules) for every ``done`` conversation; otherwise
-    the run is graded (and judge calls come from the judge's on-disk cache when the transcripts
-    were judged before). Conversations left out (not ``done``) are counted per side. Each
-    comparison leaves a record under the store, and a comparison of runs that extend a pair
-    compared before (more repeats of the same grid) warns that it is peeking
-    (``CompareOptions(record_looks=False)`` turns both off).
-    """
-    from ..grading import Scorecard, grade_run
-
-    card = Scorecard.validate(scorecard)
-    graded = [grade_run(run, card, judge).frame for run in (baseline_run, candidate_run)]
-    comparison = compare_grades(
-        graded[0],
-        graded[1],
-        confidence=confidence,
-        min_effect=min_effect,
-        seed=seed,
-        baseline_conversations=baseline_run.conversations,
-        candidate_conversations=candidate_run.conversations,
-        options=options,
-    )
-    if not (options or CompareOptions()).record_looks:
-        return comparison
-    return record_look(comparison, baseline_run, candidate_run)
-
-
-def record_look(comparison: Comparison, baseline_run: Run, candidate_run: Run) -> Comparison:
-    """Record a comparison of two stored runs under their store, and add the peeking warning
-    when the runs extend a pair compared before (see :mod:`evalkit.compare._peeking`)."""
-    peeked = peeking_warning(baseline_run, candidate_run)
-    record_comparison(baseline_run, candidate_run)
-    if peeked is None:
-        return comparison
-    return replace(comparison, warnings=(*comparison.warnings, peeked))

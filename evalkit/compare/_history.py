@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..store import StoreLike, StoreLocation, catalog, load_run, open_store
 from ._compare import compare_grades
+from ._options import CompareOptions, check_levels
 from ._verdict import Verdict
 
 __all__ = ["HISTORY_COLUMNS", "HistoryOptions", "history", "latest_regression"]
@@ -64,10 +65,7 @@ class HistoryOptions:
     storage_options: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        if not self.min_effect >= 0:
-            raise ValueError(f"min_effect must be >= 0 points, got {self.min_effect}")
-        if not 0 < self.confidence < 1:
-            raise ValueError(f"confidence must be between 0 and 1, got {self.confidence}")
+        check_levels(self.confidence, self.min_effect, "HistoryOptions")
 
 
 def _since(since: Any) -> pd.Timestamp:
@@ -88,7 +86,9 @@ class _Point:
 
 
 def _score(grades: pd.DataFrame, confidence: float) -> tuple[float, float, float]:
-    row = compare_grades(grades, grades, confidence=confidence).summary.iloc[0]
+    row = compare_grades(
+        grades, grades, options=CompareOptions(confidence=confidence)
+    ).summary.iloc[0]
     return (
         float(row["score_candidate"]),
         float(row["score_candidate_low"]),
@@ -100,7 +100,9 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     """Difference (candidate - base) and verdict; runs with no cell in common say so."""
     if base.empty or cand.empty or not set(base["cell_id"]) & set(cand["cell_id"]):
         return float("nan"), Verdict.INSUFFICIENT_EVIDENCE.value
-    result = compare_grades(base, cand, confidence=opts.confidence, min_effect=opts.min_effect)
+    result = compare_grades(
+        base, cand, options=CompareOptions(confidence=opts.confidence, min_effect=opts.min_effect)
+    )
     return float(result.summary.iloc[0]["difference"]), result.verdict.value
 
 

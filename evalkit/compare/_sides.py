@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import NDArray
 
 from ..grading import score_from_points
@@ -25,6 +25,8 @@ __all__ = [
     "REQUIRED_COLUMNS",
     "VERDICTS",
     "Side",
+    "Sides",
+    "check_columns",
     "codes_for",
     "first_values",
     "moments_by",
@@ -46,6 +48,13 @@ FloatArray = NDArray[np.float64]
 #: Verdict codes of :attr:`Side.row_verdict` (-1: anything else).
 VERDICTS: tuple[str, ...] = ("fail", "pass", "na", "error")
 FAIL, PASS, NA, ERROR = range(4)
+
+
+def check_columns(grades: pd.DataFrame, name: str) -> None:
+    """Refuse a grades frame that lacks a column a comparison reads, naming the side."""
+    missing = [c for c in REQUIRED_COLUMNS if c not in grades.columns]
+    if missing:
+        raise ValueError(f"{name} grades lack columns {missing}")
 
 
 def codes_for(values: pd.Series, categories: Sequence[str]) -> IntArray:
@@ -111,29 +120,41 @@ class Side:
 
     ``scores`` leave judge errors out (the estimate); ``scores_errors_failed`` and
     ``scores_errors_passed`` score them as fail and as pass (the bounds of
-    :mod:`evalkit.compare._decision`).
+    :mod:`evalkit.compare._decision`). ``row_rule`` are the rows' positions in the rules the
+    side was built with, and ``rule_counts`` the rows per rule by verdict (rows
+    :data:`VERDICTS` in order, then every graded row).
     """
 
     rows: pd.DataFrame
     row_cell: IntArray
     row_verdict: IntArray
     row_conversation: IntArray
+    row_rule: IntArray
     conversation_cell: IntArray
     scores: FloatArray  # per conversation, NaN when no rule applied
     scores_errors_failed: FloatArray
     scores_errors_passed: FloatArray
     conversation_errors: IntArray  # judged rules in error, per conversation
+    rule_counts: IntArray  # (len(VERDICTS) + 1, rules)
 
     @classmethod
-    def build(cls, grades: pd.DataFrame, cells: Sequence[str], name: str) -> Side:
-        missing = [c for c in REQUIRED_COLUMNS if c not in grades.columns]
-        if missing:
-            raise ValueError(f"{name} grades lack columns {missing}")
+    def build(
+        cls,
+        grades: pd.DataFrame,
+        cells: Sequence[str],
+        name: str,
+        rules: Sequence[str] | None = None,
+    ) -> Side:
+        """``grades`` as arrays over ``cells`` and ``rules`` (None: the side's own rules)."""
+        check_columns(grades, name)
+        if rules is None:
+            rules = unique_values(grades["rule_id"])
         row_cell = codes_for(grades["cell_id"], cells)
         row_conv, uniques = pd.factorize(grades["conversation_id"], sort=False)
         row_conv = np.asarray(row_conv, dtype=np.int64)
         n_conv = len(uniques)
         verdict = codes_for(grades["verdict"], VERDICTS)
+        row_rule = codes_for(grades["rule_id"], rules)
         applicable = (verdict == PASS) | (verdict == FAIL)
         erred = verdict == ERROR
         points = grades["points"].to_numpy(dtype=np.float64)
@@ -147,11 +168,19 @@ class Side:
         error_points = total(np.where(erred, points, 0.0))
         conv_cell = np.full(n_conv, -1, dtype=np.int64)
         conv_cell[row_conv[::-1]] = row_cell[::-1]
+        graded = row_rule >= 0
+        per_rule = row_rule[graded] * (len(VERDICTS) + 1) + np.where(
+            verdict[graded] >= 0, verdict[graded], len(VERDICTS)
+        )
+        counts = np.bincount(per_rule, minlength=len(rules) * (len(VERDICTS) + 1))
+        counts = counts.reshape(len(rules), len(VERDICTS) + 1).T.copy()
+        counts[len(VERDICTS)] = counts.sum(axis=0)  # every graded row, whatever its verdict
         return cls(
             rows=grades,
             row_cell=row_cell,
             row_verdict=verdict,
             row_conversation=row_conv,
+            row_rule=row_rule,
             conversation_cell=conv_cell,
             scores=score_from_points(got, possible),
             scores_errors_failed=score_from_points(got, possible + error_points),
@@ -159,6 +188,7 @@ class Side:
             conversation_errors=np.bincount(row_conv, weights=erred, minlength=n_conv).astype(
                 np.int64
             ),
+            rule_counts=counts.astype(np.int64),
         )
 
     @property
@@ -196,3 +226,45 @@ class Side:
 
     def verdict_count(self, verdict: str) -> int:
         return int((self.row_verdict == VERDICTS.index(verdict)).sum())
+
+
+@dataclass(frozen=True)
+class Sides:
+    """Both sides of a comparison, built once over the same cells and rules: everything the
+    headline, the breakdowns and the warnings read (:func:`evalkit.compare.compare_grades`).
+
+    ``cell_personas`` and ``rule_titles``: each cell's persona label and each rule's title,
+    the first seen on either side (empty when the grades have none).
+    """
+
+    baseline: Side
+    candidate: Side
+    cells: list[str]
+    rules: list[str]
+    cell_personas: list[str]
+    rule_titles: list[str]
+
+    @classmethod
+    def build(cls, baseline: pd.DataFrame, candidate: pd.DataFrame) -> Sides:
+        frames = (baseline, candidate)
+        cells = unique_values(baseline["cell_id"], candidate["cell_id"])
+        rules = unique_values(baseline["rule_id"], candidate["rule_id"])
+        personas = first_values(frames, "cell_id", "persona_label")
+        titles = first_values(frames, "rule_id", "title")
+        return cls(
+            baseline=Side.build(baseline, cells, "baseline", rules),
+            candidate=Side.build(candidate, cells, "candidate", rules),
+            cells=cells,
+            rules=rules,
+            cell_personas=[personas.get(c, "") for c in cells],
+            rule_titles=[titles.get(r, "") for r in rules],
+        )
+
+    @property
+    def pair(self) -> tuple[Side, Side]:
+        return self.baseline, self.candidate
+
+    @property
+    def labelled(self) -> tuple[tuple[str, Side], tuple[str, Side]]:
+        """``(("baseline", side), ("candidate", side))``, for tables with a column per side."""
+        return ("baseline", self.baseline), ("candidate", self.candidate)

@@ -6,11 +6,11 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..stats import fisher_exact_p
 from ._decision import ERRORS_ALPHA
-from ._sides import NA, Side, codes_for, unique_values
+from ._sides import NA, Sides
 
 __all__ = ["comparison_warnings"]
 
@@ -22,18 +22,10 @@ def _rules_list(rules: Sequence[str], counts: Sequence[tuple[int, int]]) -> str:
     return ", ".join(f"{r} ({b} vs {c})" for r, (b, c) in zip(rules, counts, strict=True))
 
 
-def _na_differ(sides: tuple[Side, Side]) -> Iterator[str]:
-    base, cand = sides
-    rules = unique_values(base.rows["rule_id"], cand.rows["rule_id"])
-    per_side = []
-    for side in sides:
-        rule = codes_for(side.rows["rule_id"], rules)
-        ok = rule >= 0
-        na = np.bincount(rule[ok], weights=side.row_verdict[ok] == NA, minlength=len(rules))
-        per_side.append((na.astype(np.int64), np.bincount(rule[ok], minlength=len(rules))))
-    p = np.atleast_1d(
-        fisher_exact_p(per_side[0][0], per_side[0][1], per_side[1][0], per_side[1][1])
-    )
+def _na_differ(sides: Sides) -> Iterator[str]:
+    base, cand = (s.rule_counts for s in sides.pair)
+    rules = sides.rules
+    p = np.atleast_1d(fisher_exact_p(base[NA], base[-1], cand[NA], cand[-1]))
     differ = np.flatnonzero(p < ERRORS_ALPHA)
     if differ.size:
         yield (
@@ -41,7 +33,7 @@ def _na_differ(sides: tuple[Side, Side]) -> Iterator[str]:
             "sides are scored on different ground): "
             + _rules_list(
                 [rules[i] for i in differ],
-                [(int(per_side[0][0][i]), int(per_side[1][0][i])) for i in differ],
+                [(int(base[NA][i]), int(cand[NA][i])) for i in differ],
             )
             + " (n/a rows, baseline vs candidate)."
         )
@@ -66,7 +58,7 @@ def _left_out_differ(
 def comparison_warnings(
     row: dict[str, Any],
     by_rule: pd.DataFrame,
-    sides: tuple[Side, Side],
+    sides: Sides,
     conversations: tuple[pd.DataFrame | None, pd.DataFrame | None],
 ) -> list[str]:
     """Every warning a comparison's summary, rules and sides give, as sentences."""

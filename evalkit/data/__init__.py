@@ -1,4 +1,4 @@
-"""The content evalkit ships: example personas, scorecards and sample contacts.
+"""The content evalkit ships: example personas, scorecards, sample contacts and the Nastaliq font.
 
 In an installed wheel they live inside this package (read with :mod:`importlib.resources`); in
 a source checkout they are the repository's top-level ``personas/``, ``scorecards/`` and
@@ -8,8 +8,16 @@ a source checkout they are the repository's top-level ``personas/``, ``scorecard
 from __future__ import annotations
 
 from .._util import publish
+from ._fonts import NASTALIQ_FAMILY, nastaliq_font_path
 from ._paths import bundled_path, contacts_path, personas_path, scorecards_path
 
-__all__ = ["bundled_path", "contacts_path", "personas_path", "scorecards_path"]
+__all__ = [
+    "NASTALIQ_FAMILY",
+    "bundled_path",
+    "contacts_path",
+    "nastaliq_font_path",
+    "personas_path",
+    "scorecards_path",
+]
 
 publish(globals())

@@ -24,9 +24,12 @@ Authenticated by a project key, except ``POST /_emulator/projects``. Bodies are 
 ``GET|PUT /synthesis-limit``                {requestsPerMinute} for E11/E12 (null: no cap)
 ``GET /stats``                              {started, completed, cancelled, active, errored,
                                             dropped, judgeCalls, judgeMalformed,
+                                            proposerCalls, proposerMalformed,
                                             unhandledErrors}
 ``GET|PUT /judge``                          {flipRate, malformedRate, latency, seed} of the
                                             emulated judge (see ``_judge``)
+``GET|PUT /proposer``                       {malformedRate, noop, seed} of the emulated
+                                            proposer (see ``_proposer``)
 ==========================================  =================================================
 """
 
@@ -246,5 +249,10 @@ async def synthesis_limit(emu: Emulator, request: Request) -> Response:
 async def stats(emu: Emulator, request: Request) -> Response:
     authenticate(emu, request)
     return JSONResponse(
-        {**emu.stats.to_json(), **emu.judge.stats(), "unhandledErrors": emu.last_resort.count}
+        {
+            **emu.stats.to_json(),
+            **emu.judge.stats(),
+            **emu.proposer.stats(),
+            "unhandledErrors": emu.last_resort.count,
+        }
     )

@@ -163,6 +163,8 @@ def settings_lines(server: EmulatorServer, export: bool = False) -> list[str]:
         ("EVALKIT_API_KEY", server.api_key),
         ("EVALKIT_JUDGE_BASE_URL", server.judge_base_url),
         ("EVALKIT_JUDGE_MODEL", "emulator-judge"),
+        ("EVALKIT_PROPOSER_BASE_URL", server.proposer_base_url),
+        ("EVALKIT_PROPOSER_MODEL", "emulator-proposer"),
         ("LIVEKIT_URL", server.livekit_url),
         ("LIVEKIT_API_KEY", server.livekit_api_key),
         ("LIVEKIT_API_SECRET", server.livekit_api_secret),

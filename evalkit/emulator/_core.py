@@ -17,6 +17,7 @@ from ._errors import LastResort
 from ._faults import Faults
 from ._judge_state import JudgeState
 from ._persistence import DocumentStore, MemoryStore, SqliteStore
+from ._proposer_state import ProposerState
 from ._settings import EmulatorSettings
 from ._state import State
 
@@ -93,6 +94,7 @@ class Emulator:
         self.backend: DialogueBackend = backend
         self.faults = Faults(self.seed)
         self.judge: JudgeState = JudgeState(self.seed)
+        self.proposer: ProposerState = ProposerState(self.seed)
         self.stats = SimulationStats()
         self.last_resort = LastResort()
         self.synthesis_limiter = RateLimiter(

@@ -7,9 +7,13 @@ parses the last fenced JSON block of the last user message
 (``{"transcript": [{"turn", "role", "text"}], "rules": [{"rule_id", "title", "criterion"}]}``)
 and answers ``{"verdicts": [{"rule_id", "verdict", "reason", "evidence_turn"}]}`` as the
 message content; ``GET /_emulator/judge/v1/models`` lists the model. Admin settings
-``GET|PUT /_emulator/judge`` ``{flipRate, malformedRate, latency, seed}`` add seeded noise:
-a pass/fail verdict flips with ``flipRate``, a whole answer is malformed with
-``malformedRate``, and each call waits ``latency`` emulated seconds.
+``GET|PUT /_emulator/judge`` ``{flipRate, malformedRate, latency, seed, falsePassRate,
+falseFailRate, rules}`` add seeded noise: a pass/fail verdict flips with ``flipRate``, a whole
+answer is malformed with ``malformedRate``, and each call waits ``latency`` emulated seconds.
+``falsePassRate`` / ``falseFailRate`` make the judge err in a known direction (a true fail
+called pass, a true pass called fail) on ``rules`` (null: all), each error fixed by the seed,
+the transcript and the rule, so a lenient judge is reproducible. Model ``exact`` is the same
+judge with none of this: the ground truth tests and the demo compare against.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from .dialogue import ACTS, recognise_acts
 
 __all__ = [
     "ACT_PHRASES",
+    "EXACT_MODEL",
     "JUDGE_MODEL",
     "RULE_ACTS",
     "RuleAct",
@@ -46,6 +51,8 @@ __all__ = [
 ]
 
 JUDGE_MODEL: Final = "emulator-judge"
+#: The same judge without noise or errors (ground truth).
+EXACT_MODEL: Final = "exact"
 _FENCE_RE: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
 
 
@@ -243,8 +250,9 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
     """POST /_emulator/judge/v1/chat/completions."""
     body = await read_json(request, emu.settings.max_body_bytes)
     model = body.get("model", JUDGE_MODEL) if isinstance(body, Mapping) else JUDGE_MODEL
-    if model != JUDGE_MODEL:
+    if model not in (JUDGE_MODEL, EXACT_MODEL):
         return _openai_error(404, f"The model {model!r} does not exist", "model_not_found")
+    exact = model == EXACT_MODEL
     parsed = _prompt(body)
     problem = parsed if isinstance(parsed, str) else _check_response_format(body)
     if problem is not None or isinstance(parsed, str):
@@ -252,6 +260,9 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
     prompt, block = parsed
     state: JudgeState = emu.judge
     malformed, flips = state.draws(len(block["rules"]))
+    settings = state.settings
+    if exact:
+        malformed, flips = False, [False] * len(flips)
     if state.settings.latency > 0:
         await asyncio.sleep(emu.settings.scaled(state.settings.latency))
     if malformed:
@@ -265,6 +276,10 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
                 title if isinstance(title, str) else "",
                 criterion if isinstance(criterion, str) else None,
             )
+            if not exact and settings.errs(
+                block["transcript"], rule.get("rule_id"), verdict, state.default_seed
+            ):
+                verdict = _FLIPPED.get(verdict, verdict)
             verdict = _FLIPPED.get(verdict, verdict) if flip else verdict
             verdicts.append(
                 {
@@ -281,7 +296,7 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
             "id": f"chatcmpl-emulator-{state.calls}",
             "object": "chat.completion",
             "created": int(time.time()),
-            "model": JUDGE_MODEL,
+            "model": model,
             "choices": [
                 {
                     "index": 0,
@@ -300,11 +315,19 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
 
 async def models(emu: Emulator, request: Request) -> Response:
     """GET /_emulator/judge/v1/models."""
-    entry = {"id": JUDGE_MODEL, "object": "model", "created": 0, "owned_by": "evalkit-emulator"}
-    return JSONResponse({"object": "list", "data": [entry]})
+    entries = [
+        {"id": name, "object": "model", "created": 0, "owned_by": "evalkit-emulator"}
+        for name in (JUDGE_MODEL, EXACT_MODEL)
+    ]
+    return JSONResponse({"object": "list", "data": entries})
 
 
-_RATES: Final = (("flipRate", "flip_rate"), ("malformedRate", "malformed_rate"))
+_RATES: Final = (
+    ("flipRate", "flip_rate"),
+    ("malformedRate", "malformed_rate"),
+    ("falsePassRate", "false_pass_rate"),
+    ("falseFailRate", "false_fail_rate"),
+)
 
 
 def _settings_from_body(body: Any) -> JudgeSettings:
@@ -318,6 +341,12 @@ def _settings_from_body(body: Any) -> JudgeSettings:
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
             problems.append(Problem(key, "must be a number from 0 to 1"))
         values[name] = float(value) if not problems else 0.0
+    rules = body.get("rules")
+    if rules is not None and (
+        not isinstance(rules, list) or not all(isinstance(r, str) and r for r in rules)
+    ):
+        problems.append(Problem("rules", "must be a list of rule ids or null"))
+    values["rules"] = tuple(rules) if isinstance(rules, list) and not problems else None
     latency = body.get("latency", 0.0)
     if (
         isinstance(latency, bool)

@@ -95,6 +95,11 @@ class EmulatorServer:
         return self.url + "/_emulator/judge/v1"
 
     @property
+    def proposer_base_url(self) -> str:
+        """The emulated proposer's OpenAI-compatible base URL (model ``emulator-proposer``)."""
+        return self.url + "/_emulator/proposer/v1"
+
+    @property
     def admin_url(self) -> str:
         return self.url + "/_emulator"
 

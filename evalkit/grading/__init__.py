@@ -27,6 +27,8 @@ from ._judge_types import (
     JudgeVerdict,
 )
 from ._judging import JudgeArg
+from ._label_plan import plan_labels
+from ._label_queue import label_queue
 from ._score import conversation_points, score_from_points
 from ._scorecard import Scorecard, ScorecardRule
 
@@ -59,7 +61,9 @@ __all__ = [
     "grade_run",
     "grade_transcripts",
     "judge_agreement",
+    "label_queue",
     "left_out_of",
+    "plan_labels",
     "score_from_points",
 ]
 

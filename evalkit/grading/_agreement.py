@@ -4,6 +4,14 @@ Accuracy carries a Wilson score interval (Wilson 1927). Cohen's kappa (Cohen 196
 F1 score of ``fail`` (the judge's verdict as the prediction, the label as the truth, ``fail``
 the positive class; van Rijsbergen 1979) carry percentile bootstrap intervals over labelled
 pairs (Efron & Tibshirani 1993), seeded so the same labels give the same intervals.
+
+A bootstrap collapses where the sample has no spread (ten pairs that all agree resample to
+ten pairs that all agree), so each bootstrap interval is widened to hold a score interval
+that does not: F1 = TP / (TP + (FP + FN) / 2) gets the Wilson interval of that proportion,
+and kappa = (p_o - p_e) / (1 - p_e) the accuracy's Wilson limits carried through at the
+observed chance agreement ``p_e``. No interval is zero-width. Kappa is undefined (NaN, with
+the reason in ``kappa_note``) when the judge or the labels use a single verdict: there is no
+agreement beyond chance to measure.
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ import math
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import deprecated
 from ..stats import wilson_interval
@@ -26,6 +34,7 @@ _FAIL = _CATEGORIES.index("fail")
 _COLUMNS = [
     "rule_id", "n_labelled", "n", "n_left_out", "agree", "accuracy", "accuracy_low",
     "accuracy_high", "f1_fail", "f1_fail_low", "f1_fail_high", "kappa", "kappa_low", "kappa_high",
+    "kappa_note",
 ]  # fmt: skip
 
 
@@ -111,7 +120,8 @@ def judge_agreement(
     ``label`` or ``verdict``). Pairs where either side is not pass, fail or na (``error``, a
     typo) or that have no counterpart are left out and counted. One row per labelled rule plus
     ``(all)``: n_labelled, n compared, n_left_out, agree, accuracy with its Wilson interval, the
-    F1 of ``fail`` and Cohen's kappa, each with a seeded bootstrap interval.
+    F1 of ``fail`` and Cohen's kappa, each with a seeded bootstrap interval that a score
+    interval keeps from collapsing (module docstring), and ``kappa_note`` (why kappa is NaN).
     """
     if rubric is not None:
         if rubric_version_id is not None:
@@ -155,14 +165,60 @@ def _row(
     n = len(a)
     agree = int((a == b).sum())
     low, high = wilson_interval(agree, n, confidence)
-    kappa = float(_kappa(a, b)) if n else math.nan
+    note = _kappa_note(a, b)
+    kappa = float(_kappa(a, b)) if n and not note else math.nan
     f1 = float(_f1_fail(a, b)) if n else math.nan
     k_low = k_high = f_low = f_high = math.nan
     if n >= 2:
         idx = rng.integers(0, n, size=(n_resamples, n))
-        k_low, k_high = _percentile(_kappa(a[idx], b[idx]), confidence)
+        if not note:
+            k_low, k_high = _percentile(_kappa(a[idx], b[idx]), confidence)
+            k_low, k_high = _hull((k_low, k_high), _kappa_score_limits(a, b, (low, high)))
         f_low, f_high = _percentile(_f1_fail(a[idx], b[idx]), confidence)
+        if not math.isnan(f1):
+            f_low, f_high = _hull((f_low, f_high), _f1_score_limits(a, b, confidence))
     return [
         rule_id, len(group), n, int((~ok).sum()), agree, agree / n if n else math.nan, low, high,
-        f1, f_low, f_high, kappa, k_low, k_high,
+        f1, f_low, f_high, kappa, k_low, k_high, note,
     ]  # fmt: skip
+
+
+def _kappa_note(a: np.ndarray, b: np.ndarray) -> str:
+    """Why kappa is undefined for these codes ('' when it is defined)."""
+    if not len(a):
+        return "no labelled pairs"
+    if len(np.unique(b)) < 2:
+        return "undefined: the judge gave one verdict only"
+    if len(np.unique(a)) < 2:
+        return "undefined: the labels hold one verdict only"
+    return ""
+
+
+def _hull(first: tuple[float, float], second: tuple[float, float]) -> tuple[float, float]:
+    lows = [v for v in (first[0], second[0]) if not math.isnan(v)]
+    highs = [v for v in (first[1], second[1]) if not math.isnan(v)]
+    return (min(lows) if lows else math.nan, max(highs) if highs else math.nan)
+
+
+def _f1_score_limits(
+    truth: np.ndarray, judged: np.ndarray, confidence: float
+) -> tuple[float, float]:
+    """Wilson limits of F1 read as the proportion TP / (TP + (FP + FN) / 2)."""
+    tp = float(((truth == _FAIL) & (judged == _FAIL)).sum())
+    wrong = float(((truth == _FAIL) != (judged == _FAIL)).sum())
+    low, high = wilson_interval(tp, tp + wrong / 2.0, confidence)
+    return float(low), float(high)
+
+
+def _kappa_score_limits(
+    a: np.ndarray, b: np.ndarray, accuracy: tuple[float, float]
+) -> tuple[float, float]:
+    """Kappa at the accuracy's Wilson limits, chance agreement held at its observed value."""
+    k = len(_CATEGORIES)
+    expected = float(sum((a == c).mean() * (b == c).mean() for c in range(k)))
+    if expected >= 1:
+        return math.nan, math.nan
+    return (
+        max((accuracy[0] - expected) / (1 - expected), -1.0),
+        min((accuracy[1] - expected) / (1 - expected), 1.0),
+    )

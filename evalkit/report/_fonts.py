@@ -1,8 +1,11 @@
-"""Arabic script: how much of a text is in it, and which installed font can draw it in plots.
+"""Arabic script: how much of a text is in it, and which font draws it in plots.
 
-Matplotlib draws a missing glyph as an empty box, so plots use Arabic-script labels only when
-:func:`find_arabic_font` finds a font with the Urdu letters; otherwise labels fall back to
-Latin stand-ins (:func:`plot_label`, :func:`without_arabic`). Matplotlib 3.11 shapes text with
+evalkit ships Noto Nastaliq Urdu (:func:`evalkit.data.nastaliq_font_path`) and registers that
+file with matplotlib itself (:func:`bundled_nastaliq`), so plots never depend on system fonts or
+on matplotlib's font cache. Matplotlib draws a missing glyph as an empty box, so plots use
+Arabic-script labels only when :func:`find_arabic_font` has a font with the Urdu letters (the
+shipped one unless it cannot load, which is a warning); otherwise labels fall back to Latin
+stand-ins (:func:`plot_label`, :func:`without_arabic`). Matplotlib 3.11 shapes text with
 libraqm (joining, Nastaliq's contextual forms, bidi), so a label is drawn with
 :func:`label_families`: Urdu in the Nastaliq font, Latin in a sans face without Arabic letters
 (so no Urdu letter is taken from a Naskh-style fallback), and :func:`directed` gives every line
@@ -14,8 +17,12 @@ from __future__ import annotations
 
 import logging
 import re
+import warnings
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+from ..data import NASTALIQ_FAMILY, nastaliq_font_path
 
 __all__ = [
     "ARABIC_FONT_PREFERENCE",
@@ -23,6 +30,8 @@ __all__ = [
     "ArabicFont",
     "arabic_runs",
     "arabic_share",
+    "bundled_nastaliq",
+    "bundled_nastaliq_bytes",
     "directed",
     "find_arabic_font",
     "has_arabic",
@@ -113,14 +122,64 @@ def _covers_urdu(path: str) -> bool:
     return all(ord(ch) in charmap for ch in _URDU_LETTERS)
 
 
+@cache
+def _unloadable_once(path: str, reason: str) -> None:
+    """Warn once per process (and per reason) that the shipped font cannot be used."""
+    message = (
+        f"evalkit's Nastaliq font {path} cannot be loaded ({reason}): plots draw Urdu as "
+        "Latin stand-ins and reports cannot embed the font; reinstall evalkit"
+    )
+    logger.warning("%s", message)
+    warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+def bundled_nastaliq() -> ArabicFont | None:
+    """The Nastaliq font shipped with evalkit, registered with matplotlib from the package file.
+
+    Registration is by file (``fontManager.addfont``), so neither system fonts nor matplotlib's
+    font cache are involved. None, with a warning (once per process), if the file cannot load.
+    """
+    from matplotlib import font_manager
+
+    path = nastaliq_font_path()
+    manager = font_manager.fontManager
+    if not any(entry.fname == str(path) for entry in manager.ttflist):
+        try:
+            manager.addfont(str(path))
+        except (OSError, RuntimeError, ValueError) as exc:
+            _unloadable_once(str(path), str(exc) or type(exc).__name__)
+            return None
+    if not _covers_urdu(str(path)):
+        _unloadable_once(str(path), "the file lacks the Urdu letters")
+        return None
+    return ArabicFont(NASTALIQ_FAMILY, path)
+
+
+def bundled_nastaliq_bytes() -> bytes | None:
+    """The shipped Nastaliq font file's bytes (for reports and the viewer), or None with a
+    warning (once per process) if it cannot be read."""
+    path = nastaliq_font_path()
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        _unloadable_once(str(path), exc.strerror or type(exc).__name__)
+        return None
+
+
 def find_arabic_font(preference: tuple[str, ...] = ARABIC_FONT_PREFERENCE) -> ArabicFont | None:
-    """The first family in ``preference`` that matplotlib knows and that has the Urdu letters."""
+    """The first family in ``preference`` that draws Urdu: the shipped Nastaliq file for its
+    family, else a font matplotlib knows with the Urdu letters."""
     from matplotlib import font_manager
 
     by_name: dict[str, list[str]] = {}
     for entry in font_manager.fontManager.ttflist:
         by_name.setdefault(entry.name, []).append(entry.fname)
     for family in preference:
+        if family == NASTALIQ_FAMILY:
+            shipped = bundled_nastaliq()
+            if shipped is not None:
+                return shipped
+            continue
         for fname in sorted(by_name.get(family, ()), key=lambda f: ("bold" in f.lower(), f)):
             if _covers_urdu(fname):
                 return ArabicFont(family, Path(fname))

@@ -1,9 +1,9 @@
 """evalkit's static report page: one self-contained HTML file, nothing loaded from elsewhere.
 
-Urdu in Arabic script is set in Nastaliq: the font stack asks for "Noto Nastaliq Urdu" (Debian's
-``fonts-noto-core``), Jameel Noori Nastaleeq and Urdu Typesetting, with Naskh fallbacks. When
-the page holds Arabic-script text and a Nastaliq font file is found on this machine, the font is
-embedded in the page, so the report renders in Nastaliq on any machine that opens it.
+Urdu in Arabic script is set in Nastaliq: the font stack asks for "Noto Nastaliq Urdu", Jameel
+Noori Nastaleeq and Urdu Typesetting, with Naskh fallbacks. When the page holds Arabic-script
+text, the Noto Nastaliq Urdu file evalkit ships is embedded in the page (no system font
+involved), so the report renders in Nastaliq on any machine that opens it.
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ import html
 from pathlib import Path
 from typing import Final
 
-from ._fonts import NASTALIQ_FONT_STACK, find_arabic_font, has_arabic
+from ..data import nastaliq_font_path
+from ._fonts import NASTALIQ_FONT_STACK, bundled_nastaliq_bytes, has_arabic
 from ._transcript_html import REPORT_CSS
 
 __all__ = ["PAGE_CSS", "find_nastaliq_font", "report_page"]
-#: Nastaliq families a page may embed, best first.
-NASTALIQ_FAMILIES: Final = ("Noto Nastaliq Urdu", "Jameel Noori Nastaleeq")
 
 PAGE_CSS: Final = f"""
 :root {{ color-scheme: light; }}
@@ -45,18 +44,18 @@ pre {{ white-space: pre-wrap; background: #f6f8fa; padding: 8px; border-radius: 
 
 
 def find_nastaliq_font() -> Path | None:
-    """A Nastaliq font file on this machine that draws Urdu (Noto Nastaliq Urdu), or None."""
-    font = find_arabic_font(NASTALIQ_FAMILIES)
-    return font.path if font is not None else None
+    """The Nastaliq font file evalkit ships (Noto Nastaliq Urdu), or None if it is missing."""
+    path = nastaliq_font_path()
+    return path if path.is_file() else None
 
 
 def _font_face(body: str) -> str:
     if not has_arabic(body):
         return ""
-    font = find_nastaliq_font()
+    font = bundled_nastaliq_bytes()
     if font is None:
         return ""
-    data = base64.b64encode(font.read_bytes()).decode("ascii")
+    data = base64.b64encode(font).decode("ascii")
     return (
         '@font-face { font-family: "Noto Nastaliq Urdu"; font-display: swap; '
         f'src: local("Noto Nastaliq Urdu"), url(data:font/ttf;base64,{data}) format("truetype"); }}'

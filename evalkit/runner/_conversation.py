@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from .._util import now
@@ -83,7 +84,8 @@ class ConversationRunner:
                     )
                     await self._retry.async_sleep(wait)
                     continue
-                outcome: Outcome = ("dropped", str(exc), _turn_records(exc.turns), None, None)
+                turns = _turn_records(exc.turns, exc.turn_at_s)
+                outcome: Outcome = ("dropped", str(exc), turns, None, None)
             except FATAL_ERRORS:
                 raise
             except _FAILED as exc:
@@ -120,15 +122,20 @@ class ConversationRunner:
 
 def _outcome(transcript: Transcript) -> Outcome:
     result = transcript.outcome
+    streamed = _turn_records(transcript.turns, transcript.turn_at_s)
     if isinstance(result, Done):
-        turns = (
-            [TurnRecord(i, t.speaker, t.text) for i, t in enumerate(result.turns, 1)]
-            if result.turns
-            else _turn_records(transcript.turns)
-        )
+        turns = streamed
+        if result.turns:  # the `done` event's transcript is the record; timings from the stream
+            at_s = {t.index: t.at_s for t in streamed}
+            turns = [
+                TurnRecord(i, t.speaker, t.text, at_s.get(i)) for i, t in enumerate(result.turns, 1)
+            ]
         return "done", None, turns, transcript.first_turn_s, result.persona_id or None
-    return "error", result.message, _turn_records(transcript.turns), transcript.first_turn_s, None
+    return "error", result.message, streamed, transcript.first_turn_s, None
 
 
-def _turn_records(turns: Any) -> list[TurnRecord]:
-    return [TurnRecord(t.index, t.role, t.text) for t in turns]
+def _turn_records(turns: Sequence[Any], at_s: Sequence[float]) -> list[TurnRecord]:
+    """Streamed turns as records, each with its arrival time where one was recorded."""
+    if len(at_s) != len(turns):
+        return [TurnRecord(t.index, t.role, t.text) for t in turns]
+    return [TurnRecord(t.index, t.role, t.text, a) for t, a in zip(turns, at_s, strict=True)]

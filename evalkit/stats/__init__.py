@@ -8,6 +8,9 @@
   the scale (Wilson with an effective sample size, MOVER; see ``_bounded``);
 - :func:`power_of`, :func:`expected_power`, :func:`minimum_detectable_effect`,
   :func:`grid_difference_se`, :func:`paired_df`: planning (noncentral t; pilot uncertainty);
+- :func:`ppi_mean`, :func:`ppi_difference`, :func:`ppi_pseudo_values`: prediction-powered
+  (PPI++) means that correct a judge's verdicts with hand labels drawn with known
+  probabilities, built from per-item influence terms (see ``_ppi``);
 - :func:`efficacy_bounds`, :func:`futility_bounds`, :func:`spent_alpha`,
   :func:`stopping_probabilities`, :func:`conditional_power`, :func:`confidence_sequence_bounds`:
   group-sequential boundaries (Lan-DeMets spending, beta-spending futility, recursive
@@ -39,6 +42,7 @@ from ._power import (
     paired_df,
     power_of,
 )
+from ._ppi import PPIEstimate, ppi_difference, ppi_mean, ppi_pseudo_values
 from ._sequential import (
     SPENDING_FUNCTIONS,
     StopProbabilities,
@@ -54,6 +58,7 @@ __all__ = [
     "SPENDING_FUNCTIONS",
     "CellMoments",
     "Interval",
+    "PPIEstimate",
     "PairedGrid",
     "StopProbabilities",
     "VarianceMethod",
@@ -75,6 +80,9 @@ __all__ = [
     "paired_grid",
     "pass_hat_k",
     "power_of",
+    "ppi_difference",
+    "ppi_mean",
+    "ppi_pseudo_values",
     "spent_alpha",
     "stopping_probabilities",
     "t_interval",

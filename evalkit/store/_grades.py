@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 
 from ._errors import CorruptRunError

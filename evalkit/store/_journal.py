@@ -1,6 +1,7 @@
 """The run journal: ``journal.jsonl``, one JSON line per finished conversation.
 
-A line is ``{"v": 1, "conversation": {...record...}, "turns": [{"index", "role", "text"}, ...]}``.
+A line is ``{"v": 1, "conversation": {...record...}, "turns": [{"index", "role", "text", "at_s"}, ...]}``
+(``at_s`` absent in journals written before turn timing: read as null).
 
 Durability rules:
 
@@ -33,7 +34,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
@@ -65,7 +66,12 @@ JOURNAL_VERSION: Final = 1
 _BLOCK_SIZE: Final = 16 << 20  # Arrow JSON block; a line longer than this takes a slower path
 
 _TURN_TYPE = pa.struct(
-    [("index", pa.int64()), ("role", pa.large_string()), ("text", pa.large_string())]
+    [
+        ("index", pa.int64()),
+        ("role", pa.large_string()),
+        ("text", pa.large_string()),
+        ("at_s", pa.float64()),
+    ]
 )
 _LINE_SCHEMA: Final = pa.schema(
     [
@@ -83,7 +89,9 @@ def encode_line(record: ConversationRecord, turns: Sequence[TurnRecord]) -> byte
         {
             "v": JOURNAL_VERSION,
             "conversation": record.to_json_dict(),
-            "turns": [{"index": t.index, "role": t.role, "text": t.text} for t in turns],
+            "turns": [
+                {"index": t.index, "role": t.role, "text": t.text, "at_s": t.at_s} for t in turns
+            ],
         },
         ensure_ascii=False,
         separators=(",", ":"),

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import now
 from ._errors import CorruptRunError, storage_error
@@ -46,6 +46,7 @@ LABEL_COLUMNS: Final = (
     "labelled_at",
     "rubric_version_id",
     "judge_verdict",
+    "inclusion_probability",
 )
 MAX_NOTE: Final = 2000
 _LABELLER_ENV: Final = "EVALKIT_LABELLER"
@@ -67,7 +68,10 @@ class Label:
     """One hand label: on ``conversation_id``, rule ``rule_id`` should be ``label``.
 
     ``judge_verdict`` is the verdict the labeller saw (so "the judge was right" is a label
-    equal to it); ``rubric_version_id`` the scorecard version it was seen under. Empty
+    equal to it); ``rubric_version_id`` the scorecard version it was seen under.
+    ``inclusion_probability`` is the chance the label queue had of drawing this (conversation,
+    rule) (:func:`evalkit.grading.label_queue`); None when a person picked it by hand, and then
+    the label counts for agreement but not for judge-corrected estimates. Empty
     ``labelled_by``/``labelled_at`` are filled in when stored.
     """
 
@@ -79,6 +83,7 @@ class Label:
     labelled_at: str = ""
     rubric_version_id: str | None = None
     judge_verdict: str | None = None
+    inclusion_probability: float | None = None
 
     def checked(self, where: str = "label") -> Label:
         """This label, validated (:class:`ValueError` naming the field), with who and when."""
@@ -94,6 +99,7 @@ class Label:
             raise ValueError(f"{where}: note must be text of at most {MAX_NOTE} characters")
         if self.judge_verdict not in (None, "", "pass", "fail", "na", "error"):
             raise ValueError(f"{where}: judge_verdict {self.judge_verdict!r} is not a verdict")
+        probability = _probability(self.inclusion_probability, where)
         when = self.labelled_at or now().isoformat(timespec="microseconds")
         try:
             pd.Timestamp(when)
@@ -108,6 +114,7 @@ class Label:
             labelled_at=when,
             rubric_version_id=self.rubric_version_id or None,
             judge_verdict=self.judge_verdict or None,
+            inclusion_probability=probability,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -134,7 +141,29 @@ class Label:
             labelled_at=str(values["labelled_at"] or ""),
             rubric_version_id=_text_or_none(values["rubric_version_id"]),
             judge_verdict=_text_or_none(values["judge_verdict"]),
+            inclusion_probability=_number_or_none(values["inclusion_probability"], where),
         )
+
+
+def _probability(value: Any, where: str) -> float | None:
+    """An inclusion probability in (0, 1], or None (a label picked by hand)."""
+    if value is None:
+        return None
+    try:
+        p = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{where}: inclusion_probability must be a number in (0, 1], got {value!r}"
+        ) from None
+    if not 0.0 < p <= 1.0:  # NaN fails too
+        raise ValueError(f"{where}: inclusion_probability must be in (0, 1], got {value!r}")
+    return p
+
+
+def _number_or_none(value: Any, where: str) -> float | None:
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    return _probability(value, where)
 
 
 def _text_or_none(value: Any) -> str | None:

@@ -4,13 +4,14 @@ labels to the runs it names, checking every row before anything is stored."""
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import atomic_write_bytes
 from ._errors import RunNotFoundError
@@ -62,6 +63,8 @@ def export_labels(
 
 
 def _read_csv(source: str | os.PathLike[str] | io.StringIO) -> pd.DataFrame:
+    if not isinstance(source, io.StringIO):
+        source = io.StringIO(_utf8_text(Path(os.fspath(source))))
     try:
         frame = pd.read_csv(source, dtype=str, keep_default_na=False)
     except (ValueError, pd.errors.ParserError) as exc:
@@ -70,6 +73,24 @@ def _read_csv(source: str | os.PathLike[str] | io.StringIO) -> pd.DataFrame:
     if missing:
         raise ValueError(f"labels CSV {source}: missing column(s) {', '.join(sorted(missing))}")
     return frame
+
+
+def _utf8_text(path: Path) -> str:
+    """The file's text; invalid UTF-8 is a :class:`ValueError` naming the line and column
+    (never stored as U+FFFD)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"labels CSV {path}: cannot be read ({exc})") from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = data[: exc.start].decode("utf-8", "replace")
+        line = before.count("\n") + 1
+        header = next(csv.reader([data.split(b"\n", 1)[0].decode("utf-8", "replace")]), [])
+        field = len(next(csv.reader([before.rsplit("\n", 1)[-1]]), [""])) - 1
+        name = header[field] if 0 <= field < len(header) else f"column {field + 1}"
+        raise ValueError(f"labels CSV line {line}: {name!r} is not valid UTF-8 text") from None
 
 
 def _key(row: Mapping[Any, Any]) -> tuple[str, ...]:
@@ -110,15 +131,9 @@ def import_labels(
     stored: dict[str, int] = {}
     fresh_batches: dict[str, list[Label]] = {}
     for name, labels in batches.items():
-        known = set(runs[name].conversations["conversation_id"].astype(str))
-        bad = next((i for i, item in enumerate(labels) if item.conversation_id not in known), None)
-        if bad is not None:
-            raise ValueError(
-                f"labels CSV line {lines[name][bad]}: conversation_id "
-                f"{labels[bad].conversation_id!r} is not in run {name}"
-            )
+        checked = runs[name].check_labels(labels, [f"labels CSV line {n}" for n in lines[name]])
         have = {_key(r) for r in runs[name].labels(latest=False).to_dict("records")}
-        fresh_batches[name] = [item for item in labels if _key(item.to_json()) not in have]
+        fresh_batches[name] = [item for item in checked if _key(item.to_json()) not in have]
     for name, fresh in fresh_batches.items():
         stored[name] = len(runs[name].add_labels(fresh)) if fresh else 0
     return stored

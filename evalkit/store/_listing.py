@@ -6,7 +6,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any, Final, TypeAlias
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ._errors import (
     StoreError,
@@ -24,7 +24,9 @@ from ._records import (
 )
 from ._tables import (
     empty_frame,
+    to_frame,
 )
+from ._turn_timing import with_turn_latency
 from ._urls import RunPath, StoreLike, is_store_url, open_store
 
 logger = logging.getLogger("evalkit.store")
@@ -170,6 +172,8 @@ def load_runs(
         if len(frame):
             frames.append(frame)
     if not frames:
+        if table == "turns":  # the same columns as Run.turns, latency_s included
+            return to_frame(with_turn_latency(SCHEMAS["turns"].empty_table()), SCHEMAS["turns"])
         return empty_frame(SCHEMAS[table])
     return pd.concat(frames, ignore_index=True)
 

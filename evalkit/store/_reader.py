@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -35,6 +35,7 @@ from ._tables import (
     table_metadata,
     to_frame,
 )
+from ._turn_timing import has_turn_timing, with_turn_latency
 from ._urls import RunPath, StoreLike, is_store_url, open_store
 from ._wide import DEFAULT_TAG_PREFIX, DEFAULT_VARIABLE_PREFIX, expand_variables
 
@@ -57,6 +58,7 @@ class Run:
         self._pending: dict[str, pa.Table] = {}
         self._stamp: str | None = None
         self._from_journal = False
+        self._said_untimed = False
 
     def __repr__(self) -> str:
         counts = self.manifest.get("counts") or {}
@@ -101,8 +103,17 @@ class Run:
 
     @property
     def turns(self) -> pd.DataFrame:
-        """One row per turn: run_id, conversation_id, index (1-based), role, text."""
+        """One row per turn: run_id, conversation_id, index (1-based), role, text, ``at_s``
+        (arrival, seconds from the simulate request) and ``latency_s`` (an agent turn's
+        ``at_s`` minus the previous turn's; NaN for caller and first turns). Runs recorded
+        before turn timing load with both NaN (said once, in a warning log line)."""
         return self._frame("turns")
+
+    @property
+    def has_turn_timing(self) -> bool:
+        """True when the run's turns carry arrival times (runs recorded since turn timing)."""
+        turns = self.turns
+        return bool(len(turns)) and bool(turns["at_s"].notna().any())
 
     @property
     def counts(self) -> dict[str, int]:
@@ -122,9 +133,21 @@ class Run:
             table = self._pending.pop(name, None)
             if table is None:
                 table = self._table(name)
+            if name == "turns":
+                table = self._timed(table)
             frame = to_frame(table, SCHEMAS[name])
             self._frames[name] = frame
         return frame
+
+    def _timed(self, turns: pa.Table) -> pa.Table:
+        if turns.num_rows and not has_turn_timing(turns) and not self._said_untimed:
+            self._said_untimed = True
+            logger.warning(
+                "run %s was recorded before turn timing: its turns have no at_s, so at_s and "
+                "latency_s are NaN (latency comparisons refuse it)",
+                self.run_id,
+            )
+        return with_turn_latency(turns)
 
     @property
     def local_folder(self) -> Path:
@@ -205,21 +228,51 @@ class Run:
     def add_labels(self, labels: Iterable[Label | Mapping[str, Any]]) -> pd.DataFrame:
         """Append hand labels to the run (never to its grades); returns the stored rows.
 
-        Each label's conversation must be in the run: an unknown one is a :class:`ValueError`
-        naming it, and nothing is stored.
+        Every label is checked first (:meth:`check_labels`): a bad one is a
+        :class:`ValueError` naming it and the field, and nothing is stored.
         """
+        return add_labels(self.path, self.check_labels(labels))
+
+    def check_labels(
+        self, labels: Iterable[Label | Mapping[str, Any]], where: str | Sequence[str] = "label"
+    ) -> list[Label]:
+        """``labels`` checked against this run: each label's fields (:meth:`Label.checked`),
+        its conversation must be in the run and, once the run is graded, its rubric version
+        one the run was graded with and its rule one that scorecard graded. ``where`` names
+        the labels in messages: a prefix (``label 0``, ``label 1``, ...) or one name each."""
+        given = list(labels)
+        names = [f"{where} {i}" for i in range(len(given))] if isinstance(where, str) else where
         items = [
-            item if isinstance(item, Label) else Label.from_mapping(item, f"label {i}")
-            for i, item in enumerate(labels)
+            (item if isinstance(item, Label) else Label.from_mapping(item, name)).checked(name)
+            for item, name in zip(given, names, strict=True)
         ]
         known = set(self.conversations["conversation_id"].astype(str))
-        for i, item in enumerate(items):
+        grades = self.grades() if items else pd.DataFrame()
+        rules: dict[str, set[str]] = {}
+        if len(grades):
+            for key, group in grades.groupby("rubric_version_id"):
+                rules[str(key)] = set(group["rule_id"].astype(str))
+        every = set().union(*rules.values()) if rules else set()
+        for name, item in zip(names, items, strict=True):
             if item.conversation_id not in known:
                 raise ValueError(
-                    f"label {i}: conversation_id {item.conversation_id!r} is not in run "
-                    f"{self.run_id}"
+                    f"{name}: conversation_id {item.conversation_id!r} is not in run {self.run_id}"
                 )
-        return add_labels(self.path, items)
+            if not rules:
+                continue
+            wanted = item.rubric_version_id
+            if wanted is not None and wanted not in rules:
+                raise ValueError(
+                    f"{name}: rubric_version_id {wanted!r} is not a scorecard run "
+                    f"{self.run_id} was graded with ({', '.join(sorted(rules))})"
+                )
+            allowed = every if wanted is None else rules[wanted]
+            if item.rule_id not in allowed:
+                raise ValueError(
+                    f"{name}: rule_id {item.rule_id!r} is not a rule of the scorecard "
+                    f"(rules: {', '.join(sorted(allowed))})"
+                )
+        return items
 
     def transcript(self, conversation_id: str) -> pd.DataFrame:
         """The turns of one conversation in speaking order (empty if it has none)."""

@@ -140,15 +140,18 @@ CONVERSATION_FIELDS: Final[tuple[str, ...]] = tuple(f.name for f in fields(Conve
 
 @dataclass(frozen=True, slots=True)
 class TurnRecord:
-    """One utterance: 1-based ``index`` in speaking order, ``role`` and ``text``."""
+    """One utterance: 1-based ``index`` in speaking order, ``role`` and ``text``; ``at_s`` is
+    when its turn event arrived, seconds from the simulate request (None: not recorded)."""
 
     index: int
     role: Role
     text: str
+    at_s: float | None = None
 
 
 class TurnLike(Protocol):
-    """Anything with ``index``, ``role`` and ``text`` (:class:`TurnRecord`, ``evalkit.Turn``)."""
+    """Anything with ``index``, ``role`` and ``text`` (:class:`TurnRecord`, ``evalkit.Turn``);
+    an ``at_s`` attribute, where there is one, is kept."""
 
     @property
     def index(self) -> int: ...
@@ -158,29 +161,41 @@ class TurnLike(Protocol):
     def text(self) -> str: ...
 
 
-TurnInput: TypeAlias = TurnLike | tuple[int, str, str]
+TurnInput: TypeAlias = TurnLike | tuple[int, str, str] | tuple[int, str, str, float | None]
 
 
 def as_turn_record(turn: TurnInput) -> TurnRecord:
-    """Normalise a turn object or an ``(index, role, text)`` tuple; ``ValueError`` if invalid."""
+    """Normalise a turn object or an ``(index, role, text[, at_s])`` tuple; ``ValueError`` if
+    invalid."""
     index: Any
     role: Any
     text: Any
+    at_s: Any = None
     if isinstance(turn, TurnRecord):
-        index, role, text = turn.index, turn.role, turn.text
+        index, role, text, at_s = turn.index, turn.role, turn.text, turn.at_s
     elif isinstance(turn, tuple):
-        if len(turn) != 3:
-            raise ValueError(f"a turn tuple is (index, role, text), not {turn!r}")
-        index, role, text = turn
+        if len(turn) == 3:
+            index, role, text = turn
+        elif len(turn) == 4:
+            index, role, text, at_s = turn
+        else:
+            raise ValueError(f"a turn tuple is (index, role, text[, at_s]), not {turn!r}")
     else:
         index, role, text = turn.index, turn.role, turn.text
+        at_s = getattr(turn, "at_s", None)
     if not isinstance(index, int) or isinstance(index, bool) or index < 1:
         raise ValueError(f"turn index must be an int >= 1, not {index!r}")
     if role not in ROLES:
         raise ValueError(f"turn {index}: role must be 'agent' or 'caller', not {role!r}")
     if not isinstance(text, str):
         raise ValueError(f"turn {index}: text must be a str")
-    return TurnRecord(index, role, text)
+    if at_s is not None:
+        if isinstance(at_s, bool) or not isinstance(at_s, int | float):
+            raise ValueError(f"turn {index}: at_s must be a number of seconds or None")
+        if not math.isfinite(at_s) or at_s < 0:
+            raise ValueError(f"turn {index}: at_s must be finite and >= 0, not {at_s!r}")
+        at_s = float(at_s)
+    return TurnRecord(index, role, text, at_s)
 
 
 def _role_text(turn: Any) -> tuple[str, str]:

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any, Final, TypeAlias
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -85,6 +85,7 @@ TURNS_SCHEMA: Final = pa.schema(
         _f("index", pa.int64()),
         _f("role", _STR),
         _f("text", _STR),
+        _f("at_s", pa.float64(), True),
     ]
 )
 

@@ -19,7 +19,8 @@ import copy
 import logging
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cache
+from typing import Any, Final, Literal
 
 from .._exceptions import EvalkitError
 from ..api import AsyncClient, NotFoundError
@@ -27,6 +28,29 @@ from ._clones import CLONE_PREFIX, CloneLease, CloneOwner, find_clones, lease_re
 from ._snapshots import ConfigSnapshot, SnapshotStore, redact_config, strip_redacted_keys
 
 logger = logging.getLogger("evalkit.targets")
+
+#: How long a clone's deletion may take once the run around it has been cancelled.
+DELETE_GRACE_S: Final = 30.0
+
+
+@cache
+def _reported_clones() -> set[str]:
+    """Left-over clone ids already reported in this process (each is said once)."""
+    return set()
+
+
+def report_leftover_clones(ids: list[str]) -> None:
+    """Warn about left-over clones, each once per process (a tune resolves many targets)."""
+    fresh = [i for i in ids if i not in _reported_clones()]
+    if not fresh:
+        return
+    _reported_clones().update(fresh)
+    logger.warning(
+        "%d temporary evalkit clone(s) of runs that are gone were not deleted (a killed "
+        "process?): %s; `evalkit clones --delete` removes them",
+        len(fresh),
+        ", ".join(fresh),
+    )
 
 
 class TargetError(EvalkitError):
@@ -137,14 +161,7 @@ async def resolve_target(
             f"assistant {assistant_id} is not among the {len(assistants)} assistant(s) of this "
             "API key's project (E1); check the id and EVALKIT_API_KEY"
         )
-    leftovers = find_clones(assistants)
-    if leftovers:
-        logger.warning(
-            "%d temporary evalkit clone(s) of runs that are gone were not deleted (a killed "
-            "process?): %s; `evalkit clones --delete` removes them",
-            len(leftovers),
-            ", ".join(a.id for a in leftovers),
-        )
+    report_leftover_clones([a.id for a in find_clones(assistants)])
     draft = ConfigSnapshot.from_assistant(found)
     snapshots.save(draft)
     aliases = found.aliases
@@ -204,20 +221,41 @@ async def simulation_target(
         return
     lease = lease or CloneLease()
     owner = CloneOwner.current(run_id, lease)
-    clone = await client.create_assistant(
-        name=f"{CLONE_PREFIX} {resolved.label} of {resolved.snapshot.name} v{resolved.version}"[
-            :200
-        ],
-        config=resolved.clone_config,
-        description=owner.description(resolved.assistant_id),
-        public=False,
+    creation = asyncio.ensure_future(
+        client.create_assistant(
+            name=f"{CLONE_PREFIX} {resolved.label} of {resolved.snapshot.name} v{resolved.version}"[
+                :200
+            ],
+            config=resolved.clone_config,
+            description=owner.description(resolved.assistant_id),
+            public=False,
+        )
     )
+    try:
+        clone = await asyncio.shield(creation)
+    except asyncio.CancelledError:  # cancelled while the service makes the clone: delete it
+        await asyncio.wait([creation], timeout=DELETE_GRACE_S)
+        if creation.done() and not creation.cancelled() and creation.exception() is None:
+            await _delete_even_when_cancelled(client, creation.result().id)
+        raise
     logger.info("created temporary clone %s for target %s", clone.id, resolved.label)
     try:
         async with lease_renewal(client, clone.id, resolved.assistant_id, run_id, lease):
             yield clone.id
     finally:
-        await asyncio.shield(_delete_clone(client, clone.id))
+        await _delete_even_when_cancelled(client, clone.id)
+
+
+async def _delete_even_when_cancelled(client: AsyncClient, clone_id: str) -> None:
+    """Delete the clone; when the caller is cancelled meanwhile (Ctrl-C, a sibling arm's
+    error), still wait up to :data:`DELETE_GRACE_S` for the deletion before passing the
+    cancellation on (a shielded task alone dies with the event loop, leaving the clone)."""
+    deletion = asyncio.ensure_future(_delete_clone(client, clone_id))
+    try:
+        await asyncio.shield(deletion)
+    except asyncio.CancelledError:
+        await asyncio.wait([deletion], timeout=DELETE_GRACE_S)
+        raise
 
 
 async def _delete_clone(client: AsyncClient, clone_id: str) -> None:

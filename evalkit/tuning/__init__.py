@@ -14,24 +14,41 @@ from __future__ import annotations
 
 from .._util import publish
 from ._compare import compare_variants
+from ._optimize import aoptimize, optimize
+from ._optimize_options import OptimizeOptions
+from ._optimize_result import OptimizeResult
 from ._options import TuneOptions
 from ._outputs import write_tune_outputs
 from ._promote import PromoteError, Promotion
+from ._proposer import Proposal, ProposalBatch, Proposer, ProposerError, ProposerOptions
+from ._proposer_prompt import PROPOSER_PROMPT_VERSION, FailingRule, ProposalRequest
 from ._result import TuneResult
 from ._tune import TuneError, atune, tune
 from ._variants import VariantsFileError, VariantSpec, load_variants
 
 __all__ = [
+    "PROPOSER_PROMPT_VERSION",
+    "FailingRule",
+    "OptimizeOptions",
+    "OptimizeResult",
     "PromoteError",
     "Promotion",
+    "Proposal",
+    "ProposalBatch",
+    "ProposalRequest",
+    "Proposer",
+    "ProposerError",
+    "ProposerOptions",
     "TuneError",
     "TuneOptions",
     "TuneResult",
     "VariantSpec",
     "VariantsFileError",
+    "aoptimize",
     "atune",
     "compare_variants",
     "load_variants",
+    "optimize",
     "tune",
     "write_tune_outputs",
 ]

@@ -6,7 +6,8 @@ once with the streams shared out among them (the runner's repeat-major order and
 conversation budget bring each arm's run exactly to ``wave`` repeats per cell, so a sweep
 resumed with its run prefix replays the same waves). An arm runs on a temporary clone the
 runner makes from the draft (or prod) config with the arm's patch, deletes when the wave ends,
-and deletes on failure and Ctrl-C too. Drops read the selection cells only (:mod:`._adaptive`);
+and deletes on failure and Ctrl-C too. An arm that fails (a config the service refuses, say) is
+reported and left out, and the others go on; only the control's failure ends the sweep. Drops read the selection cells only (:mod:`._adaptive`);
 the held-out cells come from the grid's cell ids and the seed, before anything runs.
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._exceptions import EvalkitError
 from .._util import now, run_sync
@@ -133,6 +134,7 @@ class _Sweep:
     runs: dict[str, Run] = field(default_factory=dict)
     grades: dict[str, Grades] = field(default_factory=dict)
     waves: list[dict[str, Any]] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
 
     @property
     def control(self) -> str:
@@ -151,23 +153,39 @@ class _Sweep:
             async with asyncio.TaskGroup() as group:
                 for name in names:
                     group.create_task(self.run_arm(name, wave, each), name=f"evalkit-tune-{name}")
-        except* Exception as failed:  # one arm's error, as itself (the others were stopped)
+        except* Exception as failed:  # the control's error (or a bug), as itself
             first = failed.exceptions[0]
             raise first from first.__cause__
+        if len(self.failed) == len(self.targets) - 1:
+            raise TuneError(f"every arm failed: {'; '.join(self.failed.values())}")
 
     async def run_arm(self, name: str, wave: int, concurrency: int) -> None:
         """Bring ``name``'s run to ``wave`` repeats per cell (resuming what is recorded) and
-        grade it, through the run -> grade pipeline of :mod:`evalkit.flows`."""
+        grade it, through the run -> grade pipeline of :mod:`evalkit.flows`. An arm's error
+        leaves the arm out (:meth:`leave_out`); the control's ends the sweep."""
         run = self.runs.get(name) or _recorded(self.store, self.run_ids[name])
         need = wave * self.n_cells - (0 if run is None else len(run.conversations))
         budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
         try:
             graded = await self._run_and_grade(name, budget, concurrency)
         except EvalkitError as exc:
-            raise TuneError(
-                f"{name} (run {self.run_ids[name]}) failed in wave {wave}: {exc}"
-            ) from exc
+            message = f"{name} (run {self.run_ids[name]}) failed in wave {wave}: {exc}"
+            if name == self.control:
+                raise TuneError(message) from exc
+            self.leave_out(name, wave, message)
+            return
         self.runs[name], self.grades[name] = graded.run, graded.grades
+
+    def leave_out(self, name: str, wave: int, message: str) -> None:
+        """A failed arm stops: kept as dropped after its last whole wave, or left out of the
+        leaderboard when it never finished one; the message goes to the result's warnings."""
+        logger.warning("tune: %s; the other arms go on", message)
+        self.failed[name] = message
+        self.active[name] = False
+        if name in self.grades:
+            self.dropped_at[name] = wave - 1
+        else:
+            self.names.remove(name)
 
     async def _run_and_grade(self, name: str, budget: Budget, concurrency: int) -> GradedRun:
         return await arun_and_grade(
@@ -211,8 +229,12 @@ class _Sweep:
         return drops
 
     def left_out_warnings(self) -> list[str]:
-        """One sentence per arm (and the control) with conversations that did not end done."""
-        out = []
+        """One sentence per failed arm, and per arm (and the control) with conversations that
+        did not end done."""
+        out = [
+            f"{message} (left out{'' if name in self.grades else ' of the leaderboard'})"
+            for name, message in self.failed.items()
+        ]
         for name in [self.control, *self.names]:
             conversations = self.runs[name].conversations
             gone = conversations.loc[conversations["status"] != "done", "status"].value_counts()
@@ -266,7 +288,7 @@ async def _sweep(
         judge,
         store,
         opts,
-        names,
+        list(names),
         targets,
         {name: f"{prefix}-{_safe(name)}" for name in targets},
         frozenset(c for c, h in zip(cell_ids, hold, strict=True) if h),
@@ -310,13 +332,14 @@ async def _sweep(
     board.insert(3, "run_id", board["variant"].map(sweep.run_ids))
     summary = {
         **summary,
+        "failed_arms": sorted(sweep.failed),
         "run_prefix": prefix,
         "max_repeats": opts.max_repeats,
         "adaptive": opts.adaptive,
     }
     return TuneResult(
         leaderboard=board,
-        summary=summary,
+        details=summary,
         waves=pd.DataFrame(sweep.waves),
         variants={s.variant.name: s.variant for s in specs},
         control_config=config,

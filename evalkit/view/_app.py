@@ -28,7 +28,9 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from ..api import ApiError, Client, ConfigurationError
 from ..audio import speak
-from ..report import Filters, find_arabic_font, run_voice
+from ..data import nastaliq_font_path
+from ..report import Filters, run_voice
+from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
 from ._compare_pages import compare_page, history_page
@@ -45,7 +47,6 @@ AUDIO_FORMAT = "MP3_22050_32"
 AUDIO_MIME = "audio/mpeg"
 STATIC = {"viewer.css": "text/css", "viewer.js": "text/javascript"}
 MAX_FORM_BYTES = 16_384
-NASTALIQ_FAMILIES = ("Noto Nastaliq Urdu", "Jameel Noori Nastaleeq")
 
 
 class ViewerApp:
@@ -153,7 +154,22 @@ async def _label(request: Request) -> Response:
         return HTMLResponse(
             _error(request, "Not accepted", ValueError("the form is too large")), 413
         )
-    form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
+    cross = _cross_site(request)
+    if cross:
+        return HTMLResponse(_error(request, "Not accepted", ValueError(cross)), status_code=403)
+    pairs = parse_qsl(
+        body.decode("ascii", "surrogateescape"),
+        keep_blank_values=True,
+        encoding="utf-8",
+        errors="surrogateescape",
+    )
+    bad = next((k for k, v in pairs if _not_utf8(k) or _not_utf8(v)), None)
+    if bad is not None:
+        field = bad.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        return HTMLResponse(
+            _error(request, "Not accepted", ValueError(f"{field}: not valid UTF-8 text")), 400
+        )
+    form = dict(pairs)
     if not secrets.compare_digest(form.get("form_token", ""), viewer.form_token):
         return HTMLResponse(
             _error(request, "Not accepted", ValueError("this form is stale: reload the page")),
@@ -182,6 +198,27 @@ async def _label(request: Request) -> Response:
         return HTMLResponse(_error(request, "Not accepted", exc), status_code=400)
     anchor = f"#rule-{seg(form.get('rule_id', ''))}"
     return RedirectResponse(f"../{seg(cid)}.html{anchor}", status_code=303)
+
+
+def _not_utf8(text: str) -> bool:
+    return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def _cross_site(request: Request) -> str | None:
+    """Why a form post comes from another site (``Sec-Fetch-Site``, else ``Origin`` against
+    the request's own host), or None: beside the form token, so a page elsewhere cannot post
+    labels through the user's browser."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return f"a form posted from another site (Sec-Fetch-Site: {site}) is refused"
+    origin = request.headers.get("origin")
+    if origin is not None and origin != "null":
+        host = request.headers.get("host", "")
+        if origin.split("://", 1)[-1].rstrip("/") != host:
+            return f"a form posted from another origin ({origin}) is refused"
+    elif origin == "null":
+        return "a form posted from an opaque origin is refused"
+    return None
 
 
 async def _audio(request: Request) -> Response:
@@ -221,10 +258,10 @@ async def _audio(request: Request) -> Response:
 async def _static(request: Request) -> Response:
     name = request.path_params["name"]
     if name == "nastaliq.ttf":
-        font = nastaliq_font()
+        font = bundled_nastaliq_bytes()
         if font is None:
-            return Response("no Nastaliq font on this machine", 404, media_type="text/plain")
-        return Response(font.read_bytes(), media_type="font/ttf")
+            return Response("evalkit's Nastaliq font cannot be read", 500, media_type="text/plain")
+        return Response(font, media_type="font/ttf", headers={"Cache-Control": "max-age=86400"})
     if name not in STATIC:
         return Response("not found", status_code=404, media_type="text/plain")
     data = files("evalkit.view").joinpath("static", name).read_bytes()
@@ -232,9 +269,9 @@ async def _static(request: Request) -> Response:
 
 
 def nastaliq_font() -> Path | None:
-    """A Nastaliq font file on this machine (served so Urdu renders in Nastaliq anywhere)."""
-    font = find_arabic_font(NASTALIQ_FAMILIES)
-    return font.path if font is not None else None
+    """The Nastaliq font file evalkit ships (served so Urdu renders in Nastaliq anywhere)."""
+    path = nastaliq_font_path()
+    return path if path.is_file() else None
 
 
 async def _root(request: Request) -> Response:

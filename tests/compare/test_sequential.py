@@ -12,14 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalkit.compare import (
-    Design,
-    GradeGenerator,
-    SequentialPlan,
-    Verdict,
-    calibrate_sequential,
-    compare_sequential,
-)
+from evalkit._simulate import Design, GradeGenerator, calibrate_sequential
+from evalkit.compare import CompareOptions, SequentialPlan, Verdict, compare_sequential
 
 DEMO = Design("demo grid, 18 cells x 6 repeats", repeats=6)
 TRIALS = 1000
@@ -83,14 +77,21 @@ def test_look_must_be_in_range_and_the_plan_owns_confidence() -> None:
     _, base, cand = _pair(0, 0.0)
     with pytest.raises(ValueError, match=r"look must be in 1\.\.6"):
         compare_sequential(base, cand, SequentialPlan(6), look=7)
-    with pytest.raises(TypeError, match="from the plan"):
-        compare_sequential(base, cand, SequentialPlan(6), confidence=0.9)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'confidence'"):
+        compare_sequential(base, cand, SequentialPlan(6), confidence=0.9)  # type: ignore[call-arg]
+    plan = SequentialPlan(6, confidence=0.9, min_effect=3.0)
+    own = compare_sequential(base, cand, plan, look=2)
+    other = CompareOptions(confidence=0.6, min_effect=20.0, pass_k=1)
+    given = compare_sequential(base, cand, plan, look=2, options=other)
+    for column in ("confidence", "min_effect", "nominal_confidence", "difference_low"):
+        assert given.summary.iloc[0][column] == own.summary.iloc[0][column]
+    assert set(given.by_cell["k_baseline"]) == {1}  # the options' other knobs are read
 
 
 def test_array_path_matches_compare_sequential_trial_by_trial() -> None:
     plan = SequentialPlan(6)
     grades = GradeGenerator().draw(DEMO, 12, 11, -10.0)
-    from evalkit.compare._calibration import _look_headline
+    from evalkit._simulate._calibration import _look_headline
     from evalkit.compare._sequential import LookEvidence, decide_look
 
     for look in (1, 3, 5):
@@ -182,7 +183,7 @@ def test_no_difference_stops_early_for_futility() -> None:
 def test_peeking_without_a_plan_inflates_alarms_and_the_plan_does_not() -> None:
     """Re-checking a fixed comparison after every repeat is what the plan replaces."""
     grades = GradeGenerator().draw(Design("8 repeats", repeats=8), 400, 31, 0.0)
-    from evalkit.compare._calibration import _look_headline
+    from evalkit._simulate._calibration import _look_headline
 
     naive = np.zeros(400, dtype=bool)
     for look in range(2, 9):

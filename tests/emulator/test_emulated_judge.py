@@ -68,7 +68,8 @@ def _verdicts(client: httpx.Client, body: Any) -> dict[str, dict[str, Any]]:
 
 def test_models_lists_the_emulator_judge(judge: tuple[EmulatorServer, httpx.Client]) -> None:
     _, client = judge
-    assert [m["id"] for m in client.get("/models").json()["data"]] == ["emulator-judge"]
+    ids = [m["id"] for m in client.get("/models").json()["data"]]
+    assert ids == ["emulator-judge", "exact"]  # exact: the same judge without noise
 
 
 @pytest.mark.parametrize(
@@ -246,3 +247,44 @@ def test_a_rule_that_does_not_apply_names_what_the_caller_never_did(
     for act in caller_acts:
         assert ACT_PHRASES[act] in reason
     assert "_" not in reason
+
+
+def test_a_biased_judge_errs_in_a_known_seeded_direction_and_exact_stays_exact(
+    judge: tuple[EmulatorServer, httpx.Client],
+) -> None:
+    emu, client = judge
+    behaviours = ["cooperative", "hostile", "busy", "asks to call back later", "elderly"]
+    bodies = [_request(_transcript(behaviours[s % 5], s), RULES[:4]) for s in range(60)]
+    truth = [_verdicts(client, {**b, "model": "exact"}) for b in bodies]
+    settings = {"falsePassRate": 0.5, "falseFailRate": 0.1, "rules": ["confirm", "close"]}
+    echoed = emu.admin("PUT", "/judge", {**settings, "seed": 5})
+    assert echoed["falsePassRate"] == 0.5
+    assert echoed["rules"] == ["confirm", "close"]
+    biased = [_verdicts(client, b) for b in bodies]
+    again = [_verdicts(client, b) for b in reversed(bodies)][::-1]
+    assert biased == again  # fixed by seed, transcript and rule, not by call order
+    exact = [_verdicts(client, {**b, "model": "exact"}) for b in bodies]
+    assert exact == truth  # model exact ignores the errors
+    counts: Counter[tuple[str, str, str]] = Counter()
+    for t, b in zip(truth, biased, strict=True):
+        for rule in t:
+            counts[(rule, t[rule]["verdict"], b[rule]["verdict"])] += 1
+    # rules outside ``rules`` are never wrong
+    assert all(said == true for (rule, true, said) in counts if rule in ("greet", "purpose"))
+    fails = sum(n for (r, t, _), n in counts.items() if r in ("confirm", "close") and t == "fail")
+    false_pass = sum(
+        n
+        for (r, t, s), n in counts.items()
+        if r in ("confirm", "close") and (t, s) == ("fail", "pass")
+    )
+    assert fails >= 20
+    assert abs(false_pass / fails - 0.5) <= 3 * math.sqrt(0.25 / fails)
+    other = emu.admin("PUT", "/judge", {**settings, "seed": 6})
+    assert other["seed"] == 6
+    assert [_verdicts(client, b) for b in bodies] != biased  # another seed, other errors
+    with pytest.raises(httpx.HTTPStatusError):
+        emu.admin("PUT", "/judge", {"falsePassRate": -0.1})
+    with pytest.raises(httpx.HTTPStatusError):
+        emu.admin("PUT", "/judge", {"rules": "confirm"})
+    models = client.get("/models").json()["data"]
+    assert {m["id"] for m in models} == {"emulator-judge", "exact"}

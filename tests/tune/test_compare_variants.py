@@ -7,10 +7,10 @@ import json
 import pytest
 from scipy import stats
 
+from evalkit._simulate._arms import arm_frame, draw_arms
+from evalkit._simulate._tune_calibration import TUNE_DESIGN
 from evalkit.compare import Verdict
 from evalkit.tuning import TuneResult, compare_variants
-from evalkit.tuning._calibration import TUNE_DESIGN
-from evalkit.tuning._synthetic import arm_frame, draw_arms
 
 COLUMNS = [
     "variant",
@@ -65,7 +65,7 @@ def test_winner_words_and_json(sweep: TuneResult) -> None:
     assert text.startswith("improved: helps beats control by +")
     assert "confirmed on" in text
     html = sweep._repr_html_()
-    assert "<table>" in html
+    assert "<table" in html
     assert "helps" in html
     again = json.loads(json.dumps(sweep.to_dict()))
     assert again["winner"] == "helps"
@@ -134,7 +134,7 @@ def test_results_pickle_and_hold_no_config() -> None:
     )
     again = pickle.loads(pickle.dumps(result))
     assert again.winner == result.winner
-    assert repr(again).startswith("TuneResult(winner=")
+    assert repr(again) == f"<TuneResult: {result.headline()}>"
 
 
 def test_the_forest_plot_names_the_winner_n_and_the_dropped(sweep: TuneResult) -> None:

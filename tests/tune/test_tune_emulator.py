@@ -69,7 +69,7 @@ def test_the_sweep_finds_confirms_and_drops(service: DemoService) -> None:
     assert bool(board.loc["confirm-slot", "confirmed"])
     assert board.loc["confirm-slot", "verdict"] == "improved"
     assert board.loc["confirm-slot", "holdout_difference"] > 0
-    assert result.summary["holdout_cells"] == 5
+    assert result.details["holdout_cells"] == 5
     # the harmful arm is dropped early and spends fewer conversations
     assert not pd.isna(board.loc["terse-no-greeting", "dropped_at"])
     assert board.loc["terse-no-greeting", "dropped_at"] < 4

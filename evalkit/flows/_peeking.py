@@ -2,7 +2,7 @@
 
 Comparing, adding repeats and comparing again until the verdict looks decided inflates false
 alarms (A/A: 14.5% instead of 5% when re-checking after each repeat from 2 to 8). Every
-:func:`compare_runs` leaves a small record under the store (``.comparisons/``: the pair's
+:func:`evalkit.compare_runs` leaves a small record under the store (``.comparisons/``: the pair's
 identity without repeats, the runs, how many conversations each side had, when); a later
 comparison of the same pair with more conversations gets a warning that says so and points
 to :class:`evalkit.SequentialPlan`, whose looks are adjusted for exactly this.
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PEEKING_DIR", "peeking_warning", "record_comparison"]
 
-logger = logging.getLogger("evalkit.compare")
+logger = logging.getLogger("evalkit.flows")
 
 #: Folder, under the store, of one small JSON record per comparison of stored runs.
 PEEKING_DIR = ".comparisons"

@@ -1,0 +1,171 @@
+"""The emulated proposer: an OpenAI-compatible chat-completions endpoint that reads evalkit's
+proposer prompt and answers candidate prompts drawn from a table of remedies.
+
+``POST /_emulator/proposer/v1/chat/completions`` (model ``emulator-proposer``, any bearer or
+none) parses the last fenced JSON block of the last user message (``{"instructions",
+"failing_rules": [{"rule_id", "title", "criterion", ...}], "candidates"}``), matches each failing
+rule to a behaviour and answers ``{"candidates": [{"instructions", "rationale"}]}`` as the
+message content: each candidate is the current prompt with one remedy applied
+(:mod:`._proposer_rules`: some helpful, some neutral, some harmful), drawn without
+replacement, seeded by the emulator's seed and the request's content (the same request gets the
+same candidates). ``GET|PUT /_emulator/proposer`` ``{malformedRate, noop, seed}``: a share of
+answers that are prose, and a mode whose candidates change nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import re
+import time
+from collections.abc import Mapping
+from typing import Any, Final
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from ..api._problems import Problem
+from ._auth import authenticate
+from ._bodies import read_json
+from ._core import Emulator
+from ._errors import raise_for_problems
+from ._proposer_rules import GENERIC, REMEDIES, Remedy, apply_remedy, behaviour_of
+from ._proposer_state import ProposerSettings
+
+__all__ = ["PROPOSER_MODEL", "chat_completions", "models", "propose", "proposer_settings"]
+
+PROPOSER_MODEL: Final = "emulator-proposer"
+_FENCE_RE: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
+_PROSE: Final = "Here is a better prompt: be clearer and friendlier with every caller."
+_MAX_CANDIDATES: Final = 16
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    error = {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+    return JSONResponse({"error": error}, status_code=status)
+
+
+def _block(body: Any) -> dict[str, Any] | str:
+    """The request's proposer block, or what is wrong with the request."""
+    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+        return "messages must be a list"
+    users = [
+        m.get("content")
+        for m in body["messages"]
+        if isinstance(m, Mapping) and m.get("role") == "user"
+    ]
+    text = users[-1] if users and isinstance(users[-1], str) else ""
+    blocks = _FENCE_RE.findall(text)
+    if not blocks:
+        return "the last user message has no fenced JSON block"
+    try:
+        block = json.loads(blocks[-1])
+    except ValueError:
+        return "the fenced JSON block is not valid JSON"
+    if not (
+        isinstance(block, Mapping)
+        and isinstance(block.get("instructions"), str)
+        and isinstance(block.get("failing_rules"), list)
+    ):
+        return "the JSON block must hold instructions (text) and failing_rules (a list)"
+    return dict(block)
+
+
+def propose(block: Mapping[str, Any], seed: int, *, noop: bool = False) -> list[dict[str, str]]:
+    """The candidates for one request (module docstring)."""
+    instructions = str(block["instructions"])
+    wanted = block.get("candidates", 4)
+    k = min(int(wanted), _MAX_CANDIDATES) if isinstance(wanted, int) and wanted > 0 else 4
+    if noop:
+        return [{"instructions": instructions, "rationale": "no change"} for _ in range(k)]
+    behaviours: list[str] = []
+    for rule in block["failing_rules"]:
+        if isinstance(rule, Mapping):
+            found = behaviour_of(f"{rule.get('title', '')} {rule.get('criterion', '')}")
+            if found and found not in behaviours:
+                behaviours.append(found)
+    pool: list[Remedy] = [r for b in behaviours for r in REMEDIES if r.behaviour == b]
+    pool += list(GENERIC)
+    pool = [r for r in pool if apply_remedy(instructions, r) != instructions]
+    key = hashlib.sha256(json.dumps([seed, dict(block)], sort_keys=True).encode()).digest()
+    rng = random.Random(int.from_bytes(key[:8], "big"))
+    chosen = rng.sample(pool, min(k, len(pool)))
+    return [
+        {"instructions": apply_remedy(instructions, r), "rationale": r.rationale} for r in chosen
+    ]
+
+
+async def chat_completions(emu: Emulator, request: Request) -> Response:
+    """POST /_emulator/proposer/v1/chat/completions."""
+    body = await read_json(request, emu.settings.max_body_bytes)
+    model = body.get("model", PROPOSER_MODEL) if isinstance(body, Mapping) else PROPOSER_MODEL
+    if model != PROPOSER_MODEL:
+        return _error(404, f"The model {model!r} does not exist")
+    block = _block(body)
+    if isinstance(block, str):
+        return _error(400, block)
+    state = emu.proposer
+    if state.draw_malformed():
+        content = _PROSE
+    else:
+        candidates = propose(block, state.seed, noop=state.settings.noop)
+        content = json.dumps({"candidates": candidates}, ensure_ascii=False)
+    prompt_tokens = math.ceil(len(json.dumps(body, ensure_ascii=False)) / 4)
+    completion_tokens = math.ceil(len(content) / 4)
+    return JSONResponse(
+        {
+            "id": f"chatcmpl-emulator-proposer-{state.calls}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": PROPOSER_MODEL,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": content},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+    )
+
+
+async def models(emu: Emulator, request: Request) -> Response:
+    """GET /_emulator/proposer/v1/models."""
+    entry = {"id": PROPOSER_MODEL, "object": "model", "created": 0, "owned_by": "evalkit-emulator"}
+    return JSONResponse({"object": "list", "data": [entry]})
+
+
+def _settings_from_body(body: Any) -> ProposerSettings:
+    if not isinstance(body, Mapping):
+        raise_for_problems([Problem("body", "must be an object")])
+    assert isinstance(body, Mapping)
+    problems: list[Problem] = []
+    rate = body.get("malformedRate", 0.0)
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 <= rate <= 1:
+        problems.append(Problem("malformedRate", "must be a number from 0 to 1"))
+        rate = 0.0
+    noop = body.get("noop", False)
+    if not isinstance(noop, bool):
+        problems.append(Problem("noop", "must be true or false"))
+    seed = body.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        problems.append(Problem("seed", "must be an integer or null"))
+    raise_for_problems(problems)
+    return ProposerSettings(malformed_rate=float(rate), noop=bool(noop), seed=seed)
+
+
+async def proposer_settings(emu: Emulator, request: Request) -> Response:
+    """GET|PUT /_emulator/proposer: the proposer's settings (a PUT replaces all)."""
+    authenticate(emu, request)
+    if request.method == "PUT":
+        emu.proposer.configure(
+            _settings_from_body(await read_json(request, emu.settings.max_body_bytes))
+        )
+    return JSONResponse(emu.proposer.settings.to_json())
