@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
+from .._util._html import render_html
 from ..compare import Comparison, compare_grades, history
 from ..report import TranscriptOptions, side_by_side_html, table_html, transcript_html
 from ._pages import Pages
@@ -49,13 +50,15 @@ def _pair(pages: Pages, a: RunData, b: RunData, cell: str) -> str:
         conv = data.conversations
         ids = conv.index[conv["cell_id"] == cell]
         if not len(ids):
-            panes[data.run_id] = '<p class="ek-note">No conversation of this cell here.</p>'
+            panes[data.run_id] = render_html("note.html", text="No conversation of this cell here.")
             continue
         cid = str(ids[0])
         score = data.scores.get(cid)
         shown = f" · score {score:.0f}" if score is not None and not pd.isna(score) else ""
         title = f"{cid} · {conv.at[cid, 'persona_label']!s}{shown}"
-        link = f'<p><a href="{root}{conversation_path(data.run_id, cid)}">open {cid}</a></p>'
+        link = render_html(
+            "link.html", href=f"{root}{conversation_path(data.run_id, cid)}", text=f"open {cid}"
+        )
         panes[data.run_id] = link + transcript_html(
             data.turns_of(cid),
             data.grades_of(cid),
@@ -125,13 +128,16 @@ def compare_page(pages: Pages, baseline: str, candidate: str) -> str:
         moved = cells.reindex(cells["difference"].abs().sort_values(ascending=False).index)
         labels = b.labels()
         context.update(
-            card=Markup(comparison._repr_html_()),
+            # the verdict card without its inline stylesheet: the page links the same one
+            card=render_html(
+                "comparison.html", result=comparison, css=None, **comparison.html_context()
+            ),
             forest=Markup(figure_to_img_tag(rule_forest(comparison))),
             by_rule=Markup(table_html(_rule_table(comparison, a, b))),
             pairs=[Markup(_pair(pages, a, b, str(c))) for c in moved["cell_id"][:EXAMPLES]],
             agreement=pages._agreement(b, labels),
         )
-    return pages.render("compare.html", "../../", **context)
+    return pages.render("view/compare.html", "../../", **context)
 
 
 def _rule_table(comparison: Comparison, a: RunData, b: RunData) -> pd.DataFrame:
@@ -162,4 +168,4 @@ def history_page(pages: Pages, assistant_id: str) -> str:
         context["plot"] = Markup(figure_to_img_tag(score_trend(frame)))
         context["table"] = Markup(table_html(shown))
         context["links"] = [(f"../{run_path(str(r))}", str(r)) for r in frame["run_id"]]
-    return pages.render("history.html", "../", **context)
+    return pages.render("view/history.html", "../", **context)

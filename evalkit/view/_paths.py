@@ -7,7 +7,7 @@
     runs/<run>/audio/<conversation>/<turn>.mp3   a played agent turn (live only)
     compare/<baseline>/<candidate>.html
     history/<assistant>.html
-    static/viewer.css, viewer.js, nastaliq.ttf
+    static/evalkit.css (the one stylesheet), viewer.js, nastaliq.ttf
 """
 
 from __future__ import annotations
