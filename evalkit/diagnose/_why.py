@@ -335,9 +335,12 @@ def why_it_failed(
         without = compare_grades(
             base,
             cand,
-            confidence=float(summary["confidence"]),
-            min_effect=float(summary["min_effect"]),
-            options=CompareOptions(exclude_flagged=flags, record_looks=False),
+            options=CompareOptions(
+                confidence=float(summary["confidence"]),
+                min_effect=float(summary["min_effect"]),
+                exclude_flagged=flags,
+                record_looks=False,
+            ),
         )
     return WhyItFailed(
         _label(baseline),

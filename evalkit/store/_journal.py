@@ -236,6 +236,10 @@ class JournalWriter(GroupCommitter):
         except OSError as exc:
             self._broken = str(exc)
 
+    def read_back(self) -> JournalContents:
+        """Everything in the journal, read into tables (for finalize)."""
+        return read_journal(self.path)
+
     def sync(self) -> None:
         """Wait for the lines :meth:`aappend` holds, then fsync (a no-op after close)."""
         self._drain()

@@ -57,7 +57,8 @@ def sweep(svc: DemoService, **options: object) -> TuneResult:
 def test_the_bundled_variants_say_what_they_do() -> None:
     specs = {s.variant.name: s for s in load_variants(VARIANTS)}
     assert list(specs) == ["confirm-slot", "terse-no-greeting", "warm-tone", "low-reasoning"]
-    assert specs["confirm-slot"].note.startswith("Helps.")
+    assert specs["confirm-slot"].note.startswith("Helps, and is slower.")
+    assert specs["low-reasoning"].note.startswith("Does nothing to the score, and is faster.")
     assert specs["terse-no-greeting"].note.startswith("Hurts.")
     assert specs["warm-tone"].note.startswith("Does nothing")
 
