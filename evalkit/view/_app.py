@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
+from .._util._html import stylesheet
 from ..api import ApiError, Client, ConfigurationError
 from ..audio import speak
 from ..data import nastaliq_font_path
@@ -45,7 +46,17 @@ logger = logging.getLogger("evalkit.view")
 
 AUDIO_FORMAT = "MP3_22050_32"
 AUDIO_MIME = "audio/mpeg"
-STATIC = {"viewer.css": "text/css", "viewer.js": "text/javascript"}
+STATIC = {"evalkit.css": "text/css", "viewer.js": "text/javascript"}
+
+
+def static_bytes(name: str) -> bytes:
+    """A file of :data:`STATIC`: the one stylesheet (``evalkit/templates/evalkit.css``, shared
+    with the report and every notebook display) or the viewer's script."""
+    if name == "evalkit.css":
+        return stylesheet().encode("utf-8")
+    return files("evalkit.view").joinpath("static", name).read_bytes()
+
+
 MAX_FORM_BYTES = 16_384
 
 
@@ -102,7 +113,9 @@ def _error(request: Request, heading: str, exc: BaseException) -> str:
     message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
     depth = request.url.path.count("/") - (2 if app.options.token else 1)
     root = "../" * max(depth, 0)
-    return app.pages.render("error.html", root, title=heading, heading=heading, message=message)
+    return app.pages.render(
+        "view/error.html", root, title=heading, heading=heading, message=message
+    )
 
 
 def _viewer(request: Request) -> ViewerApp:
@@ -268,8 +281,7 @@ async def _static(request: Request) -> Response:
         return Response(font, media_type="font/ttf", headers={"Cache-Control": "max-age=86400"})
     if name not in STATIC:
         return Response("not found", status_code=404, media_type="text/plain")
-    data = files("evalkit.view").joinpath("static", name).read_bytes()
-    return Response(data, media_type=STATIC[name])
+    return Response(static_bytes(name), media_type=STATIC[name])
 
 
 def nastaliq_font() -> Path | None:

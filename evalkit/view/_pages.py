@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment
 from markupsafe import Markup
 
+from .._util._html import environment as html_environment
+from .._util._html import render_html
 from .._version import __version__
 from ..report import (
-    REPORT_CSS,
     Filters,
     TranscriptOptions,
     anchor_id,
@@ -40,13 +41,9 @@ TRANSCRIPT_ANCHOR = "turn"
 
 
 def environment() -> Environment:
-    """The template environment: package templates, HTML autoescaped."""
-    return Environment(
-        loader=PackageLoader("evalkit.view", "templates"),
-        autoescape=select_autoescape(["html"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    """The one template environment (``evalkit/templates``, HTML autoescaped)."""
+    env: Environment = html_environment()
+    return env
 
 
 def _fmt(value: Any, spec: str = ".0f") -> str:
@@ -91,7 +88,6 @@ class Pages:
             "root": root,
             "live": self.live,
             "store": self.site.label,
-            "report_css": Markup(REPORT_CSS),
             "version": __version__,
             "refresh": None,
             "crumbs": [],
@@ -115,7 +111,7 @@ class Pages:
             ]
         running = self.live and any(r["running"] for r in rows)
         return self.render(
-            "index.html",
+            "view/index.html",
             "",
             title="Runs",
             refresh=f"{3 * self.refresh_s:g}" if running else None,  # the catalog costs more
@@ -185,7 +181,7 @@ class Pages:
         rows = [self._conv_row(data, cid, text, int(counts.get(cid, 0))) for cid in shown]
         rules = data.grades.drop_duplicates("rule_id")[["rule_id", "title"]].itertuples(index=False)
         return self.render(
-            "run.html",
+            "view/run.html",
             "../../",
             title=f"Run {run_id}",
             crumbs=[("../../index.html", "runs"), (None, run_id)],
@@ -283,7 +279,7 @@ class Pages:
             TranscriptOptions(anchor=TRANSCRIPT_ANCHOR, rules=False, after_turn=after),
         )
         return self.render(
-            "conversation.html",
+            "view/conversation.html",
             "../../../",
             title=f"{cid} · {run_id}",
             crumbs=[("../../../index.html", "runs"), ("../index.html", run_id), (None, cid)],
@@ -310,9 +306,12 @@ class Pages:
     def _players(cid: str, turns: pd.DataFrame) -> dict[int, str]:
         agent = turns[turns["role"] == "agent"]
         return {
-            int(i): (
-                f'<audio class="vw-play" controls preload="none" '
-                f'src="../audio/{seg(cid)}/{int(i)}.mp3" title="play turn {int(i)}"></audio>'
+            int(i): render_html(
+                "audio.html",
+                cls="vw-play",
+                preload="none",
+                src=f"../audio/{seg(cid)}/{int(i)}.mp3",
+                title=f"play turn {int(i)}",
             )
             for i in agent["index"]
         }
