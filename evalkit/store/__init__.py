@@ -52,6 +52,7 @@ from ._records import (
 from ._remote import RemotePath
 from ._sql import VIEWS, sql, store_table
 from ._tables import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
+from ._unreachable import StoreUnreachableError, is_unreachable, unreachable_store
 from ._urls import STORE_BACKENDS, StoreLike, UnsupportedStoreError, is_store_url, open_store
 from ._wide import expand_variables
 from ._writer import RunWriter, finalize_run
@@ -78,6 +79,7 @@ __all__ = [
     "RunWriter",
     "StoreError",
     "StoreLike",
+    "StoreUnreachableError",
     "TurnRecord",
     "UnsupportedStoreError",
     "add_labels",
@@ -94,6 +96,7 @@ __all__ = [
     "identity_hash",
     "import_labels",
     "is_store_url",
+    "is_unreachable",
     "labels_table",
     "list_runs",
     "load_run",
@@ -109,6 +112,7 @@ __all__ = [
     "storage_errors",
     "store_table",
     "transcript_hash",
+    "unreachable_store",
     "write_grades",
 ]
 
