@@ -11,6 +11,7 @@ import errno
 import logging
 import os
 import shlex
+import sys
 from collections.abc import Callable
 from enum import IntEnum
 from typing import Any, Final
@@ -208,6 +209,8 @@ def _store_in(argv: list[str]) -> str:
 def store_outage(exc: BaseException, argv: list[str], resume: str | None = None) -> str | None:
     """One line for a store that could not be reached: the store, why, and the command that
     resumes (``resume``, else the command as given); None when ``exc`` is something else."""
+    if "evalkit.store" not in sys.modules:  # no store was touched (and none is imported)
+        return None
     from ..store import StoreUnreachableError, is_unreachable
 
     if isinstance(exc, StoreUnreachableError):
