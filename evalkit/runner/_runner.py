@@ -354,13 +354,9 @@ async def _run_all(
 
     async def record(finished: list[tuple[ConversationRecord, list[TurnRecord]]]) -> None:
         for conversation, turns in finished:
-<<<<<<< HEAD
             with unreachable_store(writer.path.parent):  # a store gone mid-run: stop, resumable
                 await writer.aappend(conversation, turns)
-=======
-            await writer.aappend(conversation, turns)
             spend.add(conversation)
->>>>>>> main
             bar.update(conversation.status)
 
     async def worker(number: int, stream: AsyncClient) -> None:
