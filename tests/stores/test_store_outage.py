@@ -53,7 +53,7 @@ def aws(endpoint: str, emulator: EmulatorServer | None = None) -> dict[str, str]
 def assert_one_line(err: str, store: str, resume: str) -> None:
     """One error line (progress lines aside), no traceback."""
     lines = [line for line in err.splitlines() if line.strip()]
-    assert len(lines) <= 3, err[-3000:]
+    assert len(lines) <= 6, err[-3000:]  # the progress lines, then the error
     lines = [line for line in lines if line.startswith("evalkit:")]
     assert len(lines) == 1, err[-3000:]
     assert lines[0].startswith(f"evalkit: error: cannot reach the store {store} ("), lines[0]
