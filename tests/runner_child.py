@@ -24,7 +24,7 @@ else:  # run as ``python tests/runner_child.py``: this folder is on sys.path
 
 
 def main(spec: dict[str, Any]) -> int:
-    from evalkit.runner import run_grid
+    from evalkit.runner import RunOptions, run_grid
     from evalkit.targets import Variant
 
     target: Any = spec.get("target", "draft")
@@ -40,8 +40,7 @@ def main(spec: dict[str, Any]) -> int:
             target=target,
             store=spec["store"],
             run_id=spec["run_id"],
-            concurrency=spec["concurrency"],
-            progress=False,
+            options=RunOptions(concurrency=spec["concurrency"], progress=False),
         )
 
     async def notebook_cell() -> Any:

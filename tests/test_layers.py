@@ -69,7 +69,7 @@ ALLOWED: dict[str, set[str]] = {
     "__init__": set(),
     "__main__": {"cli"},
 }
-TOP = {"cli", "__init__"}
+TOP = {"cli", "__init__", "aio"}  # aio: every async twin, under its sync name
 
 
 def package_of(path: Path) -> str:

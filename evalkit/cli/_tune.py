@@ -112,10 +112,10 @@ def tune_command(
     )
     with cli_client() as client:
         result = tune(
-            assistant,
-            specs,
             grid,
+            assistant,
             scorecard,
+            variants=specs,
             client=client,
             judge=judge_from_options(judge_model, no_judge),
             store=store,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from .._util import publish
 from ._compare_runs import acompare_runs, compare_runs, record_look
 from ._draft_vs_prod import DraftVsProd, DraftVsProdOptions, adraft_vs_prod, draft_vs_prod
+from ._looks import acompare_runs_sequential, compare_runs_sequential
 from ._notebook import (
     ComparisonOutcome,
     ComparisonRequest,
@@ -41,11 +42,13 @@ __all__ = [
     "RunSpec",
     "SequentialRun",
     "acompare_runs",
+    "acompare_runs_sequential",
     "adraft_vs_prod",
     "arun_and_grade",
     "compare_graded",
     "compare_request",
     "compare_runs",
+    "compare_runs_sequential",
     "draft_vs_prod",
     "nightly_trend",
     "record_look",

@@ -21,7 +21,7 @@ from ..api import AsyncClient, Client
 from ..compare import CompareOptions, Comparison, compare_grades
 from ..compare._options import check_levels
 from ..diagnose import record_flags
-from ..grading import Grades, JudgeArg, ScorecardLike, agrade_run, left_out_of
+from ..grading import GradeOptions, Grades, JudgeArg, ScorecardLike, agrade_run, left_out_of
 from ..grid import Grid
 from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike
@@ -72,6 +72,11 @@ class PipelineOptions:
         if self.judge_samples < 1:
             raise ValueError(f"judge_samples must be at least 1, got {self.judge_samples}")
         check_levels(self.confidence, self.min_effect, type(self).__name__)
+
+    @property
+    def grade_options(self) -> GradeOptions:
+        """The grading knobs: ``judge_samples``."""
+        return GradeOptions(judge_samples=self.judge_samples)
 
     @property
     def compare_options(self) -> CompareOptions:
@@ -130,7 +135,7 @@ async def arun_and_grade(
         run_id=spec.run_id,
         options=opts.run,
     )
-    grades = await agrade_run(run, scorecard, judge, judge_samples=opts.judge_samples)
+    grades = await agrade_run(run, scorecard, judge, options=opts.grade_options)
     note_flags(run)
     return GradedRun(run, grades)
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 
 from .._util import atomic_write_bytes
-from ..store import Run
+from ..store import STATUSES, Run
 
-_STATUSES = ("done", "error", "dropped", "failed")
+_STATUSES = STATUSES  # the one list of statuses, in evalkit.store
 
 _CSS = """
 body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:1200px;

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from ..targets import Variant, merge_patch, redact_config
-from ._diff import config_diff
+from ..targets._diff import config_diff
 
 if TYPE_CHECKING:
     from ..api import AsyncClient, Client
