@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .api import AsyncClient
+    from .flows import abisect as bisect
     from .flows import acompare_runs as compare_runs
     from .flows import acompare_runs_sequential as compare_runs_sequential
     from .flows import adraft_vs_prod as draft_vs_prod
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 #: name -> (package, the twin's name there)
 TWINS: dict[str, tuple[str, str]] = {
     "AsyncClient": ("api", "AsyncClient"),
+    "bisect": ("flows", "abisect"),
     "compare_runs": ("flows", "acompare_runs"),
     "compare_runs_sequential": ("flows", "acompare_runs_sequential"),
     "draft_vs_prod": ("flows", "adraft_vs_prod"),
@@ -58,6 +60,7 @@ SYNC_ONLY: dict[str, str] = {
 
 __all__ = [
     "AsyncClient",
+    "bisect",
     "compare_runs",
     "compare_runs_sequential",
     "draft_vs_prod",

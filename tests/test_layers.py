@@ -31,7 +31,9 @@ ALLOWED: dict[str, set[str]] = {
     "runner": BASE | {"api", "grid", "targets", "store"},
     "stats": BASE,
     "grading": BASE | {"api", "store", "stats"},
-    "compare": BASE | {"api", "store", "stats", "grading"},
+    # comparisons are pure functions of grades and tables: no store (compare_runs, history and
+    # the peeking records live in flows)
+    "compare": BASE | {"api", "stats", "grading"},
     "diagnose": BASE | {"api", "grid", "store", "grading", "compare"},
     "flows": BASE
     | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"}
@@ -60,8 +62,9 @@ ALLOWED: dict[str, set[str]] = {
         "tuning",
         "diagnose",
     },
+    # the viewer's history page reads flows' history (series, alarms)
     "view": BASE
-    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
+    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio", "flows"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
     | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose"},
@@ -123,6 +126,7 @@ def test_imports_point_down_the_flow(path: Path) -> None:
 
 
 def test_the_rules_the_issue_names() -> None:
+    assert "store" not in ALLOWED["compare"]  # issue 32: compare reads and writes nothing
     assert "runner" not in ALLOWED["store"]
     assert "refine" not in ALLOWED["flows"]  # the pipeline sits below refine
     assert "store" in ALLOWED["grading"]

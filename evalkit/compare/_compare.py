@@ -7,7 +7,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import deprecated
 from ..grading import Grades, GradesLike, as_grades_frame
@@ -15,6 +15,7 @@ from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._flagged import drop_flagged, flagged_sentence
 from ._headline import decide_headline
+from ._judge_correction import LabelsArg, apply_labels
 from ._options import CompareOptions
 from ._sides import Sides, check_columns
 from ._summary import summary_row
@@ -43,6 +44,7 @@ def compare_grades(
     options: CompareOptions | None = None,
     baseline_conversations: pd.DataFrame | None = None,
     candidate_conversations: pd.DataFrame | None = None,
+    labels: LabelsArg = None,
     **deprecated_knobs: Any,
 ) -> Comparison:
     """Compare two gradings (:class:`~evalkit.grading.Grades` or grades frames,
@@ -66,6 +68,12 @@ def compare_grades(
     One pass: the inputs are checked, both sides are built once (:class:`._sides.Sides`),
     then the headline (variance method, interval, verdict), the summary row, the breakdowns
     and the warnings read them.
+
+    ``labels`` (hand labels: conversation_id, rule_id, label, inclusion_probability; one frame
+    for both sides or a (baseline, candidate) pair) make judged rules' pass rates, the scores
+    and the difference judge-corrected PPI++ estimates (:mod:`._judge_correction`);
+    ``summary.judge_correction`` says whether (``ppi++``) or why not, ``by_rule`` keeps the
+    judge's raw rates in ``judge_pass_rate_*``.
     """
     opts = options_from_knobs("compare_grades", options, deprecated_knobs)
     given = (baseline, candidate)
@@ -79,6 +87,7 @@ def compare_grades(
             frames[0], frames[1], opts.exclude_flagged
         )
     _warn_if_graded_differently(frames[0], frames[1])
+    frames, correction = apply_labels(frames, labels, confidence=opts.confidence)
     sides = Sides.build(frames[0], frames[1])
     head = decide_headline(sides, opts.confidence, opts.min_effect)
     left_out = {
@@ -86,20 +95,25 @@ def compare_grades(
         "candidate": _left_out(candidate_conversations, given[1]),
     }
     row = summary_row(sides, head, opts, left_out, flagged)
-    by_rule = bd.by_rule(sides, opts.confidence, opts.min_effect)
+    row.update(correction.summary_fields())
+    by_rule = correction.patch_by_rule(bd.by_rule(sides, opts.confidence, opts.min_effect))
     by_cell = bd.by_cell(sides, head, opts)
     warnings = comparison_warnings(
         row, by_rule, sides, (baseline_conversations, candidate_conversations)
     )
     return Comparison(
         verdict=head.decision.verdict,
-        summary=pd.DataFrame([row]),
+        _summary=pd.DataFrame([row]),
         by_rule=by_rule,
         by_persona=bd.by_persona(sides, head, opts.confidence, opts.min_effect),
         by_cell=by_cell,
         unpaired=bd.unpaired(by_cell),
         left_out=left_out,
-        warnings=(*warnings, *(s for s in [flagged_sentence(flagged, per_flag)] if s)),
+        warnings=(
+            *warnings,
+            *(s for s in [flagged_sentence(flagged, per_flag)] if s),
+            *correction.warnings(),
+        ),
     )
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+    import pandas as pd
 
 __all__ = ["CompareOptions", "check_confidence", "check_levels", "check_min_effect"]
 

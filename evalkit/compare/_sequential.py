@@ -34,9 +34,9 @@ from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as sps  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats as sps
 
 from .. import stats as st
 from ..grading import GradesLike, as_grades_frame
@@ -394,7 +394,7 @@ def compare_sequential(
             f"stopped early at look {look} of {max_repeats}: the point estimate is biased away "
             "from zero (it stopped because it was large); read the interval",
         )
-    return replace(comparison, summary=summary, warnings=warnings, stop=d.stop)
+    return replace(comparison, _summary=summary, warnings=warnings, stop=d.stop)
 
 
 def _reason(d: LookDecision, reason: str, look: int, max_repeats: int) -> str:

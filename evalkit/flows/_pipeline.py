@@ -15,6 +15,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
@@ -59,7 +62,9 @@ class PipelineOptions:
     less-used knobs. When ``compare`` is given and two whole runs are compared, its
     ``record_looks`` is honoured as :func:`~evalkit.flows.compare_runs` does (the look is
     recorded under the store, and runs that extend a pair compared before get a peeking
-    warning).
+    warning). ``labels``: hand labels that make judged rules judge-corrected (PPI++; a
+    frame, a (baseline, candidate) pair, or ``"stored"`` for the labels stored in the runs;
+    see :func:`~evalkit.compare.compare_grades`).
     """
 
     run: RunOptions = field(default_factory=RunOptions)
@@ -67,8 +72,15 @@ class PipelineOptions:
     confidence: float = 0.95
     min_effect: float = 5.0
     compare: CompareOptions | None = None
+    labels: pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame] | Literal["stored"] | None = field(
+        default=None, compare=False
+    )
 
     def __post_init__(self) -> None:
+        if isinstance(self.labels, str) and self.labels != "stored":
+            raise ValueError(
+                f'labels must be a frame, a pair of frames or "stored", got {self.labels!r}'
+            )
         if self.judge_samples < 1:
             raise ValueError(f"judge_samples must be at least 1, got {self.judge_samples}")
         check_levels(self.confidence, self.min_effect, type(self).__name__)
@@ -193,7 +205,16 @@ def compare_graded(
     opts = options or PipelineOptions()
     if cells is not None:
         baseline, candidate = baseline.cells(cells), candidate.cells(cells)
-    comparison = compare_grades(baseline.grades, candidate.grades, options=opts.compare_options)
+    comparison = compare_grades(
+        baseline.grades,
+        candidate.grades,
+        options=opts.compare_options,
+        labels=(
+            (baseline.run.labels(), candidate.run.labels())
+            if isinstance(opts.labels, str)
+            else opts.labels
+        ),
+    )
     if cells is not None or opts.compare is None or not opts.compare.record_looks:
         return comparison
     return record_look(comparison, baseline.run, candidate.run)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..compare import Verdict
 from ..compare._decision import Scenarios, decide_grid, errors_differ
@@ -281,4 +281,4 @@ def compare_variants(
         min_effect=min_effect,
         seed=seed,
     )
-    return TuneResult(leaderboard=board, summary=summary)
+    return TuneResult(leaderboard=board, details=summary)

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats
 
 from ..compare._decision import Scenarios
 from ..compare._options import check_confidence

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 import evalkit
 from evalkit.cli import app
-from evalkit.compare import HistoryOptions
+from evalkit.flows import HistoryOptions
 
 
 def test_a_since_that_is_not_a_date_names_the_field(tmp_path: Path) -> None:

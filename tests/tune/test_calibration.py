@@ -111,4 +111,4 @@ def test_the_array_path_is_the_frame_path() -> None:
         )
         assert result.selected == f"arm{sel.selected[trial]}"
         assert (result.winner is not None) == bool(sel.confirmed[trial])
-        assert result.summary["combined_p"] == pytest.approx(float(sel.combined_p[trial]))
+        assert result.details["combined_p"] == pytest.approx(float(sel.combined_p[trial]))
