@@ -168,7 +168,7 @@ _FORMER = ("api", "grid", "targets", "runner", "store", "grading", "compare", "r
 #: on first use, as ``evalkit.diagnose.cluster_members`` in README is typed).
 _PACKAGES = frozenset(
     {
-        *("api", "audio", "compare", "data", "diagnose", "emulator", "flows", "grading"),
+        *("aio", "api", "audio", "compare", "data", "diagnose", "emulator", "flows", "grading"),
         *("grid", "refine", "report", "runner", "stats", "store", "targets", "tuning", "view"),
     }
 )

@@ -291,10 +291,10 @@ def offline_tune(
     file = variants or bundled_path("examples") / "variants" / "urdu_reminder.yaml"
     with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
         return tune(
-            svc.assistant_id,
-            file,
             demo_grid(1),
+            svc.assistant_id,
             demo_scorecard(),
+            variants=file,
             client=svc.client,
             judge=svc.judge,
             store=store,

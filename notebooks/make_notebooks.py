@@ -240,8 +240,9 @@ else:
         sweep_grid = evalkit.Grid(personas or personas_path(), variables=contacts or contacts_path(),
                                   contexts=[context] if context else None)
     result = evalkit.tune(
-        assistant_id, variants or bundled_path("examples") / "variants" / "urdu_reminder.yaml",
-        sweep_grid, scorecard or demo.demo_scorecard(), store=store or f"{output_dir}/runs",
+        sweep_grid, assistant_id, scorecard or demo.demo_scorecard(),
+        variants=variants or bundled_path("examples") / "variants" / "urdu_reminder.yaml",
+        store=store or f"{output_dir}/runs",
         options=evalkit.TuneOptions(max_repeats=max_repeats, holdout=holdout, seed=seed))
 display(Markdown(f"# {title}"))
 display(result)"""),

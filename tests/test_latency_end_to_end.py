@@ -17,7 +17,7 @@ from evalkit.api import AsyncClient
 from evalkit.compare import Verdict, compare_latency
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import load_personas
-from evalkit.runner import arun_grid
+from evalkit.runner import RunOptions, arun_grid
 
 from .loopback import serve_app
 from .runner_fixtures import emulator_fixture
@@ -121,8 +121,22 @@ async def _both_sides(emu: EmulatorServer, assistant: str, store: Path) -> tuple
             AsyncClient(held + "/v1", emu.api_key) as b,
         ):
             return await asyncio.gather(
-                arun_grid(grid, assistant, client=a, store=store, run_id="plain", progress=False),
-                arun_grid(grid, assistant, client=b, store=store, run_id="held", progress=False),
+                arun_grid(
+                    grid,
+                    assistant,
+                    client=a,
+                    store=store,
+                    run_id="plain",
+                    options=RunOptions(progress=False),
+                ),
+                arun_grid(
+                    grid,
+                    assistant,
+                    client=b,
+                    store=store,
+                    run_id="held",
+                    options=RunOptions(progress=False),
+                ),
             )
 
 
@@ -156,7 +170,14 @@ def test_an_assistant_that_reasons_harder_is_found_slower(
     slow = client.create_assistant("Thinks harder", config).id
     grid = make_grid(load_personas(PERSONAS_DIR), n=4, repeats=2)
     runs = [
-        run_grid(grid, aid, client=client, store=tmp_path, run_id=name, progress=False)
+        run_grid(
+            grid,
+            aid,
+            client=client,
+            store=tmp_path,
+            run_id=name,
+            options=RunOptions(progress=False),
+        )
         for name, aid in (("plain", plain), ("slow", slow))
     ]
     result = compare_latency(*runs, min_effect_s=0.02)

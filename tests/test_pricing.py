@@ -87,7 +87,13 @@ def test_max_cost_without_a_price_table_is_refused_before_anything_runs(
     client = Client(emu.base_url, emu.api_key)
     grid = make_grid(load_personas(PERSONAS_DIR), n=2, repeats=1)
     with pytest.raises(ValueError, match="max_cost needs a price table"):
-        run_grid(grid, "asst_x", client=client, store=tmp_path, budget=Budget(max_cost=1.0))
+        run_grid(
+            grid,
+            "asst_x",
+            client=client,
+            store=tmp_path,
+            options=RunOptions(budget=Budget(max_cost=1.0)),
+        )
     assert emu.stats()["started"] == before
     assert not any(tmp_path.iterdir())
 
@@ -134,7 +140,12 @@ def test_runs_without_a_price_table_have_no_cost(emu: EmulatorServer, tmp_path: 
     client = Client(emu.base_url, emu.api_key)
     grid = make_grid(load_personas(PERSONAS_DIR), n=1, repeats=1)
     run_grid(
-        grid, build_assistant(emu), client=client, store=tmp_path, run_id="free", progress=False
+        grid,
+        build_assistant(emu),
+        client=client,
+        store=tmp_path,
+        run_id="free",
+        options=RunOptions(progress=False),
     )
     assert "cost" not in load_run("free", tmp_path).manifest
     assert pd.isna(catalog(tmp_path)["cost"].iloc[0])

@@ -20,6 +20,7 @@ from ._history import (
     latest_regression,
     series_labels,
 )
+from ._looks import acompare_runs_sequential, compare_runs_sequential
 from ._notebook import (
     ComparisonOutcome,
     ComparisonRequest,
@@ -59,12 +60,14 @@ __all__ = [
     "SequentialRun",
     "abisect",
     "acompare_runs",
+    "acompare_runs_sequential",
     "adraft_vs_prod",
     "arun_and_grade",
     "bisect",
     "compare_graded",
     "compare_request",
     "compare_runs",
+    "compare_runs_sequential",
     "draft_vs_prod",
     "history",
     "latest_regression",

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._util import deprecated
 from ..stats import wilson_interval
 from ..store import Run
 from ._grades import GradesLike, as_grades_frame
@@ -109,13 +108,12 @@ def judge_agreement(
     confidence: float = 0.95,
     n_resamples: int = 2000,
     seed: int = 0,
-    rubric: str | None = None,
 ) -> pd.DataFrame:
     """Compare graded verdicts with hand labels, per rule.
 
     ``grades`` is a :class:`~evalkit.store.Run` (its grades, and by default the labels stored in
     it: :meth:`Run.labels`; ``rubric_version_id`` picks a scorecard when it was graded with
-    several; ``rubric=`` is its deprecated spelling), a
+    several), a
     :class:`Grades` or a grades frame (then ``labels`` is required: conversation_id, rule_id and
     ``label`` or ``verdict``). Pairs where either side is not pass, fail or na (``error``, a
     typo) or that have no counterpart are left out and counted. One row per labelled rule plus
@@ -123,13 +121,6 @@ def judge_agreement(
     F1 of ``fail`` and Cohen's kappa, each with a seeded bootstrap interval that a score
     interval keeps from collapsing (module docstring), and ``kappa_note`` (why kappa is NaN).
     """
-    if rubric is not None:
-        if rubric_version_id is not None:
-            raise TypeError(
-                "judge_agreement(): give rubric_version_id= only (rubric= is its old name)"
-            )
-        deprecated("judge_agreement(): rubric= is now rubric_version_id=")
-        rubric_version_id = rubric
     if isinstance(grades, Run):
         grades, labels = _from_run(grades, labels, rubric_version_id)
     elif labels is None:

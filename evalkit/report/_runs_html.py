@@ -9,10 +9,10 @@ import pandas as pd
 
 from .._util import atomic_write_bytes
 from .._util._html import render_html
-from ..store import Run
+from ..store import STATUSES, Run
 from ._transcript_html import html_page, table_html
 
-_STATUSES = ("done", "error", "dropped", "failed")
+_STATUSES = STATUSES  # the one list of statuses, in evalkit.store
 
 
 def _outcome_table(runs: Sequence[Run]) -> pd.DataFrame:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from .._exceptions import EvalkitError
-from .._util import now, run_sync
+from .._util import deprecated, now, run_sync
 from ..api import AsyncClient, Client
 from ..compare import first_repeats
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
@@ -70,18 +70,61 @@ async def _control_config(client: AsyncClient, assistant_id: str) -> tuple[dict[
     return redact_config(found.config.to_json()), int(meta.aliases.draft.version)
 
 
+def _in_order(
+    where: str,
+    given: tuple[Any, Any, Any],
+    old: tuple[Any, ...],
+    variants: VariantsLike | None,
+) -> tuple[Grid, str, ScorecardLike, VariantsLike]:
+    """``(grid, assistant_id, scorecard, variants)`` from a call in the calling convention or
+    in the old order ``(assistant_id, variants, grid, scorecard)`` (a string first: warn)."""
+    if isinstance(given[0], str):
+        if len(old) != 1 or variants is not None:
+            raise TypeError(
+                f"{where}() takes (grid, assistant_id, scorecard, *, variants=...); the old "
+                "order is (assistant_id, variants, grid, scorecard)"
+            )
+        deprecated(
+            f"{where}(assistant_id, variants, grid, scorecard) is now "
+            f"{where}(grid, assistant_id, scorecard, variants=...)",
+            stacklevel=4,
+        )
+        return given[2], given[0], old[0], given[1]
+    if old:
+        raise TypeError(f"{where}() takes 3 positional arguments (grid, assistant_id, scorecard)")
+    if variants is None:
+        raise TypeError(f"{where}() missing the keyword argument 'variants'")
+    return given[0], given[1], given[2], variants
+
+
 async def atune(
-    assistant_id: str,
-    variants: VariantsLike,
     grid: Grid,
+    assistant_id: str,
     scorecard: ScorecardLike,
-    *,
+    *old_order: Any,
+    variants: VariantsLike | None = None,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
     store: StoreLike = "runs",
     options: TuneOptions | None = None,
 ) -> TuneResult:
     """The async twin of :func:`tune`."""
+    grid, assistant_id, scorecard, variants = _in_order(
+        "atune", (grid, assistant_id, scorecard), old_order, variants
+    )
+    return await _atune(grid, assistant_id, scorecard, variants, client, judge, store, options)
+
+
+async def _atune(
+    grid: Grid,
+    assistant_id: str,
+    scorecard: ScorecardLike,
+    variants: VariantsLike,
+    client: Client | AsyncClient | None,
+    judge: JudgeArg,
+    store: StoreLike,
+    options: TuneOptions | None,
+) -> TuneResult:
     opts = options or TuneOptions()
     specs = variant_specs(variants)
     control_name = opts.control_name
@@ -350,11 +393,11 @@ async def _sweep(
 
 
 def tune(
-    assistant_id: str,
-    variants: VariantsLike,
     grid: Grid,
+    assistant_id: str,
     scorecard: ScorecardLike,
-    *,
+    *old_order: Any,
+    variants: VariantsLike | None = None,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
     store: StoreLike = "runs",
@@ -368,17 +411,13 @@ def tune(
     Runs go to ``store`` as ``<run_prefix>-<arm>``; each arm runs on its own temporary clone,
     deleted when each wave ends, on failure and on Ctrl-C. With ``options.adaptive`` (the
     default) arms clearly worse than the best stop spending conversations after a wave.
-    Works in scripts and notebooks (:func:`atune` is the async twin).
+    Works in scripts and notebooks (:func:`atune` is the async twin). ``variants`` is
+    required; the old order ``tune(assistant_id, variants, grid, scorecard)`` works for one
+    release with a ``DeprecationWarning``.
     """
+    grid, assistant_id, scorecard, variants = _in_order(
+        "tune", (grid, assistant_id, scorecard), old_order, variants
+    )
     return run_sync(
-        lambda: atune(
-            assistant_id,
-            variants,
-            grid,
-            scorecard,
-            client=client,
-            judge=judge,
-            store=store,
-            options=options,
-        )
+        lambda: _atune(grid, assistant_id, scorecard, variants, client, judge, store, options)
     )

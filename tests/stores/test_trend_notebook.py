@@ -20,6 +20,7 @@ import pytest
 import evalkit
 from evalkit.emulator import EmulatorServer
 from evalkit.report import NotebookRun, execute_notebook
+from evalkit.runner import RunOptions
 
 from ..runner_fixtures import emulator_fixture
 from ..runner_support import build_assistant
@@ -187,7 +188,7 @@ def _plant_a_regressed_night(emu: EmulatorServer, store: str, assistant: str, ru
             client=client,
             store=store,
             run_id=run_id,
-            progress=False,
-            allow_missing_variables=True,  # the broken prompt is the point
+            # the broken prompt is the point
+            options=RunOptions(progress=False, allow_missing_variables=True),
         )
     grade_run(run, scorecard(), judge=False)

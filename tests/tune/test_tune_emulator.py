@@ -43,10 +43,10 @@ def clones(svc: DemoService) -> list[str]:
 
 def sweep(svc: DemoService, **options: object) -> TuneResult:
     return tune(
-        svc.assistant_id,
-        VARIANTS,
         demo_grid(1),
+        svc.assistant_id,
         demo_scorecard(),
+        variants=VARIANTS,
         client=svc.client,
         judge=svc.judge,
         store=svc.store,
@@ -122,10 +122,10 @@ def test_promote_moves_the_draft_and_never_publishes(service: DemoService) -> No
 def test_promote_needs_a_winner(service: DemoService) -> None:
     nothing = Variant.with_instructions("same", "You are Sana from {{clinic_name}}.")
     result = tune(
-        service.assistant_id,
-        [nothing],
         demo_grid(1).sample(4, seed=1),
+        service.assistant_id,
         demo_scorecard(),
+        variants=[nothing],
         client=service.client,
         judge=False,
         store=service.store,
@@ -222,10 +222,10 @@ def test_a_variant_whose_calls_all_fail_is_dropped_and_named(service: DemoServic
     broken = Variant("broken", {"llm": {"default": {"provider": "no-such-provider"}}})
     fine = Variant.with_instructions("fine", "You are Sana from {{clinic_name}}. Say hello.")
     result = tune(
-        service.assistant_id,
-        [fine, broken],
         demo_grid(1).sample(4, seed=2),
+        service.assistant_id,
         demo_scorecard(),
+        variants=[fine, broken],
         client=service.client,
         judge=False,
         store=service.store,
@@ -246,10 +246,10 @@ def test_an_arm_that_cannot_run_is_named(service: DemoService, tmp_path: Path) -
     not_a_folder.write_text("a file, not a store", encoding="utf-8")
     with pytest.raises(TuneError, match=r"\(run sweep-.*\) failed in wave 1: ") as caught:
         tune(
-            service.assistant_id,
-            [Variant.with_instructions("fine", "You are Sana. Say hello.")],
             demo_grid(1).sample(2, seed=2),
+            service.assistant_id,
             demo_scorecard(),
+            variants=[Variant.with_instructions("fine", "You are Sana. Say hello.")],
             client=service.client,
             judge=False,
             store=not_a_folder,
