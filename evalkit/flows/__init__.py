@@ -11,6 +11,7 @@ from __future__ import annotations
 from .._util import publish
 from ._bisect import BisectError, BisectOptions, BisectResult, abisect, bisect
 from ._changes import CHANGE_COLUMNS, MissingSnapshotError, what_changed
+from ._compare_runs import acompare_runs, compare_runs, record_look
 from ._draft_vs_prod import DraftVsProd, DraftVsProdOptions, adraft_vs_prod, draft_vs_prod
 from ._history import (
     HISTORY_COLUMNS,
@@ -57,15 +58,18 @@ __all__ = [
     "RunSpec",
     "SequentialRun",
     "abisect",
+    "acompare_runs",
     "adraft_vs_prod",
     "arun_and_grade",
     "bisect",
     "compare_graded",
     "compare_request",
+    "compare_runs",
     "draft_vs_prod",
     "history",
     "latest_regression",
     "nightly_trend",
+    "record_look",
     "run_and_grade",
     "sequential_record",
     "series_labels",

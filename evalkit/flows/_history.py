@@ -26,8 +26,9 @@ from typing import Any, Final, Literal
 
 import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
-from ..compare import NightlyRule, Verdict, compare_grades
+from ..compare import CompareOptions, NightlyRule, Verdict, compare_grades
 from ..compare._alarms import AlarmWatch
+from ..compare._options import check_levels
 from ..grading import conversation_points
 from ..store import StoreLike, catalog, open_store
 from ._series import Point, Series, build_series, load_grades, note_first
@@ -84,10 +85,7 @@ class HistoryOptions:
     rule: NightlyRule = field(default_factory=NightlyRule)
 
     def __post_init__(self) -> None:
-        if not self.min_effect >= 0:
-            raise ValueError(f"min_effect must be >= 0 points, got {self.min_effect}")
-        if not 0 < self.confidence < 1:
-            raise ValueError(f"confidence must be between 0 and 1, got {self.confidence}")
+        check_levels(self.confidence, self.min_effect, "HistoryOptions")
 
 
 def _since(since: Any) -> pd.Timestamp:
@@ -101,7 +99,9 @@ def _since(since: Any) -> pd.Timestamp:
 
 
 def _score(grades: pd.DataFrame, confidence: float) -> tuple[float, float, float]:
-    row = compare_grades(grades, grades, confidence=confidence).summary.iloc[0]
+    row = compare_grades(
+        grades, grades, options=CompareOptions(confidence=confidence)
+    ).summary.iloc[0]
     return (
         float(row["score_candidate"]),
         float(row["score_candidate_low"]),
@@ -122,7 +122,9 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     if base.empty or cand.empty or not set(base["cell_id"]) & set(cand["cell_id"]):
         return float("nan"), Verdict.INSUFFICIENT_EVIDENCE.value
     base, cand = _common_repeats(base, cand)
-    result = compare_grades(base, cand, confidence=opts.confidence, min_effect=opts.min_effect)
+    result = compare_grades(
+        base, cand, options=CompareOptions(confidence=opts.confidence, min_effect=opts.min_effect)
+    )
     return float(result.summary.iloc[0]["difference"]), result.verdict.value
 
 
