@@ -89,6 +89,8 @@ def test_bisect_names_the_hunk_that_drops_nastaliq_not_the_knob(
         )
         assert refused.exit_code == 1, refused.output
         assert "over the budget of 10" in refused.output
+        assert "expected: " in refused.output  # announced before the refusal
+        assert "worst case: " in refused.output
         seen: list[dict[str, object]] = []
         result = bisect(
             store, "good", "bad", demo_scorecard(), client=svc.client, judge=False,

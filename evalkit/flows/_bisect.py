@@ -61,14 +61,16 @@ class BisectError(EvalkitError):
 @dataclass(frozen=True)
 class BisectOptions:
     """Knobs of :func:`bisect`: the sequential ``plan`` of each configuration tried (None:
-    the good run's repeats, effect 10 points), ``max_conversations`` (refused up front when
-    the worst case exceeds it), ``run`` options and ``on_step`` (called with each step's row
-    as it is decided; the command prints it)."""
+        the good run's repeats, effect 10 points), ``max_conversations`` (refused up front when
+        the worst case exceeds it), ``run`` options and ``on_step`` (called with each step's row
+        as it is decided; the command prints it) and ``on_start`` (called before anything runs with
+    the number of changes, the expected and the worst-case conversations)."""
 
     plan: SequentialPlan | None = None
     max_conversations: int | None = None
     run: RunOptions = field(default_factory=lambda: RunOptions(progress=False))
     on_step: Callable[[dict[str, Any]], None] | None = None
+    on_start: Callable[[int, float, int], None] | None = None
 
     def __post_init__(self) -> None:
         if self.max_conversations is not None and self.max_conversations < 1:
@@ -292,6 +294,8 @@ async def abisect(
         expected,
         worst,
     )
+    if opts.on_start is not None:
+        opts.on_start(len(rows), expected, worst)
     if opts.max_conversations is not None and worst > opts.max_conversations:
         raise BisectError(
             f"bisect of {len(rows)} change(s) may need {worst} conversations "
