@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .._util import publish
 from ._draft_vs_prod import DraftVsProd, DraftVsProdOptions, adraft_vs_prod, draft_vs_prod
+from ._judge_drift import JudgeDrift, compare_judges
 from ._notebook import (
     ComparisonOutcome,
     ComparisonRequest,
@@ -34,6 +35,7 @@ __all__ = [
     "DraftVsProd",
     "DraftVsProdOptions",
     "GradedRun",
+    "JudgeDrift",
     "NightlyTrend",
     "PipelineOptions",
     "Regression",
@@ -42,6 +44,7 @@ __all__ = [
     "adraft_vs_prod",
     "arun_and_grade",
     "compare_graded",
+    "compare_judges",
     "compare_request",
     "draft_vs_prod",
     "nightly_trend",
