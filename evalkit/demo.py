@@ -29,7 +29,15 @@ from .grid import Grid, load_personas
 from .report import NotebookRun, execute_notebook
 from .runner import RunOptions
 from .targets import ConfigSnapshot, SnapshotStore
-from .tuning import TuneOptions, TuneResult, tune
+from .tuning import (
+    OptimizeOptions,
+    OptimizeResult,
+    Proposer,
+    TuneOptions,
+    TuneResult,
+    optimize,
+    tune,
+)
 
 __all__ = [
     "CONTACTS",
@@ -42,6 +50,7 @@ __all__ = [
     "demo_grid",
     "demo_scorecard",
     "offline_nights",
+    "offline_optimize",
     "offline_runs",
     "offline_tune",
     "run_demo",
@@ -104,6 +113,10 @@ NOTEBOOK = "compare_draft_prod.ipynb"
 TIME_SCALE = 0.002
 #: ...but a conversation may take up to a minute of real time before the ceiling ends it.
 CEILING_FLOOR_S = 60.0
+#: Emulated seconds an answer takes before the config scales it (20 ms of real time at the
+#: demo's time scale): enough for agent latency to show beside the score, and to move with
+#: the model and reasoning knobs a variant changes.
+TURN_DELAY = 10.0
 
 
 def demo_grid(repeats: int = 3) -> Grid:
@@ -124,10 +137,18 @@ class DemoService:
     ready inside it. A snapshot of v1 is recorded under ``store`` so prod can run on a clone.
     """
 
-    def __init__(self, store: str | Path, *, seed: int = 7, time_scale: float = TIME_SCALE):
+    def __init__(
+        self,
+        store: str | Path,
+        *,
+        seed: int = 7,
+        time_scale: float = TIME_SCALE,
+        turn_delay: float = TURN_DELAY,
+    ):
         self.store = Path(store)
         self.seed = seed
         self.time_scale = time_scale
+        self.turn_delay = turn_delay
         self._stack = contextlib.ExitStack()
         self.emulator: EmulatorServer
         self.client: Client
@@ -137,7 +158,10 @@ class DemoService:
     def __enter__(self) -> DemoService:
         try:
             settings = EmulatorSettings(
-                time_scale=self.time_scale, seed=self.seed, min_ceiling_s=CEILING_FLOOR_S
+                time_scale=self.time_scale,
+                seed=self.seed,
+                turn_delay=self.turn_delay,
+                min_ceiling_s=CEILING_FLOOR_S,
             )
             self.emulator = self._stack.enter_context(serve(settings=settings))
             self.client = self._stack.enter_context(
@@ -276,6 +300,39 @@ def offline_tune(
             store=store,
             options=TuneOptions(
                 max_repeats=max_repeats,
+                holdout=holdout,
+                seed=seed,
+                run_options=RunOptions(concurrency=16, progress=progress),
+            ),
+        )
+
+
+def offline_optimize(
+    output_dir: str | Path,
+    *,
+    rounds: int = 3,
+    candidates: int = 4,
+    max_conversations: int | None = None,
+    holdout: float = 0.3,
+    seed: int = 7,
+    progress: bool | None = None,
+) -> OptimizeResult:
+    """Search for a better prompt for the demo's draft in the embedded emulator, with the
+    emulated proposer (its remedies help, do nothing or hurt); runs go to
+    ``output_dir/runs``."""
+    with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
+        return optimize(
+            demo_grid(1),
+            svc.assistant_id,
+            demo_scorecard(),
+            proposer=Proposer("emulator-proposer", svc.emulator.proposer_base_url),
+            client=svc.client,
+            judge=svc.judge,
+            store=store,
+            options=OptimizeOptions(
+                rounds=rounds,
+                candidates=candidates,
+                max_conversations=max_conversations,
                 holdout=holdout,
                 seed=seed,
                 run_options=RunOptions(concurrency=16, progress=progress),

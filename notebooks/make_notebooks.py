@@ -1,5 +1,7 @@
 """Writes the notebooks (kept as a script so their cells are reviewed as code)."""
 
+import ast
+
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -17,9 +19,19 @@ def nb(cells):
 
 
 def params(src):
+    """The parameters cell, and the cell after it that refuses a parameter papermill injected
+    but the notebook does not have (papermill only warns): a misspelt gate must fail."""
     c = new_code_cell(src)
     c.metadata["tags"] = ["parameters"]
-    return c
+    names = [t.id for node in ast.parse(src).body if isinstance(node, ast.Assign)
+             for t in node.targets if isinstance(t, ast.Name)]
+    listed = ",\n".join(f"    \"{name}\"" for name in names)
+    guard = new_code_cell(
+        "from evalkit.report import refuse_unknown_parameters\n\n"
+        "# papermill only warns about an unknown -p name (a misspelt gate would pass): refuse it\n"
+        f"refuse_unknown_parameters([\n{listed},\n])"
+    )
+    return c, guard
 
 
 def notebook_only(src):
@@ -38,7 +50,7 @@ compare = nb(
             "and run ids, or an `assistant_id` to run the grid on prod and draft first "
             "(the service from `EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from `EVALKIT_JUDGE_*`)."
         ),
-        params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
+        *params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
 store = None               # folder of runs holding baseline_run and candidate_run; None: the offline demo
 baseline_run = "prod"
 candidate_run = "draft"
@@ -102,7 +114,7 @@ display(HTML(table_html(rule_table(comparison))))"""),
         ),
         new_code_cell("""why = diagnose.why_it_failed(comparison, outcome.baseline, outcome.candidate,
                              outcome.baseline_grades, outcome.candidate_grades, seed=seed)
-display(Markdown("\\n".join(f"- {sentence}" for sentence in why.sentences())))
+display(Markdown("\\n".join(f"- {sentence}" for sentence in why.findings)))
 display(HTML(table_html(why.cluster_table(), max_rows=40)))
 if len(why.flags):
     display(HTML(table_html(why.flag_counts)))
@@ -144,7 +156,7 @@ explore = nb(
             "# Explore a run\n\nBrowse one run's conversations with their grades: filter by persona, "
             "rule, verdict, status or text. Run it as it is to explore the offline demo's draft run."
         ),
-        params('''# Parameters
+        *params('''# Parameters
 store = None             # folder of runs; None: the offline demo
 run_id = "draft"
 scorecard = None         # scorecard file (None: the demo scorecard); grades are read from the run when current
@@ -171,7 +183,7 @@ display(Markdown(f"# Run `{run.run_id}`"))
 display(run)
 display(plots.outcomes_by_status([run]))"""),
         new_code_cell("""display(grades)  # per-rule pass rates with intervals, conversations left out, graders
-summary = grades.summary()
+summary = grades.summary
 Path(output_dir).mkdir(parents=True, exist_ok=True)
 summary.to_parquet(Path(output_dir) / "rules.parquet", index=False)
 print(f"per-rule summary in {Path(output_dir) / 'rules.parquet'}")"""),
@@ -192,7 +204,7 @@ tune_prompt = nb(
             "file (the service from `EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from "
             "`EVALKIT_JUDGE_*`)."
         ),
-        params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
+        *params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
 assistant_id = None        # the assistant to tune; None: the offline demo
 variants = None            # variants YAML file (None: the bundled examples/variants/urdu_reminder.yaml)
 grid = None                # a grid definition JSON file (a run manifest's "grid"); None: personas x contacts x context
@@ -256,6 +268,81 @@ print(f"winner: {result.winner}; summary and tables in {summary.parent}")"""),
     ]
 )
 
+optimize_prompt = nb(
+    [
+        notebook_only(
+            "# Optimise a prompt\n\nCan a proposer find a better prompt than the draft, and is "
+            "the win real? Each round shows the current best's failures on the selection cells "
+            "to a proposer, races its candidates against the draft (the clearly worse stop "
+            "early) and carries the best forward; a winner is kept only when a closed test over "
+            "every candidate tried confirms it on held-out cells. Run it as it is for the offline "
+            "demo (the embedded emulator and its emulated proposer, whose edits help, do nothing "
+            "or hurt), or give it an `assistant_id` and a proposer (`proposer_model` and "
+            "`proposer_base_url`, key from `EVALKIT_PROPOSER_API_KEY`, or `refine=True`)."
+        ),
+        params("""# Parameters (papermill: -p name value; use -r for ids such as 0012)
+assistant_id = None        # the assistant whose draft to improve; None: the offline demo
+proposer_model = None      # an OpenAI-compatible model (None: EVALKIT_PROPOSER_MODEL)
+proposer_base_url = None   # its endpoint (None: EVALKIT_PROPOSER_BASE_URL)
+refine = False             # True: each candidate is a refine build (E10)
+rounds = 3                 # proposal rounds at most
+candidates = 4             # candidates asked for per round
+max_conversations = None   # the whole search's budget (None: no cap)
+personas = None            # persona folder (None: the bundled personas)
+contacts = None            # contacts CSV (None: the bundled sample)
+context = None             # what the person picking up knows
+scorecard = None           # scorecard file (None: the demo's Urdu appointment-reminder scorecard)
+holdout = 0.3              # share of cells held out to confirm the winner
+seed = 7
+store = None               # where the runs go (None: output_dir/runs)
+output_dir = None          # None: ./evalkit-output/optimize (a temp folder when run beside the notebook)
+title = "Optimise a prompt\""""),
+        new_code_cell("""%matplotlib inline
+import json
+import logging
+import evalkit
+from evalkit import demo, tuning
+from evalkit.data import contacts_path, personas_path
+from evalkit.report import notebook_output_dir, plots, table_html
+from IPython.display import HTML, Markdown, display
+
+logging.basicConfig(level=logging.WARNING)
+output_dir = notebook_output_dir("optimize", output_dir)
+if assistant_id is None:
+    result = demo.offline_optimize(output_dir, rounds=rounds, candidates=candidates,
+                                   max_conversations=max_conversations, holdout=holdout, seed=seed)
+else:
+    search_grid = evalkit.Grid(personas or personas_path(), variables=contacts or contacts_path(),
+                               contexts=[context] if context else None)
+    proposer = "refine" if refine else evalkit.Proposer(proposer_model, proposer_base_url)
+    result = evalkit.optimize(
+        search_grid, assistant_id, scorecard or demo.demo_scorecard(), proposer=proposer,
+        store=store or f"{output_dir}/runs",
+        options=evalkit.OptimizeOptions(rounds=rounds, candidates=candidates, holdout=holdout,
+                                        max_conversations=max_conversations, seed=seed))
+display(Markdown(f"# {title}"))
+display(result)"""),
+        new_markdown_cell(
+            "## Score by round\n\nEach raced candidate's difference against the draft on the "
+            "selection cells with its interval (hollow: dropped after a wave), the best so far, "
+            "and the confirmed winner (a star)."
+        ),
+        new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.optimize_rounds(result))))
+display(HTML(table_html(result.progress, float_format="{:.1f}")))"""),
+        new_markdown_cell("## Lineage\n\nEvery candidate: its round, its parent, the proposer's reason."),
+        new_code_cell("""columns = ["round", "candidate", "parent", "status", "conversations", "difference",
+           "difference_low", "difference_high", "dropped_at", "verdict", "kept", "rationale"]
+display(HTML(table_html(result.rounds[columns], float_format="{:.1f}", max_rows=200)))"""),
+        new_markdown_cell("## The winner's change\n\nWhat promoting the winner would write to the draft."),
+        new_code_cell("""import html as _html
+display(HTML(f"<pre>{_html.escape(result.diff or 'no confirmed winner: nothing to promote')}</pre>"))
+summary = output_dir / "optimize.json"
+summary.write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+result.rounds.to_parquet(output_dir / "rounds.parquet")
+print(f"winner: {result.winner.name if result.winner else None}; summary in {summary}")"""),
+    ]
+)
+
 trend = nb(
     [
         notebook_only(
@@ -265,7 +352,7 @@ trend = nb(
             "marking its verdict against the night before and against the last-known-good run. "
             "Run it as it is to see four offline nights of the demo assistant (the embedded emulator)."
         ),
-        params('''# Parameters (papermill: -p name value; use -r for ids and URLs)
+        *params('''# Parameters (papermill: -p name value; use -r for ids and URLs)
 store = None               # folder or URL of runs (s3://bucket/prefix); None: four offline demo nights
 assistant_id = None        # keep this assistant's runs (None: every run)
 rubric = None              # rubric version id (None: the newest graded run's scorecard)
@@ -281,7 +368,7 @@ title = "Nightly trend"'''),
         new_code_cell("""%matplotlib inline
 import logging
 from evalkit import demo, flows
-from evalkit.compare import HistoryOptions
+from evalkit.flows import HistoryOptions
 from evalkit.report import notebook_output_dir, plots, table_html
 from IPython.display import HTML, Markdown, display
 
@@ -321,3 +408,4 @@ nbformat.write(compare, "notebooks/compare_draft_prod.ipynb")
 nbformat.write(trend, "notebooks/nightly_trend.ipynb")
 nbformat.write(explore, "notebooks/explore_run.ipynb")
 nbformat.write(tune_prompt, "notebooks/tune_prompt.ipynb")
+nbformat.write(optimize_prompt, "notebooks/optimize_prompt.ipynb")

@@ -45,6 +45,8 @@ ALLOWED: dict[str, set[str]] = {
     "tuning": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"}
     | {"diagnose", "refine"},
+    # simulation generators for calibration and benchmarks, apart from the public API
+    "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
     "report": BASE
     | {
         "api",
@@ -58,8 +60,9 @@ ALLOWED: dict[str, set[str]] = {
         "tuning",
         "diagnose",
     },
+    # the viewer's history page reads flows' history (series, alarms)
     "view": BASE
-    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
+    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio", "flows"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
     | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose"},

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import (
     _assistants,
+    _bisect,
     _compare,
     _demo,
     _emulator,
@@ -38,6 +39,7 @@ _COMMAND_MODULES = (
     _run,
     _runs,
     _history,
+    _bisect,
     _labels,
     _judge_drift,
     _targets,

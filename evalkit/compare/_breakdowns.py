@@ -10,7 +10,7 @@ the level and the family. The headline is a family of its own.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..stats import CellMoments, VarianceMethod, pass_hat_k, wilson_interval
 from ._decision import Decision, Scenarios, decide_grid, rule_errors_bounded

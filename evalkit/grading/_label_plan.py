@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
+from scipy import stats
 
 from ..stats import ppi_pseudo_values
 from ._correction import MIN_LABELS, Matched

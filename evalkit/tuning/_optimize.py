@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import now, run_sync
 from ..api import AsyncClient, Client
@@ -224,7 +224,7 @@ class _Search:
         level = drop_bound_confidence(len(names), self.opts.max_repeats, self.opts.drop_alpha)
         for wave in range(1, self.opts.max_repeats + 1):
             await sweep.run_wave(wave)
-            if names and wave < self.opts.max_repeats:
+            if names and self.opts.adaptive and wave < self.opts.max_repeats:
                 for name in sweep.drop_after(wave, level):
                     logger.info("optimize %s: %s dropped after wave %d", self.prefix, name, wave)
         self.dropped_at.update(sweep.dropped_at)
@@ -544,6 +544,9 @@ async def aoptimize(
         for number in range(1, opts.rounds + 1):
             if not await _round(search, number):
                 break
+        now_config, now_version = await _control_config(aclient, assistant_id)
+        if now_config == config:  # refine builds restored the draft: the same config, later
+            version = now_version
         return _decide(search, config, version)
     finally:
         if owned:

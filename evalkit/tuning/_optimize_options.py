@@ -28,7 +28,8 @@ class OptimizeOptions:
     same prefix to resume: finished rounds are neither proposed again nor run again).
     ``max_prompt_chars``: a candidate longer than this is refused before it runs (the spec
     shows no prompt limit; set your service's). ``confidence``, ``min_effect``,
-    ``drop_alpha``: as in :class:`~evalkit.tuning.TuneOptions`. ``on_round``: called with
+    ``drop_alpha``, ``adaptive`` (False: every candidate runs every wave): as in
+    :class:`~evalkit.tuning.TuneOptions`. ``on_round``: called with
     each round's row (the ``progress`` table's) when the round ends.
     """
 
@@ -44,6 +45,7 @@ class OptimizeOptions:
     confidence: float = 0.95
     min_effect: float = 5.0
     drop_alpha: float = 0.05
+    adaptive: bool = True
     on_round: Callable[[Mapping[str, Any]], None] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:

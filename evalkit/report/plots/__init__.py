@@ -2,6 +2,7 @@
 
     fig = rule_forest(comparison)          # per-rule differences with adjusted intervals
     fig = arm_forest(tune_result)          # a sweep's arms against the control
+    fig = optimize_rounds(optimize_result) # a prompt search's candidates by round
     fig = score_trend(evalkit.history(store))  # nightly scores with intervals and verdicts
     fig = sequential_looks(result.looks, min_effect=5, max_conversations=216)  # early stop
     html = figure_to_img_tag(fig)          # a static <img> with a PNG data URI
@@ -16,6 +17,7 @@ from ..._util import publish
 from .._frames import conversation_scores
 from ._arms import arm_forest
 from ._common import CAPTION_GID
+from ._optimize import optimize_rounds
 from ._png import figure_to_img_tag, figure_to_png
 from ._rules import rule_forest
 from ._runs import outcomes_by_status, turns_and_latency
@@ -29,6 +31,7 @@ __all__ = [
     "conversation_scores",
     "figure_to_img_tag",
     "figure_to_png",
+    "optimize_rounds",
     "outcomes_by_status",
     "persona_record_heatmap",
     "rule_forest",
