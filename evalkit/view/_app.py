@@ -38,6 +38,7 @@ from ._compare_pages import changes_page, compare_page, history_page
 from ._options import ViewerOptions, is_loopback
 from ._pages import Pages
 from ._paths import compare_path, seg
+from ._queue_page import queue_page
 from ._site import Site
 
 __all__ = ["STATIC", "ViewerApp", "build_app", "nastaliq_font"]
@@ -143,6 +144,12 @@ def _conversation(request: Request) -> str:
     return _viewer(request).pages.conversation(p["run_id"], p["cid"])
 
 
+def _queue(request: Request) -> str:
+    return queue_page(
+        _viewer(request).pages, request.path_params["run_id"], dict(request.query_params)
+    )
+
+
 def _compare(request: Request) -> str:
     p = request.path_params
     return compare_page(_viewer(request).pages, p["baseline"], p["candidate"])
@@ -204,6 +211,7 @@ async def _label(request: Request) -> Response:
             labelled_by=form.get("labelled_by", "").strip()[:100],
             rubric_version_id=data.rubric,
             judge_verdict=form.get("judge_verdict") or None,
+            inclusion_probability=form.get("inclusion_probability") or None,  # type: ignore[arg-type]
         )
         data.run.add_labels([label])
 
@@ -213,6 +221,9 @@ async def _label(request: Request) -> Response:
         return HTMLResponse(_error(request, "Not found", exc), status_code=404)
     except ValueError as exc:
         return HTMLResponse(_error(request, "Not accepted", exc), status_code=400)
+    following = form.get("next", "")
+    if following.startswith("../../queue.html?") and "//" not in following:
+        return RedirectResponse(following, status_code=303)  # the label queue's next pair
     anchor = f"#rule-{seg(form.get('rule_id', ''))}"
     return RedirectResponse(f"../{seg(cid)}.html{anchor}", status_code=303)
 
@@ -302,6 +313,7 @@ def _routes() -> list[BaseRoute]:
         Route("/runs/{run_id}/", _root),
         Route("/runs/{run_id}/index.html", _page(_run)),
         Route("/runs/{run_id}/c/{cid}.html", _page(_conversation)),
+        Route("/runs/{run_id}/queue.html", _page(_queue)),
         Route("/runs/{run_id}/c/{cid}/label", _label, methods=["POST"]),
         Route("/runs/{run_id}/audio/{cid}/{turn:int}.mp3", _audio),
         Route("/compare/{baseline}/{candidate}.html", _page(_compare)),

@@ -125,7 +125,7 @@ def compare_page(pages: Pages, baseline: str, candidate: str) -> str:
         "problem": _problem(a, b),
     }
     if context["problem"] is None:
-        comparison: Comparison = compare_grades(a.grades, b.grades)
+        comparison: Comparison = compare_grades(a.grades, b.grades, labels=(a.labels(), b.labels()))
         cells = comparison.by_cell.dropna(subset=["difference"])
         moved = cells.reindex(cells["difference"].abs().sort_values(ascending=False).index)
         labels = b.labels()
