@@ -18,7 +18,7 @@ from .._util import publish
 from ._compare import compare_grades
 from ._comparison import Comparison
 from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
-from ._latency import compare_latency
+from ._latency import compare_latency, latency_quantiles
 from ._latency_result import LatencyComparison, LatencyUnavailableError
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
@@ -42,6 +42,7 @@ __all__ = [
     "decide",
     "first_repeats",
     "history",
+    "latency_quantiles",
     "latest_regression",
     "plan_repeats",
 ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,11 +27,11 @@ import pandas as pd
 from .._exceptions import EvalkitError
 from .._util import now, run_sync
 from ..api import AsyncClient, Client
-from ..compare import first_repeats
+from ..compare import LatencyUnavailableError, compare_latency, first_repeats, latency_quantiles
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
-from ..runner import Budget
+from ..runner import Budget, Pricing
 from ..store import Run, RunNotFoundError, StoreLike, load_run
 from ..targets import Target, Variant, redact_config
 from ._adaptive import drop_bound_confidence, wave_drops
@@ -262,6 +262,31 @@ class _Sweep:
                 )
 
 
+def add_latency_and_cost(
+    board: pd.DataFrame, runs: Mapping[str, Run], control: str, pricing: Pricing | None
+) -> None:
+    """Agent latency p50/p95 of every arm beside its score, whether it answers slower or
+    faster than the control (the arms ran interleaved, so their latencies compare), and what
+    its run cost (NaN without a price table)."""
+    stats = {name: latency_quantiles(run) for name, run in runs.items()}
+    board["latency_p50"] = [stats.get(n, {}).get("p50", np.nan) for n in board["variant"]]
+    board["latency_p95"] = [stats.get(n, {}).get("p95", np.nan) for n in board["variant"]]
+    verdicts = []
+    for name in board["variant"]:
+        if name == control or name not in runs or control not in runs:
+            verdicts.append("")
+            continue
+        try:
+            verdicts.append(compare_latency(runs[control], runs[name]).verdict.value)
+        except LatencyUnavailableError:
+            verdicts.append("")
+    board["latency_verdict"] = verdicts
+    board["cost"] = [
+        pricing.run_cost(runs[n]).total if pricing is not None and n in runs else np.nan
+        for n in board["variant"]
+    ]
+
+
 async def _sweep(
     client: AsyncClient,
     assistant_id: str,
@@ -330,6 +355,7 @@ async def _sweep(
     notes = {s.variant.name: s.note for s in specs}
     board.insert(2, "description", board["variant"].map(notes).fillna(""))
     board.insert(3, "run_id", board["variant"].map(sweep.run_ids))
+    add_latency_and_cost(board, sweep.runs, opts.control_name, opts.run_options.pricing)
     summary = {
         **summary,
         "failed_arms": sorted(sweep.failed),
