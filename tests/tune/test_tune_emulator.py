@@ -19,8 +19,8 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.api import EvalkitError
-from evalkit.compare import Verdict
 from evalkit.cli import app
+from evalkit.compare import Verdict
 from evalkit.data import bundled_path
 from evalkit.demo import (
     CONTACTS,
