@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -18,7 +17,7 @@ import pandas as pd
 from .._util._result import Result
 from .._util._summary import SummaryFrame, json_records, json_value
 from ..stats import wilson_interval
-from ..store import RemotePath
+from ..store import StoreLocation
 from ._score import conversation_points
 
 __all__ = ["UNSTABLE_BELOW", "Grades", "GradesLike", "as_grades_frame", "scores_of"]
@@ -43,7 +42,7 @@ class Grades(Result):
 
     frame: pd.DataFrame
     rubric_version_id: str
-    path: Path | RemotePath | None = None
+    path: StoreLocation | None = None
     left_out: Mapping[str, int] = field(default_factory=dict)
     _scores: list[pd.DataFrame] = field(default_factory=list, repr=False, compare=False)
 

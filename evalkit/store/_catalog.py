@@ -14,11 +14,9 @@ from typing import Any, Final
 import pandas as pd
 
 from .._util import content_hash, now_iso
-from ._catalog_index import indexed_manifests
 from ._listing import manifest_cost, run_outcome, stored_manifests, typed_columns
 from ._manifest import MANIFEST_NAME, read_manifest, write_manifest
 from ._records import STATUSES
-from ._remote import RemotePath
 from ._urls import RunPath, StoreLike, open_store
 
 __all__ = ["CATALOG_COLUMNS", "catalog", "grid_identity", "record_grades_summary"]
@@ -120,7 +118,7 @@ def catalog(
     ``mean_score.<rubric>`` per scorecard.
     """
     root = open_store(store, storage_options)
-    indexed = indexed_manifests(root) if isinstance(root, RemotePath) else None
+    indexed = root.indexed_manifests()
     rows = [
         _row(folder, m)
         for folder, m in (indexed if indexed is not None else stored_manifests(root))
@@ -134,11 +132,11 @@ def catalog(
 
 
 def record_grades_summary(
-    run_path: RunPath, rubric_version_id: str, conversations: int, mean_score: float | None
+    run_path: StoreLike, rubric_version_id: str, conversations: int, mean_score: float | None
 ) -> None:
     """Note in the run's manifest that it was graded with ``rubric_version_id`` (for the
     catalog): how many conversations were scored and their mean score."""
-    path = run_path / MANIFEST_NAME
+    path = open_store(run_path) / MANIFEST_NAME
     manifest = read_manifest(path)
     grades = manifest.get("grades") if isinstance(manifest.get("grades"), dict) else {}
     assert isinstance(grades, dict)

@@ -43,7 +43,7 @@ from .._util import redact_text
 from ._committer import GroupCommitter, Pending
 from ._errors import CorruptRunError, RunLockedError, StoreError, storage_error, storage_errors
 from ._records import CONVERSATION_FIELDS, ROLES, STATUSES, ConversationRecord, TurnRecord
-from ._tables import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
+from ._schemas import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
 
 if sys.platform != "win32":
     import fcntl
@@ -235,6 +235,10 @@ class JournalWriter(GroupCommitter):
             os.ftruncate(fd, complete_size(self.path))
         except OSError as exc:
             self._broken = str(exc)
+
+    def read_back(self) -> JournalContents:
+        """Everything in the journal, read into tables (for finalize)."""
+        return read_journal(self.path)
 
     def sync(self) -> None:
         """Wait for the lines :meth:`aappend` holds, then fsync (a no-op after close)."""

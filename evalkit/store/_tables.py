@@ -17,18 +17,19 @@ timestamp[us, UTC]     ``datetime64[us, UTC]``
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .._util import atomic_write
 from ._errors import CorruptRunError, storage_errors
-from ._remote import RemotePath
+from ._location import StoreLocation
+from ._schemas import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
+from ._urls import as_location
 
 __all__ = [
     "CONVERSATIONS_SCHEMA",
@@ -42,78 +43,8 @@ __all__ = [
     "write_parquet_atomic",
 ]
 
-_STR = pa.large_string()
-_TS = pa.timestamp("us", tz="UTC")
-
-
-def _f(name: str, type_: pa.DataType, nullable: bool = False) -> pa.Field:
-    return pa.field(name, type_, nullable=nullable)
-
-
-CONVERSATIONS_SCHEMA: Final = pa.schema(
-    [
-        _f("run_id", _STR),
-        _f("conversation_id", _STR),
-        _f("cell_id", _STR),
-        _f("repeat", pa.int64()),
-        _f("persona_label", _STR),
-        _f("variables", _STR),
-        _f("context", _STR, True),
-        _f("status", _STR),
-        _f("error_message", _STR, True),
-        _f("attempts", pa.int64()),
-        _f("n_turns", pa.int64()),
-        _f("ended_by", _STR, True),
-        _f("first_turn_s", pa.float64(), True),
-        _f("duration_s", pa.float64(), True),
-        _f("started_at", _TS),
-        _f("finished_at", _TS),
-        _f("transcript_hash", _STR, True),
-        _f("assistant_version", pa.int64(), True),
-        _f("target", _STR),
-        _f("persona_id", _STR, True),
-        _f("persona_tags", _STR, True),
-    ]
-)
-
-TURNS_SCHEMA: Final = pa.schema(
-    [
-        _f("run_id", _STR),
-        _f("conversation_id", _STR),
-        _f("index", pa.int64()),
-        _f("role", _STR),
-        _f("text", _STR),
-        _f("at_s", pa.float64(), True),
-    ]
-)
-
-#: Grades (written by evalkit.grading): one row per conversation x rule.
-GRADES_SCHEMA: Final = pa.schema(
-    [
-        _f("run_id", _STR),
-        _f("conversation_id", _STR),
-        _f("cell_id", _STR, True),
-        _f("persona_label", _STR, True),
-        _f("repeat", pa.int64(), True),
-        _f("rubric_version_id", _STR),
-        _f("rule_id", _STR),
-        _f("title", _STR),
-        _f("points", pa.float64()),
-        _f("verdict", _STR),
-        _f("points_awarded", pa.float64(), True),
-        _f("rationale", _STR, True),
-        _f("evidence_turn", pa.int64(), True),
-        _f("grader", _STR),
-        _f("judge_model", _STR, True),
-        _f("prompt_version", _STR, True),
-        _f("judge_samples", pa.int64(), True),
-        _f("judge_agreement", pa.float64(), True),
-        _f("prompt_tokens", pa.int64(), True),
-        _f("completion_tokens", pa.int64(), True),
-        _f("transcript_hash", _STR, True),
-        _f("scorecard_hash", _STR, True),
-    ]
-)
+#: A file of a store: a path, a URL, or a place already opened.
+Place: TypeAlias = "str | os.PathLike[str] | StoreLocation"
 
 
 def _string_dtype() -> Any:
@@ -132,7 +63,7 @@ def _types_mapper(type_: pa.DataType) -> Any:
     return STRING_DTYPE if type_ in _STRING_TYPES else None
 
 
-def conform(table: pa.Table, schema: pa.Schema, source: Path | RemotePath | str) -> pa.Table:
+def conform(table: pa.Table, schema: pa.Schema, source: StoreLocation | str) -> pa.Table:
     """``table`` with ``schema``'s columns first, in order and type; extra columns kept after.
 
     A missing nullable column (a run stored by an older evalkit) becomes all-null; a missing
@@ -182,7 +113,7 @@ def empty_frame(schema: pa.Schema) -> pd.DataFrame:
 
 
 def write_parquet_atomic(
-    table: pa.Table, path: Path | RemotePath, metadata: Mapping[str, str] | None = None
+    table: pa.Table, path: Place, metadata: Mapping[str, str] | None = None
 ) -> None:
     """Write ``table`` to ``path`` via a temp file and a rename (at a URL: one PUT, which is
     atomic for readers too); ``metadata`` goes in the schema."""
@@ -190,23 +121,15 @@ def write_parquet_atomic(
         merged = dict(table.schema.metadata or {})
         merged.update({k.encode(): v.encode() for k, v in metadata.items()})
         table = table.replace_schema_metadata(merged)
-    if isinstance(path, RemotePath):
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="snappy")
-        with storage_errors(path, "write"):
-            path.write_bytes(sink.getvalue().to_pybytes())
-        return
+    path = as_location(path)
     with storage_errors(path, "write"):  # pyarrow's errors are OSError too
-        atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="snappy"))
+        path.replace_with(lambda sink: pq.write_table(table, sink, compression="snappy"))
 
 
-def table_metadata(path: Path | RemotePath) -> dict[str, str]:
+def table_metadata(path: Place) -> dict[str, str]:
     """The string metadata :func:`write_parquet_atomic` stored (reads only the footer)."""
-    if isinstance(path, RemotePath):
-        with path.fs.open(path.key, "rb") as handle:
-            raw = pq.read_schema(handle).metadata or {}
-    else:
-        raw = pq.read_schema(path).metadata or {}
+    with as_location(path).open_input() as handle:
+        raw = pq.read_schema(handle).metadata or {}
     return {
         k.decode(): v.decode("utf-8", "replace")
         for k, v in raw.items()
@@ -214,13 +137,11 @@ def table_metadata(path: Path | RemotePath) -> dict[str, str]:
     }
 
 
-def read_parquet_table(path: Path | RemotePath, schema: pa.Schema) -> pa.Table:
+def read_parquet_table(path: Place, schema: pa.Schema) -> pa.Table:
     """Read a parquet table and conform it to ``schema``; errors name the file."""
+    path = as_location(path)
     try:
-        if isinstance(path, RemotePath):  # one GET, then Arrow reads from memory
-            table = pq.read_table(pa.BufferReader(path.read_bytes()))
-        else:
-            table = pq.read_table(path)
+        table = pq.read_table(path.arrow_source())
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowException) as exc:

@@ -33,7 +33,7 @@ from ..report import Filters, run_voice
 from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
-from ._compare_pages import compare_page, history_page
+from ._compare_pages import changes_page, compare_page, history_page
 from ._options import ViewerOptions, is_loopback
 from ._pages import Pages
 from ._paths import compare_path, seg
@@ -137,6 +137,10 @@ def _compare(request: Request) -> str:
 
 def _history(request: Request) -> str:
     return history_page(_viewer(request).pages, request.path_params["assistant"])
+
+
+def _changes(request: Request) -> str:
+    return changes_page(_viewer(request).pages, request.path_params["run_id"])
 
 
 async def _compare_form(request: Request) -> Response:
@@ -290,6 +294,7 @@ def _routes() -> list[BaseRoute]:
         Route("/runs/{run_id}/audio/{cid}/{turn:int}.mp3", _audio),
         Route("/compare/{baseline}/{candidate}.html", _page(_compare)),
         Route("/history/{assistant}.html", _page(_history)),
+        Route("/changes/{run_id}.html", _page(_changes)),
         Route("/static/{name}", _static),
     ]
 

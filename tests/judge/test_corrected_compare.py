@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from evalkit import Scorecard
-from evalkit.compare import compare_grades, compare_runs
+from evalkit.compare import compare_grades
+from evalkit.flows import compare_runs
 from evalkit.grading import grade_run, label_queue
 from evalkit.store import Label
 
