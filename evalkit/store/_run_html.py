@@ -39,6 +39,12 @@ def run_html(
     statuses = ", ".join(f"{s} {counts.get(s, 0)}" for s in STATUSES if counts.get(s, 0))
     finished = manifest.get("finalized_at")
     state = f"finished {esc(str(finished))}" if finished else "not finalized (running or stopped)"
+    cost = manifest.get("cost")
+    spent = (
+        esc(f"; cost {cost.get('currency') or ''} {cost['total']:,.2f}")
+        if isinstance(cost, Mapping) and isinstance(cost.get("total"), int | float)
+        else ""
+    )
     gradings = _grading_rows(manifest)
     graded = (
         "<table><thead><tr><th>rubric</th><th>conversations scored</th><th>mean score</th>"
@@ -50,6 +56,6 @@ def run_html(
         f'<div class="evalkit-run"><p><b>Run</b> <code>{esc(run_id)}</code> at '
         f"<code>{esc(where)}</code>: target {esc(str(target))} of assistant "
         f"<code>{esc(str(assistant))}</code>{at}; started {esc(str(manifest.get('created_at')))}, "
-        f"{state}</p><p>{counts.get('total', 0)} conversation(s): {esc(statuses or 'none')}</p>"
+        f"{state}</p><p>{counts.get('total', 0)} conversation(s): {esc(statuses or 'none')}{spent}</p>"
         f"{graded}</div>"
     )
