@@ -113,10 +113,13 @@ NOTEBOOK = "compare_draft_prod.ipynb"
 TIME_SCALE = 0.002
 #: ...but a conversation may take up to a minute of real time before the ceiling ends it.
 CEILING_FLOOR_S = 60.0
-#: Emulated seconds an answer takes before the config scales it (20 ms of real time at the
-#: demo's time scale): enough for agent latency to show beside the score, and to move with
-#: the model and reasoning knobs a variant changes.
-TURN_DELAY = 10.0
+#: Emulated seconds an answer takes before the config scales it (0.1 s of real time at the
+#: demo's time scale): enough for agent latency to show beside the score above the noise of a
+#: busy machine, and to move with the model and reasoning knobs a variant changes.
+TURN_DELAY = 50.0
+#: The agent latency difference the demo's tune calls slower or faster (its answers take
+#: about 0.1 s, where a real service's take a second or more and 0.25 s is the default).
+LATENCY_MIN_EFFECT_S = 0.01
 
 
 def demo_grid(repeats: int = 3) -> Grid:
@@ -303,6 +306,7 @@ def offline_tune(
                 holdout=holdout,
                 seed=seed,
                 run_options=RunOptions(concurrency=16, progress=progress),
+                latency_min_effect_s=LATENCY_MIN_EFFECT_S,
             ),
         )
 

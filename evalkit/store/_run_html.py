@@ -25,6 +25,14 @@ def _gradings(manifest: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     return rows
 
 
+def _spent(manifest: Mapping[str, Any]) -> str:
+    """``cost USD 1.23`` when the run ran with a price table, else empty."""
+    cost = manifest.get("cost")
+    if isinstance(cost, Mapping) and isinstance(cost.get("total"), int | float):
+        return f"cost {cost.get('currency') or ''} {cost['total']:,.2f}"
+    return ""
+
+
 def run_html(
     run_id: str, where: str, manifest: Mapping[str, Any], counts: Mapping[str, int]
 ) -> str:
@@ -44,4 +52,5 @@ def run_html(
         total=counts.get("total", 0),
         statuses=", ".join(f"{s} {counts.get(s, 0)}" for s in STATUSES if counts.get(s, 0)),
         gradings=_gradings(manifest),
+        spent=_spent(manifest),
     )

@@ -123,6 +123,7 @@ def compare_page(pages: Pages, baseline: str, candidate: str) -> str:
         "candidate_href": f"../../{run_path(candidate)}",
         "rubric": a.rubric,
         "problem": _problem(a, b),
+        **_latency(a, b),
     }
     if context["problem"] is None:
         comparison: Comparison = compare_grades(a.grades, b.grades, labels=(a.labels(), b.labels()))
@@ -140,6 +141,22 @@ def compare_page(pages: Pages, baseline: str, candidate: str) -> str:
             agreement=pages._agreement(b, labels),
         )
     return pages.render("view/compare.html", "../../", **context)
+
+
+def _latency(a: RunData, b: RunData) -> dict[str, Any]:
+    """Agent latency beside the score: the latency card and the distributions per side, or
+    why there is none (runs recorded before turn timing)."""
+    from ..compare import LatencyUnavailableError, compare_latency
+    from ..report.plots import agent_latency, figure_to_img_tag
+
+    try:
+        result = compare_latency(a.run, b.run)
+    except LatencyUnavailableError as exc:
+        return {"latency_note": str(exc)}
+    return {
+        "latency_card": Markup(result._repr_html_()),
+        "latency_plot": Markup(figure_to_img_tag(agent_latency([a.run, b.run]))),
+    }
 
 
 def _rule_table(comparison: Comparison, a: RunData, b: RunData) -> pd.DataFrame:

@@ -212,6 +212,14 @@ class Pages:
             f"started {str(m.get('created_at', '–'))[:16].replace('T', ' ')}",
             f"scorecard {data.rubric}" if data.rubric else "not graded",
         ]
+        from ..compare import latency_quantiles
+
+        latency = latency_quantiles(data.run)
+        if not pd.isna(latency["p50"]):
+            parts.append(f"agent latency p50 {latency['p50']:.3g} s, p95 {latency['p95']:.3g} s")
+        cost = m.get("cost")
+        if isinstance(cost, dict) and isinstance(cost.get("total"), int | float):
+            parts.append(f"cost {cost.get('currency', '')} {cost['total']:,.2f}".replace("  ", " "))
         if data.running:
             parts.append("still running")
         return " · ".join(parts)
