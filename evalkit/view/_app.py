@@ -34,6 +34,7 @@ from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
 from ._compare_pages import compare_page, history_page
+from ._optimize_pages import optimize_page
 from ._options import ViewerOptions, is_loopback
 from ._pages import Pages
 from ._paths import compare_path, seg
@@ -137,6 +138,10 @@ def _compare(request: Request) -> str:
 
 def _history(request: Request) -> str:
     return history_page(_viewer(request).pages, request.path_params["assistant"])
+
+
+def _optimize(request: Request) -> str:
+    return optimize_page(_viewer(request).pages, request.path_params["prefix"])
 
 
 async def _compare_form(request: Request) -> Response:
@@ -290,6 +295,7 @@ def _routes() -> list[BaseRoute]:
         Route("/runs/{run_id}/audio/{cid}/{turn:int}.mp3", _audio),
         Route("/compare/{baseline}/{candidate}.html", _page(_compare)),
         Route("/history/{assistant}.html", _page(_history)),
+        Route("/optimize/{prefix}.html", _page(_optimize)),
         Route("/static/{name}", _static),
     ]
 

@@ -122,7 +122,13 @@ class Pages:
             runs=rows,
             comparisons=[(compare_path(a, b), f"{a} → {b}") for a, b in (comparisons or [])],
             histories=self._histories(frame),
+            searches=self._searches() if self.live else [],
         )
+
+    def _searches(self) -> list[tuple[str, str]]:
+        from ._optimize_pages import optimisations
+
+        return optimisations(self)
 
     @staticmethod
     def _comparable(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:

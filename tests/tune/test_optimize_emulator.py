@@ -93,6 +93,18 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     assert again.rounds.equals(result.rounds)
     # promoting writes the winner's prompt to the draft (a dry run shows the diff)
     assert "Sana" in result.promote(service.client, dry_run=True).diff
+    # the viewer lists the search and shows its rounds, candidates and reasons
+    from evalkit.view import ViewerOptions, ViewerServer
+
+    with ViewerServer(ViewerOptions(store=service.store, port=0)) as viewer:
+        index = httpx.get(viewer.base + "index.html").text
+        assert 'href="optimize/opt.html"' in index
+        page = httpx.get(viewer.base + "optimize/opt.html")
+        assert page.status_code == 200
+        assert "Round 2" in page.text
+        assert "refused: drops {{customer_name}}" in page.text
+        assert f'href="../runs/opt-{result.winner.name}/index.html"' in page.text
+        assert httpx.get(viewer.base + "optimize/ghost.html").status_code == 404
 
 
 def test_budget_below_one_round_is_refused_up_front(service: DemoService) -> None:
