@@ -259,3 +259,26 @@ def test_refine_builds_as_candidates(service: DemoService) -> None:
     after = next(a for a in service.client.list_assistants() if a.id == service.assistant_id)
     assert after.config.to_json() == draft  # restored from its snapshot
     assert result.decision["proposer"] == {"kind": "refine", "assistant_id": service.assistant_id}
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_a_killed_search_resumes_without_repeating_a_finished_round(
+    service: DemoService,
+) -> None:
+    def kill(row: object) -> None:
+        raise _Killed  # the process dies right after round 1 is recorded
+
+    with pytest.raises(_Killed):
+        _search(service, run_prefix="killed", on_round=kill)
+    before = _stats(service)
+    resumed = _search(service, run_prefix="killed")
+    after = _stats(service)
+    assert after["proposerCalls"] - before["proposerCalls"] == 1  # round 2's call only
+    raced_in_2 = int(resumed.progress.set_index("round").loc[2, "raced"])
+    round_2 = resumed.rounds[(resumed.rounds["round"] == 2) & (resumed.rounds["status"] == "raced")]
+    # only round 2's candidates ran: nothing of the draft or of round 1 again
+    assert after["started"] - before["started"] == int(round_2["conversations"].sum())
+    assert raced_in_2 == len(round_2)
