@@ -1,6 +1,6 @@
 """Calibration of the verdict in every design: false alarms, power, coverage, n trials.
 
-For each design of ``evalkit.compare._calibration.CALIBRATION_DESIGNS`` (the demo's 18 x 3,
+For each design of ``evalkit._simulate._calibration.CALIBRATION_DESIGNS`` (the demo's 18 x 3,
 one repeat per cell, mixed and unbalanced repeats, cells on one side only, repeats that agree,
 informative judge errors) it generates ``--trials`` A/A comparisons and as many with a planted
 15-point drop (``GradeGenerator``: a new truth every trial), decides each exactly as
@@ -18,8 +18,9 @@ import time
 
 import numpy as np
 
-from evalkit.compare import SyntheticTruth, Verdict, calibrate, plan_repeats, synthetic_grades
-from evalkit.compare._calibration import CALIBRATION_DESIGNS
+from evalkit._simulate import SyntheticTruth, calibrate, synthetic_grades
+from evalkit._simulate._calibration import CALIBRATION_DESIGNS
+from evalkit.compare import Verdict, plan_repeats
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
 from evalkit.stats import CellMoments
 

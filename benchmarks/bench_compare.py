@@ -13,7 +13,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from evalkit.compare import SyntheticTruth, compare_grades
+from evalkit._simulate import SyntheticTruth
+from evalkit.compare import compare_grades
 
 CONVERSATIONS = 100_000
 RULES = 10

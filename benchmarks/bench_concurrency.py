@@ -250,7 +250,8 @@ def main() -> None:
     )
 
     grid = make_grid(args.conversations)
-    proc, base, key = start_emulator("--turn-delay", str(args.turn_delay))
+    # exact waits (no jitter), so the ideal is the turn count x turn delay
+    proc, base, key = start_emulator("--turn-delay", str(args.turn_delay), "--turn-jitter", "0")
     store = Path(tempfile.mkdtemp(prefix="evalkit-bench-concurrency-"))
     try:
         assistant = build_assistant(base, key, [{"name": "A", "date": "Monday"}])

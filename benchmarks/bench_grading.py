@@ -215,7 +215,7 @@ def main() -> None:
         print(f"load turns:              {load:6.2f} s (median of {args.repeat})")
         print(f"grade ({rules} checks, judge=False, stored): {grade:6.2f} s")
         print(f"ratio grade / load:      {grade / load:6.2f}x  (target <= 3x, < 20 s)")
-        print(result.summary()[["rule_id", "pass", "fail", "na"]].to_string(index=False))
+        print(result.summary[["rule_id", "pass", "fail", "na"]].to_string(index=False))
         regex_rows(run, args.repeat, args.regex_pattern or REGEX_PATTERNS)
         # the whole scorecard, judged rules included, graded once; then graded again (cached)
         judge = InstantJudge()

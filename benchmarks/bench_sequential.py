@@ -18,9 +18,10 @@ import time
 
 import numpy as np
 
-from evalkit.compare import Design, SequentialPlan, Verdict, calibrate_sequential
-from evalkit.compare._calibration import _look_headline
-from evalkit.compare._generator import GradeGenerator
+from evalkit._simulate import Design, calibrate_sequential
+from evalkit._simulate._calibration import _look_headline
+from evalkit._simulate._generator import GradeGenerator
+from evalkit.compare import SequentialPlan, Verdict
 
 DEMO = Design("demo grid, 18 cells x at most 6 repeats", repeats=6)
 EFFECTS = (0.0, -5.0, -10.0, -15.0, -20.0)

@@ -24,11 +24,11 @@ import time
 
 import numpy as np
 
-from evalkit.compare import Design
-from evalkit.tuning._adaptive import adaptive_rates, simulate_adaptive
-from evalkit.tuning._calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
+from evalkit._simulate import Design
+from evalkit._simulate._adaptive import adaptive_rates, simulate_adaptive
+from evalkit._simulate._arms import draw_arms
+from evalkit._simulate._tune_calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
 from evalkit.tuning._split import holdout_mask
-from evalkit.tuning._synthetic import draw_arms
 
 
 def _pct(x: float) -> str:

@@ -48,13 +48,12 @@ if TYPE_CHECKING:
         Verdict,
         compare_grades,
         compare_latency,
-        compare_runs,
         compare_sequential,
         history,
         plan_repeats,
     )
     from .diagnose import failure_clusters, lint, simulation_flags
-    from .flows import DraftVsProdOptions, draft_vs_prod
+    from .flows import DraftVsProd, DraftVsProdOptions, compare_runs, draft_vs_prod
     from .grading import (
         Grades,
         Judge,
@@ -72,7 +71,7 @@ if TYPE_CHECKING:
         refine_loop,
         suggest_feedback,
     )
-    from .runner import Budget, RunOptions, run_grid
+    from .runner import Budget, Pricing, RunOptions, run_grid
     from .store import Run, StoreError, list_runs, load_run, load_runs
     from .targets import Variant
     from .tuning import (
@@ -99,6 +98,7 @@ _HOMES: dict[str, str] = {
     "Comparison": "compare",
     "ConfigurationError": "api",
     "Done": "api",
+    "DraftVsProd": "flows",
     "DraftVsProdOptions": "flows",
     "EvalkitError": "api",
     "Grades": "grading",
@@ -112,6 +112,7 @@ _HOMES: dict[str, str] = {
     "PermissionDeniedError": "api",
     "Persona": "grid",
     "PollPolicy": "refine",
+    "Pricing": "runner",
     "Proposer": "tuning",
     "RateLimitError": "api",
     "RefineLoopOptions": "refine",
@@ -132,7 +133,7 @@ _HOMES: dict[str, str] = {
     "Verdict": "compare",
     "compare_grades": "compare",
     "compare_latency": "compare",
-    "compare_runs": "compare",
+    "compare_runs": "flows",
     "compare_sequential": "compare",
     "compare_variants": "tuning",
     "draft_vs_prod": "flows",
@@ -198,4 +199,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+    """What a user can type: ``__all__`` and the module's dunders (no helpers it imports)."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})

@@ -5,7 +5,8 @@ Each family lives beside the code that raises it and is exported from that packa
 
     EvalkitError                                    evalkit
     ├── ConfigurationError                          evalkit.api   no base URL, a malformed key, ...
-    │   └── JudgeNotConfigured                      evalkit.grading  no judge model or endpoint
+    │   ├── JudgeNotConfigured                      evalkit.grading  no judge model or endpoint
+    │   └── ProposerError                           evalkit.tuning  no proposer model or endpoint
     ├── InvalidRequestError (ValueError)            evalkit.api   a body breaks the spec's limits
     │   └── ScorecardError                          evalkit.grading  a scorecard with problems
     ├── ApiConnectionError                          evalkit.api   the service could not be reached
@@ -27,7 +28,8 @@ Each family lives beside the code that raises it and is exported from that packa
     ├── LatencyUnavailableError (ValueError)        evalkit.compare  a run without turn timing
     ├── TargetError                                 evalkit.targets  prod without a snapshot, ...
     ├── RunAborted                                  evalkit.runner  an error no retry would fix
-    │   └── ServiceUnreachable                          the service vanished mid-run
+    │   ├── ServiceUnreachable                          the service vanished mid-run
+    │   └── MissingVariablesError                       a prompt {{token}} no record fills
     ├── StoreError                                  evalkit.store  every message names the path
     │   ├── RunNotFoundError (FileNotFoundError)
     │   ├── RunExistsError (FileExistsError)
@@ -36,6 +38,9 @@ Each family lives beside the code that raises it and is exported from that packa
     │   ├── UnsupportedStoreError                       a store URL whose backend is missing
     │   └── CorruptRunError                             unreadable manifest, journal or table
     ├── GradingError                                evalkit.grading  e.g. judged rules, no judge
+    ├── TuneError                                   evalkit.tuning  an arm could not run or grade
+    ├── PromoteError                                evalkit.tuning  no winner, or the draft moved
+    ├── VariantsFileError (ValueError)              evalkit.tuning  a variants entry is wrong
     ├── RefineError                                 evalkit.refine  builds that cannot go ahead
     │   ├── BuildInFlightError                          a recorded build is still in flight
     │   └── RefineTimeout                               the draft never moved; build id kept

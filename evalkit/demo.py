@@ -113,6 +113,10 @@ NOTEBOOK = "compare_draft_prod.ipynb"
 TIME_SCALE = 0.002
 #: ...but a conversation may take up to a minute of real time before the ceiling ends it.
 CEILING_FLOOR_S = 60.0
+#: Emulated seconds an answer takes before the config scales it (20 ms of real time at the
+#: demo's time scale): enough for agent latency to show beside the score, and to move with
+#: the model and reasoning knobs a variant changes.
+TURN_DELAY = 10.0
 
 
 def demo_grid(repeats: int = 3) -> Grid:
@@ -133,10 +137,18 @@ class DemoService:
     ready inside it. A snapshot of v1 is recorded under ``store`` so prod can run on a clone.
     """
 
-    def __init__(self, store: str | Path, *, seed: int = 7, time_scale: float = TIME_SCALE):
+    def __init__(
+        self,
+        store: str | Path,
+        *,
+        seed: int = 7,
+        time_scale: float = TIME_SCALE,
+        turn_delay: float = TURN_DELAY,
+    ):
         self.store = Path(store)
         self.seed = seed
         self.time_scale = time_scale
+        self.turn_delay = turn_delay
         self._stack = contextlib.ExitStack()
         self.emulator: EmulatorServer
         self.client: Client
@@ -146,7 +158,10 @@ class DemoService:
     def __enter__(self) -> DemoService:
         try:
             settings = EmulatorSettings(
-                time_scale=self.time_scale, seed=self.seed, min_ceiling_s=CEILING_FLOOR_S
+                time_scale=self.time_scale,
+                seed=self.seed,
+                turn_delay=self.turn_delay,
+                min_ceiling_s=CEILING_FLOOR_S,
             )
             self.emulator = self._stack.enter_context(serve(settings=settings))
             self.client = self._stack.enter_context(

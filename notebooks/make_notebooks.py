@@ -1,5 +1,7 @@
 """Writes the notebooks (kept as a script so their cells are reviewed as code)."""
 
+import ast
+
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -17,9 +19,19 @@ def nb(cells):
 
 
 def params(src):
+    """The parameters cell, and the cell after it that refuses a parameter papermill injected
+    but the notebook does not have (papermill only warns): a misspelt gate must fail."""
     c = new_code_cell(src)
     c.metadata["tags"] = ["parameters"]
-    return c
+    names = [t.id for node in ast.parse(src).body if isinstance(node, ast.Assign)
+             for t in node.targets if isinstance(t, ast.Name)]
+    listed = ",\n".join(f"    \"{name}\"" for name in names)
+    guard = new_code_cell(
+        "from evalkit.report import refuse_unknown_parameters\n\n"
+        "# papermill only warns about an unknown -p name (a misspelt gate would pass): refuse it\n"
+        f"refuse_unknown_parameters([\n{listed},\n])"
+    )
+    return c, guard
 
 
 def notebook_only(src):
@@ -38,7 +50,7 @@ compare = nb(
             "and run ids, or an `assistant_id` to run the grid on prod and draft first "
             "(the service from `EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from `EVALKIT_JUDGE_*`)."
         ),
-        params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
+        *params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
 store = None               # folder of runs holding baseline_run and candidate_run; None: the offline demo
 baseline_run = "prod"
 candidate_run = "draft"
@@ -102,7 +114,7 @@ display(HTML(table_html(rule_table(comparison))))"""),
         ),
         new_code_cell("""why = diagnose.why_it_failed(comparison, outcome.baseline, outcome.candidate,
                              outcome.baseline_grades, outcome.candidate_grades, seed=seed)
-display(Markdown("\\n".join(f"- {sentence}" for sentence in why.sentences())))
+display(Markdown("\\n".join(f"- {sentence}" for sentence in why.findings)))
 display(HTML(table_html(why.cluster_table(), max_rows=40)))
 if len(why.flags):
     display(HTML(table_html(why.flag_counts)))
@@ -144,7 +156,7 @@ explore = nb(
             "# Explore a run\n\nBrowse one run's conversations with their grades: filter by persona, "
             "rule, verdict, status or text. Run it as it is to explore the offline demo's draft run."
         ),
-        params('''# Parameters
+        *params('''# Parameters
 store = None             # folder of runs; None: the offline demo
 run_id = "draft"
 scorecard = None         # scorecard file (None: the demo scorecard); grades are read from the run when current
@@ -171,7 +183,7 @@ display(Markdown(f"# Run `{run.run_id}`"))
 display(run)
 display(plots.outcomes_by_status([run]))"""),
         new_code_cell("""display(grades)  # per-rule pass rates with intervals, conversations left out, graders
-summary = grades.summary()
+summary = grades.summary
 Path(output_dir).mkdir(parents=True, exist_ok=True)
 summary.to_parquet(Path(output_dir) / "rules.parquet", index=False)
 print(f"per-rule summary in {Path(output_dir) / 'rules.parquet'}")"""),
@@ -192,7 +204,7 @@ tune_prompt = nb(
             "file (the service from `EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from "
             "`EVALKIT_JUDGE_*`)."
         ),
-        params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
+        *params('''# Parameters (papermill: -p name value; use -r for ids such as 0012)
 assistant_id = None        # the assistant to tune; None: the offline demo
 variants = None            # variants YAML file (None: the bundled examples/variants/urdu_reminder.yaml)
 grid = None                # a grid definition JSON file (a run manifest's "grid"); None: personas x contacts x context
@@ -340,7 +352,7 @@ trend = nb(
             "marking its verdict against the night before and against the last-known-good run. "
             "Run it as it is to see four offline nights of the demo assistant (the embedded emulator)."
         ),
-        params('''# Parameters (papermill: -p name value; use -r for ids and URLs)
+        *params('''# Parameters (papermill: -p name value; use -r for ids and URLs)
 store = None               # folder or URL of runs (s3://bucket/prefix); None: four offline demo nights
 assistant_id = None        # keep this assistant's runs (None: every run)
 rubric = None              # rubric version id (None: the newest graded run's scorecard)

@@ -4,7 +4,9 @@ Usage: ``python tests/runner_child.py SPEC_JSON`` where the spec holds ``store``
 ``assistant_id``, ``personas`` (how many), ``repeats``, ``concurrency`` and ``target``
 (``"draft"`` or ``{"variant": name, "instructions": text}``) and ``in_loop`` (call the sync
 ``run_grid`` from a coroutine on a running loop without asyncio's SIGINT handler, as a Jupyter
-kernel does). The service comes from
+kernel does); ``kill_at`` (``[commit, "before" | "after"]``, a run at a URL only) SIGKILLs the
+process itself just before or just after the journal stores its ``commit``-th object, so a
+kill test kills at a chosen point of the run instead of after a sleep. The service comes from
 ``EVALKIT_BASE_URL`` / ``EVALKIT_API_KEY`` (the default client). Exit codes: 0 the run
 finished, 130 interrupted (Ctrl-C), 1 anything else (the traceback is on stderr).
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
 import sys
 from typing import Any
@@ -23,8 +26,29 @@ else:  # run as ``python tests/runner_child.py``: this folder is on sys.path
     from runner_support import load_grid
 
 
+def _kill_at(commit: int, when: str) -> None:
+    from evalkit.store._object_journal import ObjectJournalWriter
+
+    store = ObjectJournalWriter._store
+    stored = 0
+
+    def killing(self: ObjectJournalWriter, data: bytes) -> None:
+        nonlocal stored
+        if when == "before" and stored + 1 == commit:
+            os.kill(os.getpid(), signal.SIGKILL)
+        store(self, data)
+        stored += 1
+        if when == "after" and stored == commit:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    ObjectJournalWriter._store = killing  # type: ignore[method-assign]
+
+
 def main(spec: dict[str, Any]) -> int:
     from evalkit.runner import run_grid
+
+    if spec.get("kill_at"):
+        _kill_at(*spec["kill_at"])
     from evalkit.targets import Variant
 
     target: Any = spec.get("target", "draft")

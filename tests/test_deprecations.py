@@ -16,11 +16,13 @@ import pytest
 
 from evalkit.api import AsyncClient, Client, InvalidRequestError
 from evalkit.emulator import EmulatorServer
-from evalkit.grading import grade_run
+from evalkit.grading import Grades, grade_run
 from evalkit.grid import load_personas
 from evalkit.refine import arefine_and_wait, arefine_loop, refine_and_wait, refine_loop
 from evalkit.runner import arun_grid, run_grid
+from evalkit.tuning import compare_variants
 
+from .result_face import empty_why, grades_frame, sequential_run
 from .runner_fixtures import emulator_fixture
 from .runner_support import PERSONAS_DIR, build_assistant, make_grid
 
@@ -207,3 +209,40 @@ def test_judge_agreement_rubric_is_now_rubric_version_id(tmp_path: Path) -> None
     pd.testing.assert_frame_equal(old, new)
     with pytest.raises(TypeError, match="rubric_version_id= only"):
         judge_agreement(run, rubric="demo/v1", rubric_version_id="demo/v1")
+
+
+# --- result spellings (issue 32): summary is a DataFrame property, headline() the sentence ---
+
+
+def test_grades_summary_call_warns_and_answers() -> None:
+    grades = Grades.of(grades_frame(5, 3, "g"))
+    with pytest.warns(DeprecationWarning, match=r"Grades.summary: summary is a property now"):
+        old = grades.summary()
+    pd.testing.assert_frame_equal(old, grades.by_rule())
+    with pytest.warns(DeprecationWarning, match="summary is a property now"):
+        narrow = grades.summary(0.5)
+    pd.testing.assert_frame_equal(narrow, grades.by_rule(0.5))
+
+
+def test_tune_result_summary_as_mapping_warns_and_answers() -> None:
+    result = compare_variants(
+        grades_frame(30, 3, "c"), {"better": grades_frame(30, 50, "b")}, min_effect=3.0
+    )
+    with pytest.warns(DeprecationWarning, match=r"TuneResult.summary: summary is a DataFrame"):
+        assert result.summary["winner"] == "better"
+    with pytest.warns(DeprecationWarning, match="read 'arms' from"):
+        assert result.summary.get("arms") == 1
+    with pytest.warns(DeprecationWarning, match="read 'no-such-key' from"):
+        assert result.summary.get("no-such-key", "fallback") == "fallback"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        assert list(result.summary["variant"]) == ["control", "better"]  # a column: no warning
+
+
+def test_sequential_sentence_and_why_sentences_warn() -> None:
+    run = sequential_run()
+    with pytest.warns(DeprecationWarning, match=r"SequentialRun.sentence\(\): write .headline"):
+        assert run.sentence() == run.headline()
+    why = empty_why()
+    with pytest.warns(DeprecationWarning, match=r"WhyItFailed.sentences\(\): write .findings"):
+        assert why.sentences() == list(why.findings)

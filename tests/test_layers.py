@@ -45,6 +45,8 @@ ALLOWED: dict[str, set[str]] = {
     "tuning": BASE
     | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"}
     | {"diagnose", "refine"},
+    # simulation generators for calibration and benchmarks, apart from the public API
+    "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
     "report": BASE
     | {
         "api",

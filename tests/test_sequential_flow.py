@@ -51,10 +51,18 @@ def test_the_demo_stops_early_with_the_fixed_verdict(sequential_demo: tuple[Path
     record = sequential_record(draft)
     assert record is not None
     assert record.plan.max_repeats == 6
+    assert record.max_conversations == 216
+    # derived from the looks, not pinned to the demo's seed: the run stopped at the first look
+    # that said stop, for that look's reason, having spent what both stored runs hold
+    looks = record.looks.set_index("look")
+    first_stop = int(looks.index[looks["stop"].astype(bool)].min())
+    assert record.stopped_at == first_stop
+    assert record.stopped_for == looks.loc[first_stop, "stopped_for"]
+    assert record.spent == len(prod.conversations) + len(draft.conversations)
+    assert f"stopped at look {record.stopped_at} of 6" in printed
+    # the demo's promise (its draft regresses by design): an early stop, for efficacy
     assert record.stopped_at < 6
     assert record.stopped_for == "efficacy"
-    assert record.spent <= 0.6 * record.max_conversations == 0.6 * 216
-    assert f"stopped at look {record.stopped_at} of 6" in printed
     # the looks are what compare_sequential says of the stored runs
     card = demo_scorecard()
     grades = [grade_run(run, card).frame for run in (prod, draft)]

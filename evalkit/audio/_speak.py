@@ -15,10 +15,10 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Final
 
-from .._util import atomic_write_bytes, content_hash
+from .._util import content_hash
 from ..api import Client
 from ..api._limits import VOICE_IDS
-from ..store import RemotePath, StoreLike, open_store
+from ..store import StoreLike, StoreLocation, open_store
 from ._audio import Audio, suffix
 
 __all__ = ["AUDIO_DIR", "DEFAULT_VOICE", "audio_cache_path", "speak"]
@@ -37,15 +37,13 @@ def _default_cache() -> Path:
     return Path(base) / "audio"
 
 
-def audio_cache_path(
-    key: str, output_format: str, cache: StoreLike | None = None
-) -> Path | RemotePath:
+def audio_cache_path(key: str, output_format: str, cache: StoreLike | None = None) -> StoreLocation:
     """Where the audio with content key ``key`` is cached."""
-    folder = open_store(cache) / AUDIO_DIR if cache is not None else _default_cache()
+    folder = open_store(cache) / AUDIO_DIR if cache is not None else open_store(_default_cache())
     return folder / f"{key}{suffix(output_format)}"
 
 
-def _read(path: Path | RemotePath) -> bytes | None:
+def _read(path: StoreLocation) -> bytes | None:
     try:
         return path.read_bytes() if path.is_file() else None
     except OSError as exc:
@@ -53,13 +51,9 @@ def _read(path: Path | RemotePath) -> bytes | None:
         return None
 
 
-def _write(path: Path | RemotePath, data: bytes) -> None:
+def _write(path: StoreLocation, data: bytes) -> None:
     try:
-        if isinstance(path, RemotePath):
-            path.write_bytes(data)
-        else:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(path, data, durable=False)
+        path.replace_bytes(data, durable=False)
     except OSError as exc:
         logger.warning("audio cache %s not written (%s)", path, exc)
 

@@ -13,6 +13,7 @@ from ._app import app
 from ._errors import ExitCode
 from ._grade import judge_from_options
 from ._options import ScorecardOption, StoreOption
+from ._pricing import PricingOption, load_pricing
 
 #: ``--fail-on-regression`` with a regressed verdict exits with this code.
 REGRESSION_EXIT = int(ExitCode.ERROR)
@@ -50,6 +51,20 @@ def comparison_text(comparison: Any) -> str:
         adjustment = comparison.by_rule["adjustment"].iloc[0]
         lines.append(f"(per-rule intervals are {adjustment}-adjusted for the number of rules)")
     return "\n".join(lines)
+
+
+def _latency(baseline: str, candidate: str, store: str) -> tuple[dict[str, Any] | None, str]:
+    """Agent latency beside the score: the comparison's dict and a line (or why there is
+    none: runs recorded before turn timing)."""
+    from ..compare import LatencyUnavailableError, compare_latency
+    from ..store import load_run
+
+    try:
+        result = compare_latency(load_run(baseline, store=store), load_run(candidate, store=store))
+    except LatencyUnavailableError as exc:
+        return None, f"agent latency: not compared ({exc})"
+    lines = [result.headline(), *(f"  warning: {w}" for w in result.warnings)]
+    return result.to_dict(), "\n".join(lines)
 
 
 @app.command("compare")
@@ -119,6 +134,7 @@ def compare_command(
     context: Annotated[
         list[str] | None, typer.Option(metavar="TEXT", help="With --assistant: a context.")
     ] = None,
+    pricing: PricingOption = None,
 ) -> None:
     """Compare two stored runs under a scorecard (grades from cache); write comparison.json.
 
@@ -127,7 +143,8 @@ def compare_command(
     --fail-unless-non-inferior (or an error); 2 usage.
     """
     from .._util import atomic_write_bytes, json_default
-    from ..compare import compare_runs
+    from ..compare import CompareOptions
+    from ..flows import compare_runs
     from ..store import load_run
 
     if sequential:
@@ -148,6 +165,7 @@ def compare_command(
                 variables,
                 tuple(context or ()),
                 stop_when_non_inferior=fail_unless_non_inferior,
+                pricing=load_pricing(pricing),
             )
         )
     elif assistant is not None or max_repeats is not None:
@@ -160,13 +178,18 @@ def compare_command(
             load_run(candidate, store=store),
             scorecard,
             judge_from_options(judge_model, no_judge),
-            confidence=confidence,
-            min_effect=min_effect,
+            options=CompareOptions(confidence=confidence, min_effect=min_effect),
         )
-    payload = {**comparison.to_dict(), "baseline_run": baseline, "candidate_run": candidate}
+    latency, latency_line = _latency(baseline, candidate, store)
+    payload = {
+        **comparison.to_dict(),
+        "baseline_run": baseline,
+        "candidate_run": candidate,
+        "latency": latency,
+    }
     text = json.dumps(payload, indent=2, ensure_ascii=False, default=json_default)
     atomic_write_bytes(output, (text + "\n").encode("utf-8"), durable=False)
-    typer.echo(text if as_json else comparison_text(comparison))
+    typer.echo(text if as_json else comparison_text(comparison) + "\n" + latency_line)
     if not as_json:
         typer.echo(f"comparison written to {output}")
     if fail_on_regression and comparison.verdict == "regressed":

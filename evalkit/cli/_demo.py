@@ -51,7 +51,7 @@ def demo_command(
         typer.echo(RunReport.of(run.manifest, str(run.path)).sentence())
     typer.echo(str(demo.comparison))
     if demo.result.sequential is not None:
-        typer.echo(demo.result.sequential.sentence())
+        typer.echo(demo.result.sequential.headline())
     if not demo.notebook.ok:
         typer.echo(f"the report notebook failed: {demo.notebook.error}", err=True)
     typer.echo(f"report: {demo.report.resolve()}")

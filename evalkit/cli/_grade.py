@@ -93,7 +93,7 @@ def grade_command(
     grades = grade_run(
         loaded, scorecard, judge_from_options(judge_model, no_judge), judge_samples=judge_samples
     )
-    summary = grades.summary()
+    summary = grades.summary
     typer.echo(f"{'rule':<28} {'pass rate':>9} {'pass':>5} {'fail':>5} {'n/a':>5} {'error':>5}")
     for row in summary.to_dict("records"):
         typer.echo(

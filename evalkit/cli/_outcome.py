@@ -47,6 +47,13 @@ def resume_command(argv: Sequence[str], run_id: str) -> str:
     return shlex.join(["evalkit", *kept, "--run-id", run_id])
 
 
+def _cost_words(cost: Any) -> str | None:
+    """``USD 0.42`` from a manifest's ``cost`` (None when the run had no price table)."""
+    if not isinstance(cost, Mapping) or not isinstance(cost.get("total"), int | float):
+        return None
+    return f"{cost.get('currency') or ''} {cost['total']:,.2f}".strip()
+
+
 @dataclass(frozen=True)
 class RunReport:
     """What a stored run holds: its id, folder, counts by status and grid size."""
@@ -56,6 +63,7 @@ class RunReport:
     counts: Mapping[str, int]
     grid_size: int
     label: str
+    cost: str | None = None
 
     @classmethod
     def of(cls, manifest: Mapping[str, Any], path: str) -> RunReport:
@@ -67,6 +75,7 @@ class RunReport:
             counts={k: int(v) for k, v in counts.items()},
             grid_size=int(manifest.get("n_conversations") or 0),
             label=f"{manifest.get('target')} v{manifest.get('assistant_version')}",
+            cost=_cost_words(manifest.get("cost")),
         )
 
     @property
@@ -83,9 +92,10 @@ class RunReport:
 
     def sentence(self) -> str:
         """``Run X (draft v3): 34 of 34 conversations recorded (30 done, 4 error) in PATH.``"""
+        spent = f"; cost {self.cost}" if self.cost else ""
         return (
             f"Run {self.run_id} ({self.label}): {self.recorded} of {self.grid_size} "
-            f"conversations recorded ({self.breakdown()}) in {self.path}."
+            f"conversations recorded ({self.breakdown()}{spent}) in {self.path}."
         )
 
     def matched(self, fail_on: Sequence[str]) -> list[str]:

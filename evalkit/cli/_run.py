@@ -10,6 +10,7 @@ import typer
 from ._app import app
 from ._errors import ARGV_KEY, EXIT_CODES_HELP, ExitCode, describe, fail
 from ._options import PersonasOption, StoreOption
+from ._pricing import MaxCostOption, PricingOption, announce, assistant_llms, load_pricing
 
 if TYPE_CHECKING:
     from ..api import Client
@@ -103,6 +104,8 @@ def run_command(
     max_seconds: Annotated[
         float | None, typer.Option(metavar="S", help="Stop after this many seconds (partial).")
     ] = None,
+    pricing: PricingOption = None,
+    max_cost: MaxCostOption = None,
     rerun: Annotated[
         str | None,
         typer.Option(
@@ -133,6 +136,7 @@ def run_command(
         raise typer.BadParameter("--target must be draft or prod", param_hint="--target")
     rerun_statuses = _statuses(rerun, "--rerun")
     fail_statuses = _statuses(fail_on, "--fail-on")
+    prices = load_pricing(pricing, max_cost)
     chosen: Target = target
     if variant is not None:
         chosen = _variant(variant, target, instructions, patch)
@@ -150,14 +154,19 @@ def run_command(
     run_id = run_id or default_run_id(variant or target)
     options = RunOptions(
         concurrency=concurrency,
-        budget=Budget(max_conversations, max_seconds),
+        budget=Budget(max_conversations, max_seconds, max_cost),
         rerun=rerun_statuses,
         allow_missing_variables=allow_missing_variables,
+        pricing=prices,
     )
     argv = ctx.meta.get(ARGV_KEY, ["run"])
     from ._client import cli_client
 
     with cli_client() as client:
+        expected = len(grid) if max_conversations is None else min(len(grid), max_conversations)
+        over = None if isinstance(chosen, str) else dict(chosen.patch)
+        [llm] = assistant_llms(client, assistant, [over]) if prices else [None]
+        announce(expected, prices, [(llm, expected)])
         report = _run(grid, assistant, client, chosen, store, run_id, options, argv)
     typer.echo(report.sentence())
     code = report.exit_code(fail_statuses)

@@ -34,6 +34,7 @@ class SequentialRequest:
     variables: Path | None
     contexts: tuple[str, ...]
     stop_when_non_inferior: bool = False
+    pricing: Any = None
 
 
 def sequential_comparison(request: SequentialRequest) -> Comparison:
@@ -75,10 +76,24 @@ def sequential_comparison(request: SequentialRequest) -> Comparison:
     return comparison
 
 
+def _announce(plan: Any, cells: int, request: SequentialRequest, client: Any) -> None:
+    """Expected conversations (at the effect the plan is powered for) and cost, and the most
+    the waves can run."""
+    from ._pricing import announce, assistant_llms
+
+    expected = plan.expected_conversations(plan.effect, cells)
+    most = plan.maximum_conversations(cells)
+    assert request.assistant is not None
+    llm = assistant_llms(client, request.assistant)[0] if request.pricing else None
+    announce(expected, request.pricing, [(llm, expected)])
+    typer.echo(f"  (at most {most} if no look stops; prod and draft together)", err=True)
+
+
 def _run_in_waves(request: SequentialRequest) -> Comparison:
     from ..compare import SequentialPlan
     from ..flows import DraftVsProdOptions, draft_vs_prod
     from ..grid import Grid
+    from ..runner import RunOptions
     from ._client import cli_client
     from ._run import default_personas
 
@@ -90,7 +105,14 @@ def _run_in_waves(request: SequentialRequest) -> Comparison:
         repeats=max_repeats,
     )
     assert request.assistant is not None
+    plan = SequentialPlan(
+        max_repeats,
+        confidence=request.confidence,
+        min_effect=request.min_effect,
+        stop_when_non_inferior=request.stop_when_non_inferior,
+    )
     with cli_client() as client:
+        _announce(plan, grid.n_cells, request, client)
         result = draft_vs_prod(
             grid,
             request.assistant,
@@ -101,14 +123,10 @@ def _run_in_waves(request: SequentialRequest) -> Comparison:
             options=DraftVsProdOptions(
                 baseline_run_id=request.baseline,
                 candidate_run_id=request.candidate,
-                sequential=SequentialPlan(
-                    max_repeats,
-                    confidence=request.confidence,
-                    min_effect=request.min_effect,
-                    stop_when_non_inferior=request.stop_when_non_inferior,
-                ),
+                sequential=plan,
+                run=RunOptions(pricing=request.pricing),
             ),
         )
     if result.sequential is not None:
-        typer.echo(result.sequential.sentence(), err=True)
+        typer.echo(result.sequential.headline(), err=True)
     return result.comparison

@@ -12,6 +12,7 @@ from ._app import app
 from ._errors import EXIT_CODES_HELP
 from ._grade import judge_from_options
 from ._options import PersonasOption, ScorecardOption, StoreOption
+from ._pricing import PricingOption, announce, assistant_llms, load_pricing
 from ._run import default_personas
 
 
@@ -78,6 +79,7 @@ def tune_command(
         str | None, typer.Option("--judge-model", metavar="MODEL", help="Judge model.")
     ] = None,
     no_judge: Annotated[bool, typer.Option("--no-judge", help="Leave judged rules n/a.")] = False,
+    pricing: PricingOption = None,
 ) -> None:
     """Sweep variants against the draft on one grid; confirm the winner on held-out cells.
 
@@ -95,6 +97,7 @@ def tune_command(
     if control not in ("draft", "prod"):
         raise typer.BadParameter("--control must be draft or prod", param_hint="--control")
     specs = load_variants(variants)  # a bad entry is refused before anything is announced
+    prices = load_pricing(pricing)
     grid = Grid(personas or default_personas(), variables=variables, contexts=context or None)
     options = TuneOptions(
         control="draft" if control == "draft" else "prod",
@@ -102,7 +105,7 @@ def tune_command(
         holdout=holdout,
         adaptive=not no_adaptive,
         seed=seed,
-        run_options=RunOptions(concurrency=concurrency),
+        run_options=RunOptions(concurrency=concurrency, pricing=prices),
         run_prefix=run_prefix or default_run_prefix(),
     )
     typer.echo(
@@ -111,6 +114,10 @@ def tune_command(
         err=True,
     )
     with cli_client() as client:
+        per_arm = grid.n_cells * max_repeats
+        patches = [None, *(dict(spec.variant.patch) for spec in specs)]
+        llms = assistant_llms(client, assistant, patches) if prices else [None] * len(patches)
+        announce(len(patches) * per_arm, prices, [(llm, per_arm) for llm in llms], bound="at most ")
         result = tune(
             assistant,
             specs,

@@ -10,7 +10,7 @@ the level and the family. The headline is a family of its own.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..stats import CellMoments, VarianceMethod, pass_hat_k, wilson_interval
 from ._decision import Decision, Scenarios, decide_grid, errors_differ
@@ -30,7 +30,7 @@ def _rule_scenarios(side: Side, n_rules: int, n_cells: int) -> Scenarios:
     rule = side.row_rule
     ok = rule >= 0
     rule, verdict, row_cell = rule[ok], side.row_verdict[ok], side.row_cell[ok]
-    value = np.where(verdict == PASS, 100.0, np.where(verdict == FAIL, 0.0, np.nan))
+    value = _pass_values(side, ok, verdict)
     erred = verdict == ERROR
 
     def moments(values: np.ndarray) -> CellMoments:
@@ -42,6 +42,18 @@ def _rule_scenarios(side: Side, n_rules: int, n_cells: int) -> Scenarios:
     return Scenarios(
         main, moments(np.where(erred, 0.0, value)), moments(np.where(erred, 100.0, value))
     )
+
+
+def _pass_values(side: Side, ok: np.ndarray, verdict: np.ndarray) -> np.ndarray:
+    """Per applicable row, 100 x awarded / points: 100 or 0 from a verdict, or a judge-corrected
+    pseudo-value (:mod:`._judge_correction`); NaN for ``na`` and ``error``."""
+    points = side.rows["points"].to_numpy(dtype=np.float64)[ok]
+    awarded = side.rows["points_awarded"].to_numpy(dtype=np.float64)[ok]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(points > 0, 100.0 * awarded / points, np.nan)
+    plain = np.where(verdict == PASS, 100.0, 0.0)
+    value = np.where(np.isnan(share), plain, share)
+    return np.where((verdict == PASS) | (verdict == FAIL), value, np.nan)
 
 
 def _decision_columns(decision: Decision, level: float, family: str) -> dict[str, object]:

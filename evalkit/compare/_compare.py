@@ -1,29 +1,27 @@
-"""compare_grades and compare_runs: paired by cell, repeats reduced first, then the grid."""
+"""compare_grades: paired by cell, repeats reduced first, then the grid (no I/O; comparing
+stored runs is :func:`evalkit.flows.compare_runs`)."""
 
 from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
+from .._util import deprecated
 from ..grading import Grades, GradesLike, as_grades_frame
 from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._flagged import drop_flagged, flagged_sentence
 from ._headline import decide_headline
+from ._judge_correction import LabelsArg, apply_labels
 from ._options import CompareOptions
-from ._peeking import peeking_warning, record_comparison
 from ._sides import Sides, check_columns
 from ._summary import summary_row
 from ._warnings import comparison_warnings
 
-if TYPE_CHECKING:
-    from ..grading import JudgeArg, ScorecardLike
-    from ..store import Run
-
-__all__ = ["compare_grades", "compare_runs", "record_look"]
+__all__ = ["compare_grades", "options_from_knobs"]
 
 logger = logging.getLogger("evalkit.compare")
 
@@ -43,12 +41,11 @@ def compare_grades(
     baseline: GradesLike,
     candidate: GradesLike,
     *,
-    confidence: float | None = None,
-    min_effect: float | None = None,
-    seed: int = 0,
+    options: CompareOptions | None = None,
     baseline_conversations: pd.DataFrame | None = None,
     candidate_conversations: pd.DataFrame | None = None,
-    options: CompareOptions | None = None,
+    labels: LabelsArg = None,
+    **deprecated_knobs: Any,
 ) -> Comparison:
     """Compare two gradings (:class:`~evalkit.grading.Grades` or grades frames,
     ``evalkit.store.GRADES_SCHEMA``): candidate minus baseline.
@@ -61,20 +58,24 @@ def compare_grades(
     :mod:`evalkit.stats`). The verdict reads the interval and ``min_effect`` (points), with
     judge errors bounded when they differ between the sides (:mod:`._decision`);
     ``summary.non_inferior`` says whether the candidate is not worse by more than
-    ``min_effect``. ``*_conversations`` (columns ``conversation_id``, ``status``) let the
-    summary count conversations left out by status (a ``Grades`` brings its own count).
+    ``min_effect``. ``options`` (:class:`CompareOptions`) holds every knob: ``confidence``,
+    ``min_effect``, the pass^k threshold, the power of the stated minimum detectable effect,
+    flagged simulations to leave out. ``*_conversations`` (columns ``conversation_id``,
+    ``status``) let the summary count conversations left out by status (a ``Grades`` brings
+    its own count). ``confidence=``/``min_effect=`` keywords are deprecated (into
+    ``options``), ``seed=`` too (the method is analytic: nothing is drawn).
 
     One pass: the inputs are checked, both sides are built once (:class:`._sides.Sides`),
     then the headline (variance method, interval, verdict), the summary row, the breakdowns
     and the warnings read them.
+
+    ``labels`` (hand labels: conversation_id, rule_id, label, inclusion_probability; one frame
+    for both sides or a (baseline, candidate) pair) make judged rules' pass rates, the scores
+    and the difference judge-corrected PPI++ estimates (:mod:`._judge_correction`);
+    ``summary.judge_correction`` says whether (``ppi++``) or why not, ``by_rule`` keeps the
+    judge's raw rates in ``judge_pass_rate_*``.
     """
-    opts = options or CompareOptions()
-    if confidence is not None or min_effect is not None:
-        opts = replace(
-            opts,
-            confidence=opts.confidence if confidence is None else confidence,
-            min_effect=opts.min_effect if min_effect is None else min_effect,
-        )
+    opts = options_from_knobs("compare_grades", options, deprecated_knobs)
     given = (baseline, candidate)
     frames = [as_grades_frame(baseline), as_grades_frame(candidate)]
     for name, frame in zip(("baseline", "candidate"), frames, strict=True):
@@ -86,6 +87,7 @@ def compare_grades(
             frames[0], frames[1], opts.exclude_flagged
         )
     _warn_if_graded_differently(frames[0], frames[1])
+    frames, correction = apply_labels(frames, labels, confidence=opts.confidence)
     sides = Sides.build(frames[0], frames[1])
     head = decide_headline(sides, opts.confidence, opts.min_effect)
     left_out = {
@@ -93,22 +95,47 @@ def compare_grades(
         "candidate": _left_out(candidate_conversations, given[1]),
     }
     row = summary_row(sides, head, opts, left_out, flagged)
-    row["seed"] = seed
-    by_rule = bd.by_rule(sides, opts.confidence, opts.min_effect)
+    row.update(correction.summary_fields())
+    by_rule = correction.patch_by_rule(bd.by_rule(sides, opts.confidence, opts.min_effect))
     by_cell = bd.by_cell(sides, head, opts)
     warnings = comparison_warnings(
         row, by_rule, sides, (baseline_conversations, candidate_conversations)
     )
     return Comparison(
         verdict=head.decision.verdict,
-        summary=pd.DataFrame([row]),
+        _summary=pd.DataFrame([row]),
         by_rule=by_rule,
         by_persona=bd.by_persona(sides, head, opts.confidence, opts.min_effect),
         by_cell=by_cell,
         unpaired=bd.unpaired(by_cell),
         left_out=left_out,
-        warnings=(*warnings, *(s for s in [flagged_sentence(flagged, per_flag)] if s)),
+        warnings=(
+            *warnings,
+            *(s for s in [flagged_sentence(flagged, per_flag)] if s),
+            *correction.warnings(),
+        ),
     )
+
+
+def options_from_knobs(
+    where: str, options: CompareOptions | None, knobs: dict[str, Any]
+) -> CompareOptions:
+    """``options`` with the deprecated ``confidence=``, ``min_effect=`` (into the options) and
+    ``seed=`` (nothing is drawn) keywords applied, warning once; any other keyword is a
+    ``TypeError`` as Python raises it."""
+    opts = options or CompareOptions()
+    unknown = sorted(set(knobs) - {"confidence", "min_effect", "seed"})
+    if unknown:
+        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
+    if not knobs:
+        return opts
+    seeded = knobs.pop("seed", None) is not None
+    said = [f"pass {', '.join(f'{k}=' for k in sorted(knobs))} in options=CompareOptions(...)"]
+    said = said if knobs else []
+    if seeded:
+        said.append("drop seed=: it does nothing (the comparison is analytic, nothing is drawn)")
+    deprecated(f"{where}(): " + "; ".join(said), stacklevel=4)
+    return replace(opts, **knobs) if knobs else opts
 
 
 def _warn_if_graded_differently(baseline: pd.DataFrame, candidate: pd.DataFrame) -> None:
@@ -126,53 +153,3 @@ def _warn_if_graded_differently(baseline: pd.DataFrame, candidate: pd.DataFrame)
                 f"{rule}: {sorted(sides[0][rule])} vs {sorted(sides[1][rule])}" for rule in differ
             ),
         )
-
-
-def compare_runs(
-    baseline_run: Run,
-    candidate_run: Run,
-    scorecard: ScorecardLike,
-    judge: JudgeArg = None,
-    *,
-    confidence: float = 0.95,
-    min_effect: float = 5.0,
-    seed: int = 0,
-    options: CompareOptions | None = None,
-) -> Comparison:
-    """Compare two stored runs under ``scorecard``: candidate minus baseline.
-
-    Grades come from the cache: a run's stored grades are used when they were made with this
-    very scorecard (same rubric version and rules) for every ``done`` conversation; otherwise
-    the run is graded (and judge calls come from the judge's on-disk cache when the transcripts
-    were judged before). Conversations left out (not ``done``) are counted per side. Each
-    comparison leaves a record under the store, and a comparison of runs that extend a pair
-    compared before (more repeats of the same grid) warns that it is peeking
-    (``CompareOptions(record_looks=False)`` turns both off).
-    """
-    from ..grading import Scorecard, grade_run
-
-    card = Scorecard.validate(scorecard)
-    graded = [grade_run(run, card, judge).frame for run in (baseline_run, candidate_run)]
-    comparison = compare_grades(
-        graded[0],
-        graded[1],
-        confidence=confidence,
-        min_effect=min_effect,
-        seed=seed,
-        baseline_conversations=baseline_run.conversations,
-        candidate_conversations=candidate_run.conversations,
-        options=options,
-    )
-    if not (options or CompareOptions()).record_looks:
-        return comparison
-    return record_look(comparison, baseline_run, candidate_run)
-
-
-def record_look(comparison: Comparison, baseline_run: Run, candidate_run: Run) -> Comparison:
-    """Record a comparison of two stored runs under their store, and add the peeking warning
-    when the runs extend a pair compared before (see :mod:`evalkit.compare._peeking`)."""
-    peeked = peeking_warning(baseline_run, candidate_run)
-    record_comparison(baseline_run, candidate_run)
-    if peeked is None:
-        return comparison
-    return replace(comparison, warnings=(*comparison.warnings, peeked))

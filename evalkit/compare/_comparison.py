@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import html
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
+from .._util._result import Result
+from .._util._summary import json_records, json_value
 from ._verdict import Verdict
 
 __all__ = [
+    "VERDICT_MEANING",
     "Comparison",
     "headline",
     "interval_words",
     "left_out_line",
     "non_inferiority_line",
     "sequential_line",
-    "verdict_card",
 ]
 
 
@@ -46,10 +46,6 @@ _NUMERIC = frozenset(
     }
     | {f"score_{s}{e}" for s in ("baseline", "candidate") for e in ("", "_low", "_high")}
 )
-
-
-def _pts(x: float) -> str:
-    return "n/a" if math.isnan(x) else f"{x:+.1f}"
 
 
 def interval_words(r: dict[str, Any]) -> str:
@@ -123,38 +119,37 @@ def left_out_line(r: dict[str, Any], left_out: dict[str, dict[str, int]]) -> str
     )
 
 
-def _plain(value: Any) -> Any:
-    """``value`` as JSON-ready Python: numpy scalars unwrapped, NaN/inf and NA as None."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, Verdict):
-        return value.value
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if value is pd.NA or value is pd.NaT:
-        return None
-    return value
+#: verdict -> what it means (the card's badge takes its colour from the verdict's CSS class)
+VERDICT_MEANING: dict[Verdict, str] = {
+    Verdict.REGRESSED: "the whole interval is below zero",
+    Verdict.IMPROVED: "the whole interval is above zero",
+    Verdict.NO_DIFFERENCE: "the whole interval lies within the minimum effect",
+    Verdict.INSUFFICIENT_EVIDENCE: (
+        "the interval is too wide to tell: it holds both zero and differences beyond the "
+        "minimum effect"
+    ),
+}
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{str(k): _plain(v) for k, v in row.items()} for row in frame.to_dict(orient="records")]
-
-
-@dataclass(frozen=True)
-class Comparison:
+@dataclass(frozen=True, repr=False)
+class Comparison(Result):
     """Candidate vs baseline, from grades. Differences are candidate minus baseline, in points.
 
     ``summary`` has one row (the verdict and its ``reason``, the interval, ``method`` and
-    ``method_reason``, ``non_inferior``, counts per side); ``by_rule`` and ``by_persona``
-    carry Bonferroni-adjusted paired intervals, one family each; ``by_cell`` has per-cell
-    scores and pass^k; ``unpaired`` lists cells graded on one side only; ``left_out`` counts
-    conversations left out by status, per side; ``warnings`` are plain sentences about what
-    could mislead (errors or n/a that differ between sides, a small design, peeking);
-    ``stop`` is None for a fixed comparison and, for a sequential look, whether it decides.
+    ``method_reason``, ``non_inferior``, counts per side); the typed attributes read it
+    (``difference``, ``interval``, ``n``, ``confidence``, ``min_effect``, ``non_inferior``).
+    ``by_rule`` and ``by_persona`` carry Bonferroni-adjusted paired intervals, one family each;
+    ``by_cell`` has per-cell scores and pass^k; ``unpaired`` lists cells graded on one side
+    only; ``left_out`` counts conversations left out by status, per side; ``warnings`` are
+    plain sentences about what could mislead (errors or n/a that differ between sides, a small
+    design, peeking); ``stop`` is None for a fixed comparison and, for a sequential look,
+    whether it decides.
     """
 
+    template = "comparison.html"
+
     verdict: Verdict
-    summary: pd.DataFrame
+    _summary: pd.DataFrame = field(repr=False)
     by_rule: pd.DataFrame
     by_persona: pd.DataFrame
     by_cell: pd.DataFrame
@@ -164,23 +159,66 @@ class Comparison:
     stop: bool | None = None
 
     @property
+    def summary(self) -> pd.DataFrame:
+        """One row: verdict, reason, difference and interval, method, counts per side."""
+        return self._summary
+
+    @property
     def _row(self) -> dict[str, Any]:
-        return {str(k): _plain(v) for k, v in self.summary.iloc[0].items()}
+        return {str(k): json_value(v) for k, v in self._summary.iloc[0].items()}
 
     @property
     def _shown(self) -> dict[str, Any]:
         """The summary row for display: missing numbers (NaN) as NaN floats, never None."""
         return {k: (math.nan if v is None and k in _NUMERIC else v) for k, v in self._row.items()}
 
+    @property
+    def difference(self) -> float:
+        """Mean score difference, candidate minus baseline, in points (NaN: nothing paired)."""
+        return float(self._shown["difference"])
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The ``confidence`` interval of :attr:`difference` (low, high); NaN when none."""
+        r = self._shown
+        return float(r["difference_low"]), float(r["difference_high"])
+
+    @property
+    def n(self) -> int:
+        """Cells scored on both sides (the paired sample size)."""
+        return int(self._row["cells_paired"])
+
+    @property
+    def confidence(self) -> float:
+        return float(self._row["confidence"])
+
+    @property
+    def min_effect(self) -> float:
+        return float(self._row["min_effect"])
+
+    @property
+    def non_inferior(self) -> bool:
+        """The candidate is shown not worse than the baseline by more than ``min_effect``."""
+        return bool(self._row["non_inferior"])
+
+    @property
+    def reason(self) -> str:
+        """Why the verdict, in words."""
+        return str(self._row["reason"])
+
+    def headline(self) -> str:
+        """Verdict, difference, interval and n in one line."""
+        return headline(self.verdict, self._shown)
+
     def to_dict(self) -> dict[str, Any]:
         """Everything, JSON-serialisable (what a CI job writes as ``summary.json``)."""
         return {
             "verdict": self.verdict.value,
             "summary": self._row,
-            "by_rule": _records(self.by_rule),
-            "by_persona": _records(self.by_persona),
-            "by_cell": _records(self.by_cell),
-            "unpaired": _records(self.unpaired),
+            "by_rule": json_records(self.by_rule),
+            "by_persona": json_records(self.by_persona),
+            "by_cell": json_records(self.by_cell),
+            "unpaired": json_records(self.unpaired),
             "left_out": self.left_out,
             "warnings": list(self.warnings),
             "stop": self.stop,
@@ -189,126 +227,76 @@ class Comparison:
     def __str__(self) -> str:
         r = self._shown
         lines = [
-            headline(self.verdict, r),
+            self.headline(),
             f"  {non_inferiority_line(r)}",
             f"  {left_out_line(r, self.left_out)}",
         ]
         sequential = sequential_line(r)
         if sequential:
             lines.insert(1, f"  {sequential}")
-        moved = self.by_rule[self.by_rule["direction"].isin(["improved", "regressed"])]
-        for rule in moved.itertuples():
+        for rule in self._moved().itertuples():
             lines.append(
                 f"  {rule.direction}: {rule.rule_id} ({rule.title}) {rule.difference:+.1f} points"
             )
         lines.extend(f"  warning: {w}" for w in self.warnings)
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        d = self._shown["difference"]
-        shown = "no paired cells" if math.isnan(d) else f"{d:+.1f} points"
-        return f"<Comparison {self.verdict.value}: {shown}>"
+    def _moved(self) -> pd.DataFrame:
+        return self.by_rule[self.by_rule["direction"].isin(["improved", "regressed"])]
 
-    def _repr_html_(self) -> str:
-        return verdict_card(self)
-
-
-#: verdict -> (badge colour, what it means)
-_VERDICT_WORDS: dict[Verdict, tuple[str, str]] = {
-    Verdict.REGRESSED: ("#cf222e", "the whole interval is below zero"),
-    Verdict.IMPROVED: ("#1a7f37", "the whole interval is above zero"),
-    Verdict.NO_DIFFERENCE: ("#57606a", "the whole interval lies within the minimum effect"),
-    Verdict.INSUFFICIENT_EVIDENCE: (
-        "#9a6700",
-        "the interval is too wide to tell: it holds both zero and differences beyond the "
-        "minimum effect",
-    ),
-}
-
-
-def _side_row(r: dict[str, Any], side: str, left_out: dict[str, int]) -> str:
-    outs = [f"{n} {status}" for status, n in sorted(left_out.items()) if n]
-    if r[f"unscored_{side}"]:
-        outs.append(f"{r[f'unscored_{side}']} with no applicable rule")
-    if r[f"unpaired_cells_{side}"]:
-        outs.append(f"{r[f'unpaired_cells_{side}']} unpaired cells")
-    low, high = r[f"score_{side}_low"], r[f"score_{side}_high"]
-    ci = "" if math.isnan(low) else f" [{low:.1f}, {high:.1f}]"
-    return (
-        f"<tr><td>{side}</td><td>{r[f'scored_{side}']}</td>"
-        f"<td>{html.escape(', '.join(outs) or 'none')}</td>"
-        f"<td>{r[f'score_{side}']:.1f}{ci}</td><td>{r[f'error_{side}']}</td>"
-        f"<td>{r[f'na_{side}']}</td></tr>"
-    )
-
-
-def verdict_card(comparison: Comparison) -> str:
-    """The verdict as a person reads it: the answer, how sure, what was left out, what moved."""
-    r = comparison._shown
-    level = round(100 * r["confidence"])
-    colour, _ = _VERDICT_WORDS[comparison.verdict]
-    if math.isnan(r["difference"]):
-        finding = "No cell was scored on both sides, so there is no difference to show."
-    else:
-        direction = "higher" if not r["difference"] < 0 else "lower"
-        finding = (
-            f"The candidate scores <b>{abs(r['difference']):.1f} points {direction}</b> than the "
-            f"baseline ({html.escape(interval_words(r))}): {html.escape(str(r['reason']))} "
-            f"(minimum effect {r['min_effect']:g} points)."
-        )
-    moved = comparison.by_rule[comparison.by_rule["direction"].isin(["improved", "regressed"])]
-    moved_items = "".join(
-        f"<li><b>{html.escape(str(m.direction))}</b>: {html.escape(str(m.rule_id))} "
-        f"(<bdi>{html.escape(str(m.title))}</bdi>) {m.difference:+.1f} points "
-        f"[{m.difference_low:+.1f}, {m.difference_high:+.1f}]</li>"
-        for m in moved.itertuples()
-    )
-    family = (
-        f"Bonferroni-adjusted over the {len(comparison.by_rule)} rules, one family"
-        if len(comparison.by_rule)
-        else "no rules"
-    )
-    rows = "".join(
-        _side_row(r, side, comparison.left_out.get(side, {})) for side in ("baseline", "candidate")
-    )
-    warnings = "".join(f"<li>{html.escape(w)}</li>" for w in comparison.warnings)
-    mde = r["min_detectable_effect"]
-    mde_text = (
-        ""
-        if math.isnan(mde)
-        else f" With this grid, differences smaller than about {mde:.1f} points would usually "
-        f"go unnoticed ({round(100 * r['mde_power'])}% power)."
-    )
-    return (
-        '<div class="evalkit-verdict" style="border:1px solid #d0d7de;border-radius:8px;'
-        'padding:14px 18px;margin:8px 0 16px">'
-        f'<div style="font-size:1.35rem;font-weight:700">Verdict: <span style="color:#fff;'
-        f'background:{colour};border-radius:6px;padding:2px 10px">'
-        f"{html.escape(comparison.verdict.value.replace('_', ' '))}</span></div>"
-        f'<p style="font-size:1.05rem;margin:.6rem 0">{finding}</p>'
-        f'<p class="evalkit-non-inferior">{html.escape(non_inferiority_line(r).capitalize())}.</p>'
-        + (
-            f'<p class="evalkit-sequential">{html.escape(seq.capitalize())}.</p>'
-            if (seq := sequential_line(r))
-            else ""
-        )
-        + (
-            '<div class="evalkit-warnings" style="background:#fff8c5;border:1px solid #d4a72c;'
-            f'border-radius:6px;padding:6px 12px;margin:8px 0"><b>Warnings</b><ul>{warnings}'
-            "</ul></div>"
-            if warnings
-            else ""
-        )
-        + f"<p>n = {r['cells_paired']} cells paired ({r['cells_unpaired']} unpaired).{mde_text}</p>"
-        "<table><thead><tr><th>side</th><th>conversations scored</th><th>left out</th>"
-        f"<th>mean score [{level}% CI]</th><th>judged rules in error</th><th>rules n/a</th>"
-        f"</tr></thead><tbody>{rows}</tbody></table>"
-        + (
-            f"<p><b>Rules that moved</b> ({html.escape(family)}):</p><ul>{moved_items}</ul>"
-            if moved_items
-            else "<p>No rule moved beyond its interval.</p>"
-        )
-        + f'<p style="color:#57606a;font-size:.85rem">Method: {html.escape(str(r["method_reason"]))}. '
-        "Scores leave out rules that were n/a or whose judge call failed; they are counted above, "
-        "never scored as failures.</p></div>"
-    )
+    def html_context(self) -> dict[str, Any]:
+        """The verdict card's words: the finding, the sides, the rules that moved."""
+        r = self._shown
+        sides = []
+        for side in ("baseline", "candidate"):
+            outs = [f"{n} {s}" for s, n in sorted(self.left_out.get(side, {}).items()) if n]
+            if r[f"unscored_{side}"]:
+                outs.append(f"{r[f'unscored_{side}']} with no applicable rule")
+            if r[f"unpaired_cells_{side}"]:
+                outs.append(f"{r[f'unpaired_cells_{side}']} unpaired cells")
+            low, high = r[f"score_{side}_low"], r[f"score_{side}_high"]
+            ci = "" if math.isnan(low) else f" [{low:.1f}, {high:.1f}]"
+            sides.append(
+                {
+                    "side": side,
+                    "scored": r[f"scored_{side}"],
+                    "left_out": ", ".join(outs) or "none",
+                    "score": f"{r[f'score_{side}']:.1f}{ci}",
+                    "error": r[f"error_{side}"],
+                    "na": r[f"na_{side}"],
+                }
+            )
+        moved = [
+            {
+                "direction": m.direction,
+                "rule_id": m.rule_id,
+                "title": m.title,
+                "shown": f"{m.difference:+.1f} points [{m.difference_low:+.1f}, "
+                f"{m.difference_high:+.1f}]",
+            }
+            for m in self._moved().itertuples()
+        ]
+        difference = r["difference"]
+        mde = r["min_detectable_effect"]
+        seq = sequential_line(r)
+        return {
+            "r": r,
+            "level": round(100 * r["confidence"]),
+            "verdict_text": self.verdict.value.replace("_", " "),
+            "meaning": VERDICT_MEANING[self.verdict],
+            "paired": not math.isnan(difference),
+            "amount": f"{abs(difference):.1f}" if not math.isnan(difference) else "",
+            "direction": "lower" if difference < 0 else "higher",
+            "interval_words": interval_words(r),
+            "non_inferiority": non_inferiority_line(r).capitalize(),
+            "sequential": seq.capitalize() if seq else None,
+            "sides": sides,
+            "moved": moved,
+            "family": (
+                f"Bonferroni-adjusted over the {len(self.by_rule)} rules, one family"
+                if len(self.by_rule)
+                else "no rules"
+            ),
+            "mde": None if math.isnan(mde) else f"{mde:.1f}",
+            "mde_power": round(100 * r["mde_power"]) if not math.isnan(mde) else None,
+        }

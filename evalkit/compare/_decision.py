@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..stats import CellMoments, Interval, VarianceMethod, fisher_exact_p, paired_grid
+from ._options import check_levels
 from ._score import score_from_points
 from ._verdict import Verdict
 
@@ -131,10 +132,7 @@ def decide_grid(
     ``bounded`` (bool or array): where the error bounds must agree with the estimate; callers
     set it where the sides' error rates differ beyond chance (:func:`errors_differ`).
     """
-    if not 0.5 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
-    if min_effect < 0:
-        raise ValueError("min_effect must be >= 0")
+    check_levels(confidence, min_effect, "decide_grid")
     main = paired_grid(baseline.left_out, candidate.left_out, method=method)
     pess = paired_grid(baseline.as_pass, candidate.as_fail, method=method)
     opt = paired_grid(baseline.as_fail, candidate.as_pass, method=method)

@@ -9,7 +9,7 @@ those conversations are dropped before anything is computed; ``summary`` counts 
 
 from __future__ import annotations
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 __all__ = ["drop_flagged", "flagged_sentence"]
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Final, Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
-from ..store import RemotePath, StoreLike, catalog, load_run, open_store
+from ..store import StoreLike, StoreLocation, catalog, load_run, open_store
 from ._compare import compare_grades
+from ._options import CompareOptions, check_levels
 from ._verdict import Verdict
 
 __all__ = ["HISTORY_COLUMNS", "HistoryOptions", "history", "latest_regression"]
@@ -65,10 +65,7 @@ class HistoryOptions:
     storage_options: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
-        if not self.min_effect >= 0:
-            raise ValueError(f"min_effect must be >= 0 points, got {self.min_effect}")
-        if not 0 < self.confidence < 1:
-            raise ValueError(f"confidence must be between 0 and 1, got {self.confidence}")
+        check_levels(self.confidence, self.min_effect, "HistoryOptions")
 
 
 def _since(since: Any) -> pd.Timestamp:
@@ -89,7 +86,9 @@ class _Point:
 
 
 def _score(grades: pd.DataFrame, confidence: float) -> tuple[float, float, float]:
-    row = compare_grades(grades, grades, confidence=confidence).summary.iloc[0]
+    row = compare_grades(
+        grades, grades, options=CompareOptions(confidence=confidence)
+    ).summary.iloc[0]
     return (
         float(row["score_candidate"]),
         float(row["score_candidate_low"]),
@@ -101,16 +100,17 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     """Difference (candidate - base) and verdict; runs with no cell in common say so."""
     if base.empty or cand.empty or not set(base["cell_id"]) & set(cand["cell_id"]):
         return float("nan"), Verdict.INSUFFICIENT_EVIDENCE.value
-    result = compare_grades(base, cand, confidence=opts.confidence, min_effect=opts.min_effect)
+    result = compare_grades(
+        base, cand, options=CompareOptions(confidence=opts.confidence, min_effect=opts.min_effect)
+    )
     return float(result.summary.iloc[0]["difference"]), result.verdict.value
 
 
-def _points(runs: pd.DataFrame, rubric: str, root: Path | RemotePath) -> list[_Point]:
+def _points(runs: pd.DataFrame, rubric: str, root: StoreLocation) -> list[_Point]:
     points = []
     for meta in runs.to_dict("records"):
-        # at a URL, the run under the store as opened (its storage_options kept)
-        where = root / str(meta["path"]).rstrip("/").rsplit("/", 1)[-1]
-        run = load_run(where if isinstance(root, RemotePath) else str(meta["path"]))
+        # the run under the store as opened (a URL's storage_options kept)
+        run = load_run(root / str(meta["path"]).rstrip("/").rsplit("/", 1)[-1])
         grades = run.grades(rubric)
         if grades.empty:
             continue
@@ -129,7 +129,7 @@ def _pick_rubric(runs: pd.DataFrame, rubric: str | None) -> str | None:
     return newest
 
 
-def _root(store: StoreLike, opts: HistoryOptions) -> Path | RemotePath:
+def _root(store: StoreLike, opts: HistoryOptions) -> StoreLocation:
     return open_store(store, opts.storage_options)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..stats._cluster_quantiles import ClusteredSample, cluster_quantile_difference
 from ._latency_result import (

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._exceptions import EvalkitError
 from .._util._result import Result

@@ -8,24 +8,40 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import numpy as np
 
-__all__ = ["CompareOptions", "check_levels"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["CompareOptions", "check_confidence", "check_levels", "check_min_effect"]
+
+
+def _number(value: object, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise TypeError(f"{field} must be a number, got {value!r}")
+    return float(value)
+
+
+def check_confidence(confidence: float, owner: str) -> None:
+    """Refuse a ``confidence`` outside (0.5, 1), naming ``owner``'s field. Above 0.5 because
+    the equivalence test of ``no_difference`` runs at ``2 * confidence - 1`` (two one-sided
+    tests)."""
+    if not 0.5 < _number(confidence, f"{owner}.confidence") < 1.0:
+        raise ValueError(f"{owner}.confidence must be in (0.5, 1), got {confidence}")
+
+
+def check_min_effect(min_effect: float, owner: str) -> None:
+    """Refuse a ``min_effect`` (points) below 0 or not finite, naming ``owner``'s field."""
+    value = _number(min_effect, f"{owner}.min_effect")
+    if not (value >= 0 and math.isfinite(value)):
+        raise ValueError(f"{owner}.min_effect must be >= 0 points, got {min_effect}")
 
 
 def check_levels(confidence: float, min_effect: float, owner: str) -> None:
-    """Refuse a ``confidence`` outside (0.5, 1) or a ``min_effect`` below 0 (or not a
-    number), naming ``owner``'s field. Above 0.5 because the equivalence test of
-    ``no_difference`` runs at ``2 * confidence - 1`` (two one-sided tests)."""
-    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
-        raise TypeError(f"{owner}.confidence must be a number, got {confidence!r}")
-    if isinstance(min_effect, bool) or not isinstance(min_effect, int | float):
-        raise TypeError(f"{owner}.min_effect must be a number (points), got {min_effect!r}")
-    if not 0.5 < confidence < 1.0:
-        raise ValueError(f"{owner}.confidence must be in (0.5, 1), got {confidence}")
-    if not (min_effect >= 0 and math.isfinite(min_effect)):
-        raise ValueError(f"{owner}.min_effect must be >= 0 points, got {min_effect}")
+    """The one check of ``confidence`` and ``min_effect`` every comparison and options object
+    runs (:func:`check_confidence`, :func:`check_min_effect`)."""
+    check_confidence(confidence, owner)
+    check_min_effect(min_effect, owner)
 
 
 @dataclass(frozen=True)

@@ -34,14 +34,15 @@ from dataclasses import KW_ONLY, dataclass, replace
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats as sps  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats as sps
 
 from .. import stats as st
 from ..grading import GradesLike, as_grades_frame
 from ._compare import compare_grades
 from ._comparison import Comparison
+from ._options import CompareOptions, check_levels
 from ._verdict import Verdict
 
 __all__ = [
@@ -97,12 +98,11 @@ class SequentialPlan:
             not isinstance(self.max_repeats, int) or self.max_repeats < 1
         ):
             raise ValueError(f"max_repeats must be a whole number >= 1, got {self.max_repeats!r}")
-        if not 0.5 < self.confidence < 1.0:
-            raise ValueError(f"confidence must be in (0.5, 1), got {self.confidence}")
+        check_levels(self.confidence, self.min_effect, "SequentialPlan")
         if not 0.0 < self.power < 1.0:
-            raise ValueError(f"power must be in (0, 1), got {self.power}")
-        if self.min_effect < 0 or self.effect <= 0:
-            raise ValueError("min_effect must be >= 0 and effect > 0")
+            raise ValueError(f"SequentialPlan.power must be in (0, 1), got {self.power}")
+        if self.effect <= 0:
+            raise ValueError(f"SequentialPlan.effect must be > 0 points, got {self.effect}")
         if self.method not in SEQUENTIAL_METHODS:
             raise ValueError(f"method must be one of {SEQUENTIAL_METHODS}, got {self.method!r}")
         st.spent_alpha([1.0], 1.0 - self.confidence, self.spending, self.gamma)  # validates
@@ -331,7 +331,9 @@ def compare_sequential(
     plan: SequentialPlan,
     *,
     look: int | None = None,
-    **compare_grades_kwargs: Any,
+    options: CompareOptions | None = None,
+    baseline_conversations: pd.DataFrame | None = None,
+    candidate_conversations: pd.DataFrame | None = None,
 ) -> Comparison:
     """Look ``look`` of a sequential comparison: the first ``look`` repeats of every cell.
 
@@ -340,10 +342,10 @@ def compare_sequential(
     together with ``plan.confidence``); ``Comparison.stop`` says whether this look decides;
     ``summary`` gains ``look``, ``looks_planned``, ``information_fraction``, ``alpha_spent``,
     ``nominal_confidence``, ``efficacy_z``, ``futility_z``, ``z``, ``conditional_power``,
-    ``sequential_method`` and ``stopped_for``. Other keywords go to :func:`compare_grades`.
+    ``sequential_method`` and ``stopped_for``. ``options`` and the ``*_conversations`` are
+    :func:`compare_grades`'s; ``confidence`` and ``min_effect`` come from the plan (the
+    options' are not read).
     """
-    if "confidence" in compare_grades_kwargs or "min_effect" in compare_grades_kwargs:
-        raise TypeError("confidence and min_effect come from the plan: set them there")
     frames = [as_grades_frame(g) for g in (baseline, candidate)]
     have = [int(_repeats(f).max()) + 1 if len(f) else 0 for f in frames]
     max_repeats = plan.max_repeats or max(have)
@@ -356,9 +358,11 @@ def compare_sequential(
     comparison = compare_grades(
         first_repeats(frames[0], look),
         first_repeats(frames[1], look),
-        confidence=nominal,
-        min_effect=plan.min_effect,
-        **compare_grades_kwargs,
+        options=replace(
+            options or CompareOptions(), confidence=nominal, min_effect=plan.min_effect
+        ),
+        baseline_conversations=baseline_conversations,
+        candidate_conversations=candidate_conversations,
     )
     row = comparison.summary.iloc[0]
     evidence = LookEvidence(
@@ -390,7 +394,7 @@ def compare_sequential(
             f"stopped early at look {look} of {max_repeats}: the point estimate is biased away "
             "from zero (it stopped because it was large); read the interval",
         )
-    return replace(comparison, summary=summary, warnings=warnings, stop=d.stop)
+    return replace(comparison, _summary=summary, warnings=warnings, stop=d.stop)
 
 
 def _reason(d: LookDecision, reason: str, look: int, max_repeats: int) -> str:

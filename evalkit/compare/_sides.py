@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import NDArray
 
 from ..grading import score_from_points

@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ._options import check_min_effect
+
 __all__ = ["VERDICT_RULES", "Verdict", "decide"]
 
 
@@ -40,8 +42,7 @@ VERDICT_RULES: tuple[tuple[Verdict, _Test], ...] = (
 
 def decide(low: ArrayLike, high: ArrayLike, min_effect: float) -> Any:
     """The verdict for an interval ``[low, high]``; arrays give an object array of verdicts."""
-    if min_effect < 0:
-        raise ValueError("min_effect must be >= 0")
+    check_min_effect(min_effect, "decide")
     lo = np.asarray(low, dtype=np.float64)
     hi = np.asarray(high, dtype=np.float64)
     with np.errstate(invalid="ignore"):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..grading import GradesLike
 from ._documents import failing_documents, grades_frame

@@ -12,7 +12,7 @@ import unicodedata
 from typing import Final
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..grading import GradesLike, as_grades_frame
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Final, Protocol
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ._traits import CallFacts, declared
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import yaml
 
 from ..api import PITFALL_RULES, Assistant, AssistantConfig, Client, config_pitfalls

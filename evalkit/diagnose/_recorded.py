@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..store import Run, record_in_manifest
 from ._flags import simulation_flags

@@ -11,8 +11,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
+from .._util import deprecated
+from .._util._result import Result
+from .._util._summary import json_records
 from ._clusters import cluster_members, failure_clusters
 from ._documents import grades_frame
 from ._flags import simulation_flags
@@ -128,9 +131,13 @@ def _examples(clusters: pd.DataFrame, grades: pd.DataFrame, turns: pd.DataFrame)
     )
 
 
-@dataclass(frozen=True)
-class WhyItFailed:
+@dataclass(frozen=True, repr=False)
+class WhyItFailed(Result):
     """What :func:`why_it_failed` found; every frame is empty rather than missing.
+
+    ``headline()``: how many rules moved and where the largest cluster is; ``summary``: one
+    row per cluster as a person reads it (:meth:`cluster_table`); ``findings``: plain
+    sentences (each moved rule's largest cluster, the flags, the lint changes).
 
     ``rules``: the rules that moved; ``clusters``: their failure clusters (both sides);
     ``examples``: each cluster's example conversations with the failing turn; ``flags``: the
@@ -182,9 +189,61 @@ class WhyItFailed:
             )
         return pd.DataFrame(rows)
 
+    template = "why.html"
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per cluster (see :meth:`cluster_table`)."""
+        return self.cluster_table()
+
+    @property
+    def n(self) -> int:
+        """Failing conversations clustered, both sides."""
+        if self.clusters.empty:
+            return 0
+        return int(
+            self.clusters["conversations_baseline"].sum()
+            + self.clusters["conversations_candidate"].sum()
+        )
+
+    def headline(self) -> str:
+        """How many rules moved, how many clusters, how many flagged conversations."""
+        rules = len(self.rules)
+        flagged = int(self.flags["conversation_id"].nunique()) if len(self.flags) else 0
+        first = self.findings[0] if self.rules else "no rule to explain"
+        return (
+            f"{rules} rule(s) explained in {len(self.clusters)} cluster(s), {flagged} "
+            f"conversation(s) flagged; {first}"
+        )
+
     def sentences(self) -> list[str]:
+        """Deprecated: :attr:`findings`."""
+        deprecated("WhyItFailed.sentences(): write .findings")
+        return list(self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Labels, rules, findings and every table (JSON-ready)."""
+        return {
+            "baseline": self.baseline_label,
+            "candidate": self.candidate_label,
+            "rules": list(self.rules),
+            "findings": list(self.findings),
+            "clusters": json_records(self.cluster_table()),
+            "examples": json_records(self.examples),
+            "flag_counts": json_records(self.flag_counts),
+            "without_flagged": (
+                None if self.without_flagged is None else self.without_flagged.to_dict()["summary"]
+            ),
+            "lint": json_records(self.lint),
+        }
+
+    def __str__(self) -> str:
+        return "\n".join(self.findings)
+
+    @property
+    def findings(self) -> tuple[str, ...]:
         """Plain sentences: each moved rule's largest cluster, the flags, the lint changes."""
-        out = []
+        out: list[str] = []
         b, c = self.baseline_label, self.candidate_label
         for rule in self.rules:
             mine = self.clusters[self.clusters["rule_id"] == rule]
@@ -232,7 +291,7 @@ class WhyItFailed:
                 + "; ".join(f"{n} finding(s) {change}" for change, n in counts.items())
                 + "."
             )
-        return out
+        return tuple(out)
 
 
 def why_it_failed(
@@ -276,9 +335,12 @@ def why_it_failed(
         without = compare_grades(
             base,
             cand,
-            confidence=float(summary["confidence"]),
-            min_effect=float(summary["min_effect"]),
-            options=CompareOptions(exclude_flagged=flags, record_looks=False),
+            options=CompareOptions(
+                confidence=float(summary["confidence"]),
+                min_effect=float(summary["min_effect"]),
+                exclude_flagged=flags,
+                record_looks=False,
+            ),
         )
     return WhyItFailed(
         _label(baseline),

@@ -87,8 +87,16 @@ def _server(
     ] = 1.0,
     seed: Annotated[int | None, typer.Option(help="Seed of the dialogue engine.")] = None,
     turn_delay: Annotated[
-        float, typer.Option(help="Emulated seconds of latency per turn (scaled).")
+        float,
+        typer.Option(
+            help="Emulated seconds of latency per turn (scaled): the base the agent's config "
+            "(model, reasoning, verbosity, prompt length, tools) scales."
+        ),
     ] = 0.0,
+    turn_jitter: Annotated[
+        float,
+        typer.Option(help="Spread (log-normal sigma) of turn latencies; 0: every wait exact."),
+    ] = 0.25,
     llm_base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint that plays both sides.")
     ] = None,
@@ -125,7 +133,11 @@ def _server(
     if api_key is not None and not api_key.startswith("sk_api_"):
         raise typer.BadParameter("--api-key must start with sk_api_")
     try:
-        EmulatorSettings(livekit_api_key=livekit_api_key, livekit_api_secret=livekit_api_secret)
+        EmulatorSettings(
+            livekit_api_key=livekit_api_key,
+            livekit_api_secret=livekit_api_secret,
+            turn_jitter=turn_jitter,
+        )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     return serve(
@@ -136,6 +148,7 @@ def _server(
         time_scale=time_scale,
         seed=seed,
         turn_delay=turn_delay,
+        turn_jitter=turn_jitter,
         host=host,
         db=db,
         backend=backend,

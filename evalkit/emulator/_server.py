@@ -317,16 +317,21 @@ def serve(
     settings: EmulatorSettings | None = None,
     livekit_api_key: str | None = None,
     livekit_api_secret: str | None = None,
+    turn_jitter: float | None = None,
 ) -> EmulatorServer:
     """An emulator server to use as a context manager (``with serve() as emu:``).
 
     ``api_key`` None generates a key (or, with ``db``, adds a fresh one to the stored default
     project); a given key must start with ``sk_api_``. ``settings`` wins over ``time_scale``,
-    ``seed`` and ``turn_delay``. ``livekit_api_key``/``livekit_api_secret`` (default: the
+    ``seed``, ``turn_delay`` and ``turn_jitter`` (None: the settings' default spread of turn
+    latencies). ``livekit_api_key``/``livekit_api_secret`` (default: the
     ``EVALKIT_LIVEKIT_API_KEY``/``EVALKIT_LIVEKIT_API_SECRET`` environment variables, else a
     generated pair) sign session tokens.
     """
-    settings = settings or EmulatorSettings(time_scale=time_scale, seed=seed, turn_delay=turn_delay)
+    if settings is None:
+        settings = EmulatorSettings(time_scale=time_scale, seed=seed, turn_delay=turn_delay)
+        if turn_jitter is not None:
+            settings = dataclasses.replace(settings, turn_jitter=turn_jitter)
     key = livekit_api_key or os.environ.get(LIVEKIT_KEY_ENV) or settings.livekit_api_key
     secret = livekit_api_secret or os.environ.get(LIVEKIT_SECRET_ENV) or settings.livekit_api_secret
     settings = dataclasses.replace(settings, livekit_api_key=key, livekit_api_secret=secret)

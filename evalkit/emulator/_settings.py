@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..api._limits import KEEPALIVE_INTERVAL_S, SIMULATION_CEILING_S
+from ._latency import JITTER_SIGMA
 
 BUILD_DURATION_S = 120.0
 """How long a refine build takes at time scale 1 (the spec: minutes)."""
@@ -25,7 +26,10 @@ _PRINTABLE = re.compile(r"[!-~]+")
 class EmulatorSettings:
     """How the emulator behaves; every emulated duration is multiplied by ``time_scale``.
 
-    ``turn_delay`` is emulated seconds of latency before each utterance. ``seed`` None draws
+    ``turn_delay`` is emulated seconds of latency before each utterance: the base that the
+    agent's config scales (model, reasoning and verbosity knobs, prompt length, tools; see
+    ``evalkit.emulator._latency``), with a seeded log-normal jitter of spread ``turn_jitter``
+    (mean 1; 0 makes every wait exact). ``seed`` None draws
     a random seed at start (conversations then differ between emulator runs).
     ``synthesis_requests_per_minute`` caps E11/E12 per project (None: no cap).
     ``min_ceiling_s`` is a floor, in real seconds, under the scaled five-minute ceiling: a
@@ -39,6 +43,7 @@ class EmulatorSettings:
     time_scale: float = 1.0
     seed: int | None = None
     turn_delay: float = 0.0
+    turn_jitter: float = JITTER_SIGMA
     synthesis_requests_per_minute: int | None = 300
     max_body_bytes: int = 2 * 1024 * 1024
     send_timeout_s: float = 30.0
@@ -53,6 +58,8 @@ class EmulatorSettings:
             raise ValueError(f"time_scale must be > 0, got {self.time_scale}")
         if not (math.isfinite(self.turn_delay) and self.turn_delay >= 0):
             raise ValueError(f"turn_delay must be >= 0 seconds, got {self.turn_delay}")
+        if not (math.isfinite(self.turn_jitter) and 0 <= self.turn_jitter <= 2):
+            raise ValueError(f"turn_jitter must be in [0, 2], got {self.turn_jitter}")
         key, secret = self.livekit_api_key, self.livekit_api_secret
         if key is not None and not _PRINTABLE.fullmatch(key):
             raise ValueError("livekit_api_key must be printable ASCII without spaces")

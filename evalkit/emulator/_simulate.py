@@ -39,6 +39,7 @@ from ._core import Emulator
 from ._errors import ApiHttpError, envelope, raise_for_problems
 from ._faults import FaultPlan
 from ._ids import canonical_json, derive_seed
+from ._latency import TurnLatency
 from ._records import AssistantRecord
 from .dialogue import ConversationSetup, DialogueBackend
 
@@ -152,9 +153,9 @@ async def _produce(
     backend: DialogueBackend,
     setup: ConversationSetup,
     queue: asyncio.Queue[Item],
-    latency: float,
+    latency: TurnLatency,
 ) -> None:
-    """Run the conversation, putting each utterance on the queue after the turn latency."""
+    """Run the conversation, putting each utterance on the queue after its turn latency."""
     try:
         iterator = backend.conversation(setup)
         try:
@@ -162,8 +163,9 @@ async def _produce(
                 role, text = getattr(utterance, "role", None), getattr(utterance, "text", None)
                 if role not in ("agent", "caller") or not isinstance(text, str):
                     raise TypeError(f"the dialogue backend produced {type(utterance).__name__}")
-                if latency > 0:
-                    await asyncio.sleep(latency)
+                wait = latency.next(role)
+                if wait > 0:
+                    await asyncio.sleep(wait)
                 queue.put_nowait(("turn", (role, text)))
         finally:
             aclose = getattr(iterator, "aclose", None)
@@ -186,7 +188,10 @@ async def _events(
     stats.active += 1
     queue: asyncio.Queue[Item] = asyncio.Queue()
     emu.streams.add(queue)
-    producer = asyncio.create_task(_produce(emu.backend, setup, queue, emu.settings.turn_latency))
+    latency = TurnLatency.for_conversation(
+        emu.settings.turn_latency, setup.config, setup.seed, emu.settings.turn_jitter
+    )
+    producer = asyncio.create_task(_produce(emu.backend, setup, queue, latency))
     emu.tasks.add(producer)
     producer.add_done_callback(emu.tasks.discard)
     deadline = asyncio.get_running_loop().time() + emu.settings.ceiling

@@ -9,6 +9,7 @@ sequential comparison.
 from __future__ import annotations
 
 from .._util import publish
+from ._compare_runs import acompare_runs, compare_runs, record_look
 from ._draft_vs_prod import DraftVsProd, DraftVsProdOptions, adraft_vs_prod, draft_vs_prod
 from ._notebook import (
     ComparisonOutcome,
@@ -39,12 +40,15 @@ __all__ = [
     "Regression",
     "RunSpec",
     "SequentialRun",
+    "acompare_runs",
     "adraft_vs_prod",
     "arun_and_grade",
     "compare_graded",
     "compare_request",
+    "compare_runs",
     "draft_vs_prod",
     "nightly_trend",
+    "record_look",
     "run_and_grade",
     "sequential_record",
     "write_outputs",

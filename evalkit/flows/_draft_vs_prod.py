@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import run_sync
+from .._util._result import Result
 from ..api import AsyncClient, Client
-from ..compare import Comparison, SequentialPlan
+from ..compare import Comparison, SequentialPlan, Verdict
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
 from ..store import Run, StoreLike
@@ -47,13 +48,17 @@ class DraftVsProdOptions(PipelineOptions):
         return PipelineOptions(**{f.name: getattr(self, f.name) for f in fields(PipelineOptions)})
 
 
-@dataclass(frozen=True)
-class DraftVsProd:
+@dataclass(frozen=True, repr=False)
+class DraftVsProd(Result):
     """Both runs, their grades and the comparison (candidate = draft minus baseline = prod).
 
+    ``headline()``, ``summary`` (one row: the two run ids, then the comparison's row) and the
+    typed ``verdict``, ``difference``, ``interval`` and ``n`` are the comparison's;
     ``sequential`` (a sequential plan's run: its looks, where it stopped and what it saved) is
     None for a fixed design; ``looks`` is its table of looks.
     """
+
+    template = "draft_vs_prod.html"
 
     baseline: Run
     candidate: Run
@@ -62,6 +67,54 @@ class DraftVsProd:
     comparison: Comparison
     scorecard: Scorecard
     sequential: SequentialRun | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.comparison.verdict
+
+    @property
+    def difference(self) -> float:
+        """Draft minus prod, in points (see :attr:`Comparison.difference`)."""
+        return self.comparison.difference
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The interval of :attr:`difference` (low, high)."""
+        return self.comparison.interval
+
+    @property
+    def n(self) -> int:
+        """Cells scored on both sides."""
+        return self.comparison.n
+
+    def headline(self) -> str:
+        """The comparison's headline (draft minus prod)."""
+        return self.comparison.headline()
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row: ``baseline_run_id``, ``candidate_run_id``, then the comparison's row."""
+        row = self.comparison.summary.copy()
+        row.insert(0, "candidate_run_id", self.candidate.run_id)
+        row.insert(0, "baseline_run_id", self.baseline.run_id)
+        return row
+
+    def to_dict(self) -> dict[str, Any]:
+        """Run ids and paths, the comparison, the sequential record (JSON-ready)."""
+        return {
+            "baseline": {"run_id": self.baseline.run_id, "path": str(self.baseline.path)},
+            "candidate": {"run_id": self.candidate.run_id, "path": str(self.candidate.path)},
+            "rubric_version_id": self.scorecard.rubric_version_id,
+            "comparison": self.comparison.to_dict(),
+            "sequential": None if self.sequential is None else self.sequential.to_dict(),
+        }
+
+    def html_context(self) -> dict[str, Any]:
+        return {
+            **self.comparison.html_context(),
+            "comparison": self.comparison,
+            "sequential_headline": None if self.sequential is None else self.sequential.headline(),
+        }
 
     @property
     def looks(self) -> pd.DataFrame | None:

@@ -11,15 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._exceptions import EvalkitError
 from .._util import atomic_write_bytes, json_default
-from ..compare import Comparison, SequentialPlan, compare_runs, compare_sequential
+from ..compare import CompareOptions, Comparison, SequentialPlan, compare_sequential
 from ..data import contacts_path, personas_path
 from ..grading import Grades, Scorecard, grade_run, left_out_of
 from ..grid import Grid, load_personas
 from ..store import Run, load_run
+from ._compare_runs import compare_runs
 from ._draft_vs_prod import DraftVsProdOptions, draft_vs_prod
 from ._sequential import SequentialRun, sequential_record
 
@@ -177,8 +178,7 @@ def compare_request(request: ComparisonRequest) -> ComparisonOutcome:
         baseline,
         candidate,
         scorecard,
-        confidence=request.confidence,
-        min_effect=request.min_effect,
+        options=CompareOptions(confidence=request.confidence, min_effect=request.min_effect),
     )
     return ComparisonOutcome(baseline, candidate, scorecard, comparison)
 

@@ -15,16 +15,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
+from typing import Literal
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
-from ..compare import CompareOptions, Comparison, compare_grades, record_look
+from ..compare import CompareOptions, Comparison, compare_grades
+from ..compare._options import check_levels
 from ..diagnose import record_flags
 from ..grading import Grades, JudgeArg, ScorecardLike, agrade_run, left_out_of
 from ..grid import Grid
 from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike
 from ..targets import Target
+from ._compare_runs import record_look
 
 __all__ = [
     "GradedRun",
@@ -55,9 +60,11 @@ class PipelineOptions:
     ``run``: the runner's knobs; ``judge_samples``: judge calls per judged rule (majority
     kept); ``confidence`` and ``min_effect`` (points): the comparison's; ``compare``: its
     less-used knobs. When ``compare`` is given and two whole runs are compared, its
-    ``record_looks`` is honoured as :func:`~evalkit.compare.compare_runs` does (the look is
+    ``record_looks`` is honoured as :func:`~evalkit.flows.compare_runs` does (the look is
     recorded under the store, and runs that extend a pair compared before get a peeking
-    warning).
+    warning). ``labels``: hand labels that make judged rules judge-corrected (PPI++; a
+    frame, a (baseline, candidate) pair, or ``"stored"`` for the labels stored in the runs;
+    see :func:`~evalkit.compare.compare_grades`).
     """
 
     run: RunOptions = field(default_factory=RunOptions)
@@ -65,14 +72,27 @@ class PipelineOptions:
     confidence: float = 0.95
     min_effect: float = 5.0
     compare: CompareOptions | None = None
+    labels: pd.DataFrame | tuple[pd.DataFrame, pd.DataFrame] | Literal["stored"] | None = field(
+        default=None, compare=False
+    )
 
     def __post_init__(self) -> None:
+        if isinstance(self.labels, str) and self.labels != "stored":
+            raise ValueError(
+                f'labels must be a frame, a pair of frames or "stored", got {self.labels!r}'
+            )
         if self.judge_samples < 1:
             raise ValueError(f"judge_samples must be at least 1, got {self.judge_samples}")
-        if self.min_effect < 0:
-            raise ValueError(f"min_effect must be >= 0, got {self.min_effect}")
-        if not 0.5 < self.confidence < 1.0:
-            raise ValueError(f"confidence must be in (0.5, 1), got {self.confidence}")
+        check_levels(self.confidence, self.min_effect, type(self).__name__)
+
+    @property
+    def compare_options(self) -> CompareOptions:
+        """``compare`` (or the defaults) with this pipeline's ``confidence`` and ``min_effect``."""
+        return replace(
+            self.compare or CompareOptions(),
+            confidence=self.confidence,
+            min_effect=self.min_effect,
+        )
 
 
 @dataclass(frozen=True)
@@ -183,9 +203,12 @@ def compare_graded(
     comparison = compare_grades(
         baseline.grades,
         candidate.grades,
-        confidence=opts.confidence,
-        min_effect=opts.min_effect,
-        options=opts.compare,
+        options=opts.compare_options,
+        labels=(
+            (baseline.run.labels(), candidate.run.labels())
+            if isinstance(opts.labels, str)
+            else opts.labels
+        ),
     )
     if cells is not None or opts.compare is None or not opts.compare.record_looks:
         return comparison

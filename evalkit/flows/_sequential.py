@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
+from .._util import deprecated
+from .._util._result import Result
+from .._util._summary import json_records, json_value
 from ..compare import Comparison, SequentialPlan, compare_sequential, first_repeats
 from ..grading import Grades, JudgeArg, Scorecard, agrade_run
 from ..runner import arun_grid
@@ -56,9 +60,12 @@ LOOK_COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
-class SequentialRun:
-    """What a sequential draft-vs-prod did: the looks, where it stopped, what it saved."""
+@dataclass(frozen=True, repr=False)
+class SequentialRun(Result):
+    """What a sequential draft-vs-prod did: the looks, where it stopped, what it saved.
+
+    ``summary`` is the table of looks (:data:`LOOK_COLUMNS`, one row per look taken);
+    ``headline()`` says where it stopped, why, and what it saved."""
 
     plan: SequentialPlan
     looks: pd.DataFrame
@@ -84,7 +91,40 @@ class SequentialRun:
         """Share of the fixed design's conversations not spent."""
         return 1.0 - self.spent / self.max_conversations if self.max_conversations else 0.0
 
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per look taken (:data:`LOOK_COLUMNS`)."""
+        return self.looks
+
+    @property
+    def n(self) -> int:
+        """Conversations the deciding look rests on (both sides)."""
+        return self.conversations
+
+    @property
+    def verdict(self) -> str | None:
+        """The last look's verdict (None before any look)."""
+        return str(self.looks["verdict"].iloc[-1]) if len(self.looks) else None
+
+    @property
+    def difference(self) -> float:
+        """The last look's difference (candidate minus baseline, points; NaN before a look)."""
+        return float(self.looks["difference"].iloc[-1]) if len(self.looks) else math.nan
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The last look's interval (low, high), at its nominal level; NaN before a look."""
+        if not len(self.looks):
+            return math.nan, math.nan
+        last = self.looks.iloc[-1]
+        return float(last["difference_low"]), float(last["difference_high"])
+
     def sentence(self) -> str:
+        """Deprecated: :meth:`headline`."""
+        deprecated("SequentialRun.sentence(): write .headline()")
+        return self.headline()
+
+    def headline(self) -> str:
         """Where it stopped, why, and what it saved, in words."""
         plan = self.plan
         return (
@@ -95,10 +135,10 @@ class SequentialRun:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        rows = self.looks.astype(object).where(self.looks.notna(), None)
+        """The plan, the looks, and what was spent, saved and cancelled (JSON-ready)."""
         return {
-            "plan": asdict(self.plan),
-            "looks": rows.to_dict(orient="records"),
+            "plan": json_value(asdict(self.plan)),
+            "looks": json_records(self.looks),
             "max_conversations": self.max_conversations,
             "spent": self.spent,
             "cancelled": self.cancelled,

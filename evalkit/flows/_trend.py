@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import atomic_write_bytes, json_default
 from ..compare import HistoryOptions, history, latest_regression

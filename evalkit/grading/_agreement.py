@@ -20,7 +20,7 @@ import math
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import deprecated
 from ..stats import wilson_interval

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import BaseModel

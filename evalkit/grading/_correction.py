@@ -19,12 +19,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..stats import ppi_mean, ppi_pseudo_values
 
 __all__ = [
     "MIN_LABELS",
+    "Matched",
     "RuleCorrection",
     "correct_grades",
     "correction_table",
@@ -91,23 +92,118 @@ def match_labels(frame: pd.DataFrame, labels: pd.DataFrame | None) -> pd.DataFra
     )
 
 
-def _rule_arrays(
-    rows: pd.DataFrame,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
-    verdict = rows["verdict"].to_numpy(dtype=object)
-    decided = (verdict == "pass") | (verdict == "fail")
-    label = rows["label"].to_numpy(dtype=object)
-    probability = rows["inclusion_probability"].to_numpy(dtype=np.float64)
-    has_label = pd.notna(label)
-    usable_label = np.isin(label, ["pass", "fail"])
-    with_p = ~np.isnan(probability)
-    use = decided & usable_label & with_p
-    without = int((has_label & ~with_p).sum())
-    unusable = int((has_label & with_p & ~use).sum())
-    yhat = (verdict == "pass").astype(np.float64)
-    y = np.where(use, (label == "pass").astype(np.float64), np.nan)
-    weight = np.where(use, 1.0 / np.where(with_p, probability, 1.0), np.nan)
-    return decided, yhat, y, weight, without, unusable
+@dataclass(frozen=True)
+class Matched:
+    """One side's grades with their labels, as arrays (computed once per side)."""
+
+    frame: pd.DataFrame
+    rule_ids: np.ndarray  # str per row
+    judged: np.ndarray  # bool per row
+    verdict: np.ndarray  # object per row
+    label: np.ndarray  # object per row (NaN when unlabelled)
+    probability: np.ndarray  # float per row (NaN when none)
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame, labels: pd.DataFrame | None) -> Matched:
+        matched = match_labels(frame, labels)
+        return cls(
+            frame=frame,
+            rule_ids=matched["rule_id"].astype(str).to_numpy(),
+            judged=is_judged(matched).to_numpy(),
+            verdict=matched["verdict"].to_numpy(dtype=object),
+            label=matched["label"].to_numpy(dtype=object),
+            probability=matched["inclusion_probability"].to_numpy(dtype=np.float64),
+        )
+
+    def rules(self) -> list[str]:
+        return sorted(set(self.rule_ids[self.judged]))
+
+    def rows(self, rule: str) -> np.ndarray:
+        return np.flatnonzero(self.judged & (self.rule_ids == rule))
+
+    def arrays(
+        self, rows: np.ndarray, use_labels: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+        """For ``rows``: decided (pass/fail), judge value, label value (NaN unless usable),
+        weight, labels without a probability, unusable labels."""
+        verdict = self.verdict[rows]
+        decided = (verdict == "pass") | (verdict == "fail")
+        label = self.label[rows] if use_labels else np.full(len(rows), np.nan, dtype=object)
+        probability = self.probability[rows]
+        has_label = pd.notna(label)
+        with_p = ~np.isnan(probability)
+        use = decided & np.isin(label, ["pass", "fail"]) & with_p
+        without = int((has_label & ~with_p).sum())
+        unusable = int((has_label & with_p & ~use).sum())
+        yhat = (verdict == "pass").astype(np.float64)
+        y = np.where(use, (label == "pass").astype(np.float64), np.nan)
+        weight = np.where(use, 1.0 / np.where(with_p, probability, 1.0), np.nan)
+        return decided, yhat, y, weight, without, unusable
+
+    def report(self, min_labels: int = MIN_LABELS) -> list[RuleCorrection]:
+        """Per judged rule: whether it has enough labels to be corrected."""
+        out = []
+        for rule in self.rules():
+            decided, _, y, _, without, unusable = self.arrays(self.rows(rule))
+            used = int((~np.isnan(y)).sum())
+            ok = used >= min_labels
+            reason = "" if ok else f"{used} usable label(s), fewer than {min_labels}"
+            out.append(
+                RuleCorrection(
+                    rule, int(decided.sum()), used, without, unusable, np.nan, ok, reason
+                )
+            )
+        return out
+
+    def corrected(self, rules: set[str]) -> pd.DataFrame:
+        """The grades with ``rules``' ``points_awarded`` replaced by ``points x psi``."""
+        awarded = self.frame["points_awarded"].to_numpy(dtype=np.float64).copy()
+        points = self.frame["points"].to_numpy(dtype=np.float64)
+        for rule in sorted(rules):
+            where = self.rows(rule)
+            decided, yhat, y, weight, _, _ = self.arrays(where)
+            psi, _ = ppi_pseudo_values(yhat[decided], y[decided], weight[decided])
+            rows = where[decided]
+            awarded[rows] = points[rows] * psi
+        out = self.frame.copy()
+        out["points_awarded"] = awarded
+        return out
+
+    def table(self, rules: set[str] | None, confidence: float, min_labels: int) -> pd.DataFrame:
+        """Per judged rule: raw and corrected pass rates (:func:`correction_table`)."""
+        out = []
+        for rule in self.rules():
+            decided, yhat, y, weight, without, unusable = self.arrays(self.rows(rule))
+            n_used = int((~np.isnan(y)).sum())
+            row: dict[str, object] = {
+                "rule_id": rule,
+                "judged": int(decided.sum()),
+                "labelled": n_used,
+                "labels_without_probability": without,
+                "labels_unusable": unusable,
+                "judge_pass_rate": float(yhat[decided].mean()) if decided.any() else np.nan,
+                "corrected_pass_rate": np.nan,
+                "corrected_low": np.nan,
+                "corrected_high": np.nan,
+                "lam": np.nan,
+                "correction": "none",
+                "reason": "",
+            }
+            if n_used < min_labels:
+                row["reason"] = f"{n_used} usable label(s), fewer than {min_labels}"
+            elif rules is not None and rule not in rules:
+                row["reason"] = "not corrected on the other side"
+            else:
+                est = ppi_mean(yhat[decided], y[decided], weight[decided], confidence=confidence)
+                row.update(
+                    corrected_pass_rate=est.estimate,
+                    corrected_low=max(est.low, 0.0),
+                    corrected_high=min(est.high, 1.0),
+                    lam=est.lam,
+                    correction="ppi++",
+                )
+            out.append(row)
+        return pd.DataFrame(out)
 
 
 def correct_grades(
@@ -116,30 +212,9 @@ def correct_grades(
     """``frame`` with each judged rule's ``points_awarded`` replaced by ``points x psi``
     (module docstring) where the rule has at least ``min_labels`` usable labels; and what
     was done per judged rule."""
-    matched = match_labels(frame, labels)
-    judged = is_judged(matched).to_numpy()
-    awarded = matched["points_awarded"].to_numpy(dtype=np.float64).copy()
-    points = matched["points"].to_numpy(dtype=np.float64)
-    report: list[RuleCorrection] = []
-    rule_ids = matched["rule_id"].astype(str).to_numpy()
-    for rule in sorted(set(rule_ids[judged])):
-        where = np.flatnonzero(judged & (rule_ids == rule))
-        decided, yhat, y, weight, without, unusable = _rule_arrays(matched.iloc[where])
-        n_used = int((~np.isnan(y)).sum())
-        judged_n = int(decided.sum())
-        if n_used < min_labels:
-            reason = f"{n_used} usable label(s), fewer than {min_labels}"
-            report.append(
-                RuleCorrection(rule, judged_n, n_used, without, unusable, np.nan, False, reason)
-            )
-            continue
-        psi, lam = ppi_pseudo_values(yhat[decided], y[decided], weight[decided])
-        rows = where[decided]
-        awarded[rows] = points[rows] * psi
-        report.append(RuleCorrection(rule, judged_n, n_used, without, unusable, lam, True, ""))
-    out = matched.drop(columns=["label", "inclusion_probability"])
-    out["points_awarded"] = awarded
-    return out, report
+    matched = Matched.of(frame, labels)
+    report = matched.report(min_labels)
+    return matched.corrected({r.rule_id for r in report if r.corrected}), report
 
 
 def correction_table(
@@ -152,37 +227,4 @@ def correction_table(
     """Per judged rule of one grades frame: the judge's pass rate and the corrected one with
     its interval (:func:`evalkit.stats.ppi_mean` over the rule's pass/fail verdicts; NaN
     when not corrected), labels used and left out, ``lam`` and the reason when not."""
-    matched = match_labels(frame, labels)
-    judged = is_judged(matched)
-    rows = []
-    for rule, group in matched[judged].groupby("rule_id", sort=True):
-        decided, yhat, y, weight, without, unusable = _rule_arrays(group)
-        n_used = int((~np.isnan(y)).sum())
-        raw = float(yhat[decided].mean()) if decided.any() else np.nan
-        row = {
-            "rule_id": str(rule),
-            "judged": int(decided.sum()),
-            "labelled": n_used,
-            "labels_without_probability": without,
-            "labels_unusable": unusable,
-            "judge_pass_rate": raw,
-            "corrected_pass_rate": np.nan,
-            "corrected_low": np.nan,
-            "corrected_high": np.nan,
-            "lam": np.nan,
-            "correction": "none",
-            "reason": "",
-        }
-        if n_used < min_labels:
-            row["reason"] = f"{n_used} usable label(s), fewer than {min_labels}"
-        else:
-            est = ppi_mean(yhat[decided], y[decided], weight[decided], confidence=confidence)
-            row.update(
-                corrected_pass_rate=est.estimate,
-                corrected_low=max(est.low, 0.0),
-                corrected_high=min(est.high, 1.0),
-                lam=est.lam,
-                correction="ppi++",
-            )
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return Matched.of(frame, labels).table(None, confidence, min_labels)

@@ -6,17 +6,18 @@ Every public function that takes grades takes a :class:`Grades` or its DataFrame
 
 from __future__ import annotations
 
-import html
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
+from .._util._result import Result
+from .._util._summary import SummaryFrame, json_records, json_value
 from ..stats import wilson_interval
-from ..store import RemotePath
+from ..store import StoreLocation
 from ._score import conversation_points
 
 __all__ = ["UNSTABLE_BELOW", "Grades", "GradesLike", "as_grades_frame", "scores_of"]
@@ -27,12 +28,13 @@ _SCORE_KEYS = ["conversation_id", "cell_id", "persona_label", "repeat"]
 _VERDICTS = ("pass", "fail", "na", "error")
 
 
-@dataclass(frozen=True)
-class Grades:
+@dataclass(frozen=True, repr=False)
+class Grades(Result):
     """One grading's result.
 
     ``frame``: one row per conversation x rule (``evalkit.store.GRADES_SCHEMA``);
-    ``scores``: one row per conversation; ``path``: where the grades were stored (or None);
+    ``summary``: one row per rule (:meth:`by_rule` at 95%); ``scores``: one row per
+    conversation; ``path``: where the grades were stored (or None);
     ``left_out``: conversations of the run that were not graded (not ``done``), by status.
     ``len(grades)`` counts the conversations graded. In Jupyter a ``Grades`` shows per-rule
     pass rates with Wilson intervals, the conversations graded and left out, and the graders.
@@ -40,7 +42,7 @@ class Grades:
 
     frame: pd.DataFrame
     rubric_version_id: str
-    path: Path | RemotePath | None = None
+    path: StoreLocation | None = None
     left_out: Mapping[str, int] = field(default_factory=dict)
     _scores: list[pd.DataFrame] = field(default_factory=list, repr=False, compare=False)
 
@@ -75,7 +77,24 @@ class Grades:
             return []
         return sorted({str(g) for g in self.frame["grader"].dropna().unique()})
 
-    def summary(self, confidence: float = 0.95, labels: pd.DataFrame | None = None) -> pd.DataFrame:
+    template = "grades.html"
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        """Per rule, at 95%: see :meth:`by_rule` (which takes another ``confidence``)."""
+        return SummaryFrame.bridge(self.by_rule(), "Grades.summary", call=self.by_rule)
+
+    @property
+    def n(self) -> int:
+        """Conversations graded."""
+        return self.n_conversations
+
+    @property
+    def mean_score(self) -> float:
+        """Mean conversation score (NaN when nothing was scored)."""
+        return float(self.scores["score"].mean()) if len(self.frame) else math.nan
+
+    def by_rule(self, confidence: float = 0.95, labels: pd.DataFrame | None = None) -> pd.DataFrame:
         """Per rule: title, points, grader, n, pass, fail, na, error, pass_rate (pass /
         (pass+fail)) and its Wilson interval (``pass_rate_low``, ``pass_rate_high``).
 
@@ -155,54 +174,60 @@ class Grades:
         parts = ", ".join(f"{k} {v}" for k, v in sorted(self.left_out.items()) if v)
         return f"{total} left out ({parts})"
 
-    def __repr__(self) -> str:
+    def headline(self) -> str:
+        """Conversations graded and left out, rules, verdict counts, mean score, graders."""
         n_rules = self.frame["rule_id"].nunique()
         verdicts = self.frame["verdict"].value_counts()
         counts = ", ".join(f"{v} {int(verdicts.get(v, 0))}" for v in _VERDICTS)
-        mean = self.scores["score"].mean() if len(self.frame) else np.nan
-        score = f"mean score {mean:.1f}" if pd.notna(mean) else "no score"
+        mean = self.mean_score
+        score = f"mean score {mean:.1f}" if not math.isnan(mean) else "no score"
         where = f", stored at {self.path}" if self.path else ""
         return (
-            f"<Grades {self.rubric_version_id!r}: {self.n_conversations} conversation(s) graded, "
+            f"{self.rubric_version_id!r}: {self.n_conversations} conversation(s) graded, "
             f"{self._left_out_text()}, {n_rules} rule(s); {counts}; {score}; "
-            f"graders: {', '.join(self.graders) or 'none'}{where}>"
+            f"graders: {', '.join(self.graders) or 'none'}{where}"
         )
 
-    def _repr_html_(self) -> str:
-        esc = html.escape
+    def to_dict(self) -> dict[str, Any]:
+        """Rubric, counts, mean score, graders and the per-rule table (JSON-ready)."""
+        return {
+            "rubric_version_id": self.rubric_version_id,
+            "conversations": self.n_conversations,
+            "left_out": dict(self.left_out),
+            "mean_score": json_value(self.mean_score),
+            "graders": self.graders,
+            "path": None if self.path is None else str(self.path),
+            "rules": json_records(self.by_rule()) if len(self.frame) else [],
+        }
+
+    def html_context(self) -> dict[str, Any]:
+        """Per-rule rows as shown: the pass rate with its Wilson interval in percent."""
         rows = []
-        table = self.summary() if len(self.frame) else pd.DataFrame()
+        table = self.by_rule() if len(self.frame) else pd.DataFrame()
         for r in table.to_dict("records"):
             rate = r["pass_rate"]
-            shown = (
-                f"{100 * rate:.0f}% ({100 * r['pass_rate_low']:.0f}–{100 * r['pass_rate_high']:.0f})"
-                if pd.notna(rate)
-                else "not applicable"
+            rows.append(
+                {
+                    "rule_id": r["rule_id"],
+                    "title": r["title"],
+                    "points": f"{r['points']:g}",
+                    "rate": (
+                        f"{100 * rate:.0f}% ({100 * r['pass_rate_low']:.0f}–"
+                        f"{100 * r['pass_rate_high']:.0f})"
+                        if pd.notna(rate)
+                        else "not applicable"
+                    ),
+                    "counts": [int(r[v]) for v in _VERDICTS],
+                    "grader": r["grader"],
+                }
             )
-            cells = [
-                f"<td><code>{esc(str(r['rule_id']))}</code></td>",
-                f'<td dir="auto">{esc(str(r["title"]))}</td>',
-                f"<td>{r['points']:g}</td>",
-                f"<td>{shown}</td>",
-                *(f"<td>{int(r[v])}</td>" for v in _VERDICTS),
-                f"<td>{esc(str(r['grader']))}</td>",
-            ]
-            rows.append("<tr>" + "".join(cells) + "</tr>")
-        head = "".join(
-            f"<th>{h}</th>"
-            for h in ("rule", "title", "points", "pass rate (95% Wilson)", *_VERDICTS, "grader")
-        )
-        mean = self.scores["score"].mean() if len(self.frame) else np.nan
-        score = f"mean score {mean:.1f}" if pd.notna(mean) else "no score"
-        caption = (
-            f"<b>Grades</b> <code>{esc(self.rubric_version_id)}</code>: "
-            f"{self.n_conversations} conversation(s) graded, {esc(self._left_out_text())}; "
-            f"{score}; graded by {esc(', '.join(self.graders) or 'nobody')}"
-        )
-        return (
-            f'<div class="evalkit-grades"><p>{caption}</p>'
-            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
-        )
+        mean = self.mean_score
+        return {
+            "rows": rows,
+            "verdicts": _VERDICTS,
+            "left_out_text": self._left_out_text(),
+            "score": f"mean score {mean:.1f}" if not math.isnan(mean) else "no score",
+        }
 
 
 #: What every function that takes grades accepts.

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..store import transcript_hash
 from ._errors import GradingError

@@ -13,11 +13,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
+from scipy import stats
 
 from ..stats import ppi_pseudo_values
-from ._correction import MIN_LABELS, _rule_arrays, is_judged, match_labels
+from ._correction import MIN_LABELS, Matched
 from ._grades import GradesLike, as_grades_frame
 
 __all__ = ["plan_labels"]
@@ -63,10 +63,10 @@ def plan_labels(
     if not 0.5 < confidence < 1:
         raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
     z = float(stats.norm.ppf(0.5 + confidence / 2))
-    matched = match_labels(as_grades_frame(grades), labels)
+    matched = Matched.of(as_grades_frame(grades), labels)
     rows = []
-    for rule, group in matched[is_judged(matched)].groupby("rule_id", sort=True):
-        decided, yhat, y, weight, _, _ = _rule_arrays(group)
+    for rule in matched.rules():
+        decided, yhat, y, weight, _, _ = matched.arrays(matched.rows(rule))
         if not decided.any():
             continue
         needed, se = _needed(yhat[decided], y[decided], weight[decided], halfwidth / 100 / z)

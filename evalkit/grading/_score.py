@@ -8,7 +8,7 @@ plots, the synthetic grades of the calibration) calls :func:`score_from_points`;
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = ["conversation_points", "score_from_points"]

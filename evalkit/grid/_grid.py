@@ -44,7 +44,7 @@ from ._text import encodable, unsendable_text
 from ._variables import Record, VariablesInput, load_records, load_variables, record_keys
 
 if TYPE_CHECKING:
-    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+    import pandas as pd
 
 __all__ = ["Cell", "ConversationSlot", "Grid", "load_variables"]
 
@@ -450,7 +450,7 @@ class Grid:
     def to_frame(self) -> pd.DataFrame:
         """One row per cell: ``cell_id``, ``index``, ``persona_label``, ``variables`` (JSON
         text, missing when the cell has none) and ``context``; text columns use ``string``."""
-        import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+        import pandas as pd
 
         cells = self._cells
         json_by_record = {id(r): (None if r is None else canonical_json(r)) for r in self._records}

@@ -26,7 +26,7 @@ from ..api._requests import check_variables
 from ._text import encodable, unsendable_text
 
 if TYPE_CHECKING:
-    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+    import pandas as pd
 
 __all__ = ["Places", "Record", "VariablesInput", "load_records", "load_variables", "record_keys"]
 
@@ -242,7 +242,7 @@ def _read_file(
     if suffix == ".json":
         data = json.loads(path.read_text(encoding="utf-8"))
         return (data if isinstance(data, list) else [data]), False, Places(path, unit="record")
-    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+    import pandas as pd
 
     frame = pd.read_csv(
         path, dtype=csv_dtype, keep_default_na=False, na_values=[""], encoding="utf-8-sig"

@@ -12,7 +12,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import redact_text
 from ..api import InvalidRequestError, Problem

@@ -16,9 +16,11 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import client_first, now, run_sync
+from .._util._result import Result
+from .._util._summary import json_records
 from ..api import AsyncClient
 from ..compare import Comparison
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade, compare_graded
@@ -63,11 +65,11 @@ ROUND_COLUMNS: Final = (
 StopReason = Literal["rounds", "target", "budget", "regression", "nothing_to_fix"]
 
 
-@dataclass(frozen=True)
-class RefineLoopResult:
+@dataclass(frozen=True, repr=False)
+class RefineLoopResult(Result):
     """A refine loop's record.
 
-    ``rounds``: one row per round (:data:`ROUND_COLUMNS`; round 0 is the draft before any
+    ``rounds`` (also ``summary``): one row per round (:data:`ROUND_COLUMNS`; round 0 is the draft before any
     build); ``vs_*`` verdicts without suffix are on the held-out cells. ``runs``/``grades``:
     per round; ``refinements``: per build; ``comparisons``: per round, keyed
     ``previous``/``previous_train``/``prod``/``prod_train``.
@@ -84,13 +86,47 @@ class RefineLoopResult:
     refinements: tuple[RefineResult, ...]
     comparisons: tuple[dict[str, Comparison], ...]
 
-    def __repr__(self) -> str:
+    @property
+    def summary(self) -> pd.DataFrame:
+        """One row per round (:data:`ROUND_COLUMNS`)."""
+        return self.rounds
+
+    @property
+    def n(self) -> int:
+        """Conversations spent, prod included."""
+        return int(self.rounds["conversations_spent"].iloc[-1]) if len(self.rounds) else 0
+
+    @property
+    def verdict(self) -> str | None:
+        """The last round's verdict against prod on the held-out cells (None: no round)."""
+        value = self.rounds["vs_prod"].iloc[-1] if len(self.rounds) else None
+        return None if value is None or pd.isna(value) else str(value)
+
+    def headline(self) -> str:
+        """Builds, why it stopped, and the held-out score where it ended."""
+        if not len(self.rounds):
+            return f"no round ran, stopped: {self.stop_reason}"
         last = self.rounds.iloc[-1]
         return (
-            f"<RefineLoopResult {len(self.refinements)} build(s), stopped: {self.stop_reason}; "
-            f"held-out score {last['score_holdout']:.1f} at version {last['version']}, "
-            f"{last['conversations_spent']} conversations>"
+            f"{len(self.refinements)} build(s), stopped: {self.stop_reason}; held-out score "
+            f"{last['score_holdout']:.1f} at version {last['version']}, "
+            f"{last['conversations_spent']} conversations"
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Rounds, why it stopped, the cells, the runs and builds (JSON-ready)."""
+        return {
+            "stop_reason": self.stop_reason,
+            "rounds": json_records(self.rounds),
+            "training_cells": sorted(self.training_cells),
+            "holdout_cells": sorted(self.holdout_cells),
+            "prod_run_id": self.prod_run.run_id,
+            "run_ids": [r.run_id for r in self.runs],
+            "build_ids": [r.build_id for r in self.refinements],
+            "comparisons": [
+                {k: c.to_dict()["summary"] for k, c in comps.items()} for comps in self.comparisons
+            ],
+        }
 
 
 @dataclass

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._util import PollPolicy
+from ..compare._options import check_min_effect
 from ..grading import JudgeArg
 from ..store import StoreLike
 
@@ -50,7 +51,6 @@ class RefineLoopOptions:
             raise ValueError(f"holdout must be between 0 and 1 (exclusive), got {self.holdout}")
         if self.max_conversations is not None and self.max_conversations < 1:
             raise ValueError(f"max_conversations must be >= 1, got {self.max_conversations}")
-        if self.min_effect < 0:
-            raise ValueError(f"min_effect must be >= 0, got {self.min_effect}")
+        check_min_effect(self.min_effect, "RefineLoopOptions")
         if self.concurrency < 1:
             raise ValueError(f"concurrency must be at least 1, got {self.concurrency}")

@@ -23,6 +23,7 @@ from ._fonts import (
     find_arabic_font,
     is_arabic_script,
 )
+from ._injected import refuse_unknown_parameters
 from ._notebooks import (
     NOTEBOOK_ONLY_TAG,
     NotebookRun,
@@ -72,6 +73,7 @@ __all__ = [
     "notebook_output_dir",
     "notebook_parameters",
     "record_text",
+    "refuse_unknown_parameters",
     "report_page",
     "rule_table",
     "rules_html",

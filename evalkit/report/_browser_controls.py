@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..api import ApiError, Client, ConfigurationError
 from ..store import LABEL_VALUES, Label, Run, StoreError

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 __all__ = ["ANY", "Filters", "filter_conversations", "record_text", "searchable_text"]
 

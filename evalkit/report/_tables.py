@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..compare import Comparison
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..grading import GradesLike, as_grades_frame
 from ._fonts import NASTALIQ_FONT_STACK, is_arabic_script

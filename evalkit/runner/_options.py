@@ -2,26 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypedDict
 
 from ..store import STATUSES
+from ._pricing import Pricing
 
 __all__ = ["Budget", "RunKnobs", "RunOptions"]
 
 
 @dataclass(frozen=True)
 class Budget:
-    """Limits on one invocation: conversations started, and wall-clock seconds.
+    """Limits on one invocation: conversations started, wall-clock seconds, and spend.
 
     When ``max_seconds`` passes, open conversations are cancelled (not recorded) and the run
-    is finalised as partial; resume it later with the same ``run_id``.
+    is finalised as partial; resume it later with the same ``run_id``. ``max_cost`` (in the
+    price table's currency; needs ``RunOptions(pricing=...)``) stops starting conversations
+    once the finished ones cost that much: open ones finish and are recorded, the run is
+    finalised as partial, and a resume runs the rest.
     """
 
     max_conversations: int | None = None
     max_seconds: float | None = None
+    max_cost: float | None = None
 
     def __post_init__(self) -> None:
+        if self.max_cost is not None and not (self.max_cost >= 0):
+            raise ValueError(f"Budget.max_cost must be >= 0, got {self.max_cost}")
         if self.max_conversations is not None and self.max_conversations < 0:
             raise ValueError(f"Budget.max_conversations must be >= 0, got {self.max_conversations}")
         if self.max_seconds is not None and self.max_seconds <= 0:
@@ -46,6 +53,8 @@ class RunOptions:
     stays ``partial`` until the rest are run. ``allow_missing_variables``: run even when a
     ``{{token}}`` of the prompt has no value in some variables records (by default the run is
     refused with :class:`~evalkit.runner.MissingVariablesError` before any conversation).
+    ``pricing``: a :class:`~evalkit.runner.Pricing` table; the run's cost is then recorded in
+    its manifest (``cost``), and ``budget.max_cost`` can stop it at a spend.
     """
 
     concurrency: int = 8
@@ -56,8 +65,14 @@ class RunOptions:
     stop_after_unreachable: int = 5
     repeats: int | None = None
     allow_missing_variables: bool = False
+    pricing: Pricing | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        if self.budget.max_cost is not None and self.pricing is None:
+            raise ValueError(
+                "Budget.max_cost needs a price table: RunOptions(pricing=Pricing.load(FILE)) "
+                "(CLI: --pricing FILE)"
+            )
         if self.repeats is not None and self.repeats < 1:
             raise ValueError(f"repeats must be at least 1 (or None: all), got {self.repeats}")
         if self.concurrency < 1:
@@ -100,3 +115,4 @@ class RunKnobs(TypedDict, total=False):
     stop_after_unreachable: int
     repeats: int | None
     allow_missing_variables: bool
+    pricing: Pricing | None

@@ -46,6 +46,7 @@ from ._definition import RunDefinition
 from ._errors import FATAL_ERRORS, RunAborted, ServiceUnreachable
 from ._options import RunKnobs, RunOptions
 from ._preflight import check_variables, log_lint
+from ._pricing import Cost, llm_of
 from ._signals import defer_sigint
 
 __all__ = ["arun_grid", "default_run_id", "run_grid"]
@@ -151,6 +152,9 @@ async def arun_grid(
         _warn_if_clone_lacks_inputs(grid, resolved)
         log_lint(resolved)
         check_variables(grid, resolved, opts.allow_missing_variables)
+        if opts.budget.max_cost is not None:
+            assert opts.pricing is not None  # RunOptions refuses max_cost without a table
+            opts.pricing.require(run_llm(resolved))
         run_id = run_id or default_run_id(resolved.label)
         definition = RunDefinition.of(grid, resolved)
         writer = _open_writer(store, run_id, definition, resolved, aclient.host, len(grid))
@@ -217,7 +221,13 @@ async def _run(
         raise
     if len(writer.finished) < len(grid) and outcome == "complete":
         outcome = "partial"
-    return writer.finalize({"outcome": outcome, "finished_at": now_iso()})
+    extra: dict[str, Any] = {"outcome": outcome, "finished_at": now_iso()}
+    if opts.pricing is not None:
+        llm = run_llm(resolved)
+        records = writer.records().values()
+        spent = opts.pricing.conversations_cost(llm, ((r.duration_s, r.n_turns) for r in records))
+        extra["cost"] = Cost(spent, 0.0, opts.pricing.currency).to_dict()
+    return writer.finalize(extra)
 
 
 def _finalize_after(writer: RunWriter, error: BaseException) -> None:
@@ -331,14 +341,18 @@ async def _run_all(
 ) -> str:
     slots: Iterator[ConversationSlot] = iter(pending)
     breaker = CircuitBreaker(opts.stop_after_unreachable, len(streams), runner.client.base_url)
+    spend = _Spend(opts, run_llm(runner.resolved))
 
     async def record(finished: list[tuple[ConversationRecord, list[TurnRecord]]]) -> None:
         for conversation, turns in finished:
             await writer.aappend(conversation, turns)
+            spend.add(conversation)
             bar.update(conversation.status)
 
     async def worker(number: int, stream: AsyncClient) -> None:
         for slot in slots:  # shared iterator: each slot is taken by exactly one worker
+            if spend.reached:
+                break
             conversation, turns, failure = await runner.run(slot, stream)
             await record(breaker.settle(number, (conversation, turns), failure))
         await record(breaker.retire(number))
@@ -366,4 +380,41 @@ async def _run_all(
             opts.budget.max_seconds,
         )
         return "partial"
+    if spend.reached:
+        logger.warning(
+            "run %s: cost budget of %s reached (%s spent); open conversations finished, the "
+            "rest were not started: resume with the same run_id",
+            writer.run_id,
+            spend.money(opts.budget.max_cost or 0.0),
+            spend.money(spend.spent),
+        )
+        return "partial"
     return "complete"
+
+
+class _Spend:
+    """What this invocation's finished conversations cost, against ``Budget.max_cost``."""
+
+    def __init__(self, opts: RunOptions, llm: str | None) -> None:
+        self.pricing = opts.pricing
+        self.limit = opts.budget.max_cost
+        self.llm = llm
+        self.spent = 0.0
+
+    def add(self, record: ConversationRecord) -> None:
+        if self.pricing is not None:
+            self.spent += self.pricing.conversation_cost(
+                self.llm, record.duration_s, record.n_turns
+            )
+
+    @property
+    def reached(self) -> bool:
+        return self.limit is not None and self.spent >= self.limit
+
+    def money(self, amount: float) -> str:
+        return self.pricing.money(amount) if self.pricing is not None else f"{amount:.2f}"
+
+
+def run_llm(resolved: ResolvedTarget) -> str | None:
+    """``provider/model`` of the config a run exercises (a variant's, on its clone)."""
+    return llm_of(resolved.clone_config or resolved.snapshot.config)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats
 
 __all__ = ["paired_bootstrap"]
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats
 
 __all__ = ["effective_wilson", "mover_difference", "side_limits", "t_quantile"]
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats
 
 __all__ = ["fisher_exact_p"]
 

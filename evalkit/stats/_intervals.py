@@ -6,7 +6,7 @@ from typing import Any, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special, stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import special, stats
 
 __all__ = ["pass_hat_k", "wilson_interval"]
 

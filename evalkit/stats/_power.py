@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import optimize, stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import optimize, stats
 
 __all__ = [
     "expected_power",

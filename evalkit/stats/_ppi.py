@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats
 
 __all__ = ["PPIEstimate", "ppi_difference", "ppi_mean", "ppi_pseudo_values"]
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import optimize, special, stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import optimize, special, stats
 
 __all__ = [
     "SPENDING_FUNCTIONS",

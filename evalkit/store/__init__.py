@@ -14,7 +14,9 @@ and per persona tag), ``.turns``, ``.grades()``, ``list_runs()``, ``load_runs(st
 (every run stacked, e.g. for nightly history; :func:`expand_variables` widens it too).
 
 A store is a local folder or an fsspec URL (``s3://bucket/prefix``, ``gs://``, ``az://``,
-``memory://``; :func:`open_store` adds ``storage_options``). At a URL the journal is
+``memory://``; :func:`open_store` adds ``storage_options``), opened as a :class:`StoreLocation`:
+one storage protocol (read, atomic replace, conditional create, list, the run's journal) with
+two implementations, :class:`LocalPath` and :class:`RemotePath`. At a URL the journal is
 ``journal/<epoch>-<seq>.jsonl``, one object per group commit, and ``writers/`` numbers the
 writers that opened the run (one at a time). :func:`catalog` lists a store's runs from their
 manifests; :func:`sql` runs DuckDB over the views ``runs``, ``conversations``, ``turns`` and
@@ -39,6 +41,8 @@ from ._grades import grades_frame, grades_metadata, grades_path, write_grades
 from ._labels import LABEL_COLUMNS, LABEL_VALUES, Label, add_labels, read_labels
 from ._labels_csv import export_labels, import_labels, labels_table
 from ._listing import list_runs, load_runs
+from ._local import LocalPath
+from ._location import StoreLocation
 from ._manifest import identity_hash, read_stored_manifest, record_in_manifest
 from ._reader import Run, load_run, local_folder
 from ._records import (
@@ -70,6 +74,7 @@ __all__ = [
     "CorruptRunError",
     "IdentityMismatchError",
     "Label",
+    "LocalPath",
     "RemotePath",
     "Run",
     "RunExistsError",
@@ -78,6 +83,7 @@ __all__ = [
     "RunWriter",
     "StoreError",
     "StoreLike",
+    "StoreLocation",
     "TurnRecord",
     "UnsupportedStoreError",
     "add_labels",

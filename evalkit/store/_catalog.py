@@ -11,14 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import content_hash, now_iso
-from ._catalog_index import indexed_manifests
-from ._listing import run_outcome, stored_manifests, typed_columns
+from ._listing import manifest_cost, run_outcome, stored_manifests, typed_columns
 from ._manifest import MANIFEST_NAME, read_manifest, write_manifest
 from ._records import STATUSES
-from ._remote import RemotePath
 from ._urls import RunPath, StoreLike, open_store
 
 __all__ = ["CATALOG_COLUMNS", "catalog", "grid_identity", "record_grades_summary"]
@@ -41,6 +39,7 @@ CATALOG_COLUMNS: Final[dict[str, Any]] = {
     "conversations": "Int64",
     **dict.fromkeys(STATUSES, "Int64"),
     "rubrics": "str",
+    "cost": "float64",
     "path": "str",
 }
 SCORE_PREFIX: Final = "mean_score."
@@ -95,6 +94,7 @@ def _row(folder: RunPath, manifest: Mapping[str, Any]) -> dict[str, Any]:
         "conversations": counts.get("total") if finalized else None,
         **{status: counts.get(status) if finalized else None for status in STATUSES},
         "rubrics": ",".join(sorted(grades)) or None,
+        "cost": manifest_cost(manifest),
         "path": str(folder),
     }
     for rubric, summary in grades.items():
@@ -113,11 +113,12 @@ def catalog(
     without its shard: shards of one grid share it), shard (``"i/n"``), identity, outcome
     (``complete``, ``partial``, ``interrupted``), grid_size, conversations and the counts by
     status (as of the last finalize; null for a run never finalized: ``list_runs`` counts its
-    journal), rubrics (the scorecards graded, comma-separated), then ``mean_score.<rubric>``
-    per scorecard, and path.
+    journal), rubrics (the scorecards graded, comma-separated), cost (what the run's
+    conversations cost when it ran with a price table, else NaN), path, then
+    ``mean_score.<rubric>`` per scorecard.
     """
     root = open_store(store, storage_options)
-    indexed = indexed_manifests(root) if isinstance(root, RemotePath) else None
+    indexed = root.indexed_manifests()
     rows = [
         _row(folder, m)
         for folder, m in (indexed if indexed is not None else stored_manifests(root))
@@ -131,11 +132,11 @@ def catalog(
 
 
 def record_grades_summary(
-    run_path: RunPath, rubric_version_id: str, conversations: int, mean_score: float | None
+    run_path: StoreLike, rubric_version_id: str, conversations: int, mean_score: float | None
 ) -> None:
     """Note in the run's manifest that it was graded with ``rubric_version_id`` (for the
     catalog): how many conversations were scored and their mean score."""
-    path = run_path / MANIFEST_NAME
+    path = open_store(run_path) / MANIFEST_NAME
     manifest = read_manifest(path)
     grades = manifest.get("grades") if isinstance(manifest.get("grades"), dict) else {}
     assert isinstance(grades, dict)

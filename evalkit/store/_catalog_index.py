@@ -18,10 +18,12 @@ from __future__ import annotations
 import json
 import logging
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ._manifest_file import MANIFEST_NAME, parse_listed_manifest
-from ._remote import RemotePath
+
+if TYPE_CHECKING:
+    from ._remote import RemotePath
 
 __all__ = ["INDEX_DIR", "SNAPSHOT_NAME", "copy_to_index", "indexed_manifests"]
 

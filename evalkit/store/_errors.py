@@ -18,11 +18,18 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeAlias
 
 from .._exceptions import EvalkitError
-from ._remote import RemotePath
+
+if TYPE_CHECKING:
+    from ._location import StoreLocation
+
+#: What an error names: a local path, a URL, or any place of a store.
+Where: TypeAlias = "str | os.PathLike[str] | StoreLocation"
 
 __all__ = [
     "CorruptRunError",
@@ -56,13 +63,13 @@ def _is_url(path: object) -> bool:
 class StoreError(EvalkitError):
     """A run folder cannot be used as asked."""
 
-    def __init__(self, message: str, path: str | Path | RemotePath | None = None) -> None:
+    def __init__(self, message: str, path: Where | None = None) -> None:
         # a URL stays a string (a RemotePath holds its filesystem, which may hold credentials)
-        self.path: Path | str | None = (
-            (str(path) if isinstance(path, RemotePath) or _is_url(path) else Path(path))
-            if path is not None
-            else None
-        )
+        self.path: Path | str | None = None
+        if isinstance(path, os.PathLike) or (isinstance(path, str) and not _is_url(path)):
+            self.path = Path(path)
+        elif path is not None:
+            self.path = str(path)
         super().__init__(message)
 
 
@@ -77,9 +84,7 @@ class RunExistsError(StoreError, FileExistsError):
 class IdentityMismatchError(StoreError):
     """The stored run was made from a different definition (grid, assistant, target, ...)."""
 
-    def __init__(
-        self, path: Path | RemotePath, stored: str, requested: str, detail: str = ""
-    ) -> None:
+    def __init__(self, path: Where, stored: str, requested: str, detail: str = "") -> None:
         self.stored = stored
         self.requested = requested
         self.detail = detail
@@ -99,7 +104,7 @@ class CorruptRunError(StoreError):
     """A manifest, journal or table in the run folder cannot be read."""
 
 
-def storage_error(exc: OSError, path: str | Path | RemotePath, doing: str) -> StoreError:
+def storage_error(exc: OSError, path: Where, doing: str) -> StoreError:
     """A :class:`StoreError` for ``exc`` met while ``doing`` (``"write"``...) ``path``."""
     if isinstance(exc, StoreError):
         return exc
@@ -113,7 +118,7 @@ def storage_error(exc: OSError, path: str | Path | RemotePath, doing: str) -> St
 
 
 @contextlib.contextmanager
-def storage_errors(path: str | Path | RemotePath, doing: str) -> Iterator[None]:
+def storage_errors(path: Where, doing: str) -> Iterator[None]:
     """Turn an ``OSError`` raised inside the block into a :class:`StoreError` (see above)."""
     try:
         yield

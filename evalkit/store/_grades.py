@@ -3,16 +3,15 @@ written atomically by :mod:`evalkit.grading` and read by :meth:`Run.grades`."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 
 from ._errors import CorruptRunError
 from ._layout import GRADES_DIR
-from ._remote import RemotePath
-from ._tables import GRADES_SCHEMA, table_metadata, to_frame, write_parquet_atomic
+from ._location import StoreLocation, as_location
+from ._tables import GRADES_SCHEMA, Place, table_metadata, to_frame, write_parquet_atomic
 
 __all__ = ["grades_frame", "grades_metadata", "grades_path", "write_grades"]
 
@@ -32,20 +31,19 @@ def grades_frame(columns: dict[str, Any], n_rows: int) -> pd.DataFrame:
     return to_frame(table, GRADES_SCHEMA)
 
 
-def grades_path(run_path: Path | RemotePath, rubric_version_id: str) -> Path | RemotePath:
+def grades_path(run_path: Place, rubric_version_id: str) -> StoreLocation:
     """``<run>/grades/<rubric version id, filename-safe>.parquet``."""
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in rubric_version_id)
-    return run_path / GRADES_DIR / f"{safe.lstrip('.') or '_'}.parquet"
+    return as_location(run_path) / GRADES_DIR / f"{safe.lstrip('.') or '_'}.parquet"
 
 
-def write_grades(frame: pd.DataFrame, path: Path | RemotePath, metadata: dict[str, str]) -> None:
+def write_grades(frame: pd.DataFrame, path: Place, metadata: dict[str, str]) -> None:
     """Write the grades atomically (temp file + rename), replacing an older file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_pandas(frame, schema=GRADES_SCHEMA, preserve_index=False)
     write_parquet_atomic(table, path, metadata)
 
 
-def grades_metadata(path: Path | RemotePath) -> dict[str, str]:
+def grades_metadata(path: Place) -> dict[str, str]:
     """The ``evalkit.*`` metadata of a grades file (its footer only: cheap)."""
     try:
         return table_metadata(path)

@@ -34,7 +34,7 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
@@ -235,6 +235,10 @@ class JournalWriter(GroupCommitter):
             os.ftruncate(fd, complete_size(self.path))
         except OSError as exc:
             self._broken = str(exc)
+
+    def read_back(self) -> JournalContents:
+        """Everything in the journal, read into tables (for finalize)."""
+        return read_journal(self.path)
 
     def sync(self) -> None:
         """Wait for the lines :meth:`aappend` holds, then fsync (a no-op after close)."""

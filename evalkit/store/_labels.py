@@ -16,15 +16,13 @@ import os
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
-from .._util import atomic_write_bytes, now
+from .._util import now
 from ._errors import CorruptRunError, storage_error
-from ._remote import RemotePath
-from ._urls import RunPath
+from ._urls import RunPath, StoreLike, open_store
 
 __all__ = [
     "LABELS_DIR",
@@ -177,7 +175,7 @@ def _object_name() -> str:
     return f"{stamp}-{secrets.token_hex(4)}.jsonl"
 
 
-def add_labels(run_path: RunPath, labels: Iterable[Label | Mapping[str, Any]]) -> pd.DataFrame:
+def add_labels(run_path: StoreLike, labels: Iterable[Label | Mapping[str, Any]]) -> pd.DataFrame:
     """Append ``labels`` to the run at ``run_path`` as one new object; return what was stored.
 
     Every label is checked first (a :class:`ValueError` names the label and field, and nothing
@@ -194,48 +192,28 @@ def add_labels(run_path: RunPath, labels: Iterable[Label | Mapping[str, Any]]) -
     data = "".join(
         json.dumps(label.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for label in checked
     ).encode("utf-8")
-    target = run_path / LABELS_DIR / _object_name()
+    target = open_store(run_path) / LABELS_DIR / _object_name()
     try:
-        if isinstance(target, RemotePath):
-            target.create_bytes(data)
-        else:
-            assert isinstance(target, Path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(target, data)
+        target.create_bytes(data)
     except OSError as exc:
         raise storage_error(exc, target, "store labels in") from exc
     return _frame([label.to_json() for label in checked])
 
 
-def _objects(run_path: RunPath) -> list[RunPath]:
-    folder = run_path / LABELS_DIR
-    found: list[RunPath] = []
-    if isinstance(folder, RemotePath):
-        found.extend(folder.glob("*.jsonl"))
-    elif folder.is_dir():
-        found.extend(sorted(folder.glob("*.jsonl")))
-    return found
-
-
 def _read_all(run_path: RunPath) -> list[tuple[RunPath, bytes]]:
-    paths = _objects(run_path)
-    if not paths:
-        return []
-    if isinstance(run_path, RemotePath):
-        remote = [p for p in paths if isinstance(p, RemotePath)]
-        found = run_path.read_many(remote)
-        return [(p, found[p]) for p in remote if p in found]
-    return [(p, p.read_bytes()) for p in paths]
+    paths = (run_path / LABELS_DIR).files("*.jsonl")
+    found = run_path.read_many(paths) if paths else {}
+    return [(p, found[p]) for p in paths if p in found]
 
 
-def read_labels(run_path: RunPath, *, latest: bool = True) -> pd.DataFrame:
+def read_labels(run_path: StoreLike, *, latest: bool = True) -> pd.DataFrame:
     """The run's labels (columns :data:`LABEL_COLUMNS`), oldest first.
 
     ``latest`` keeps only the last label of each (conversation, rule): a later label corrects
     an earlier one. ``latest=False`` gives the whole append-only history.
     """
     rows: list[dict[str, Any]] = []
-    for path, data in _read_all(run_path):
+    for path, data in _read_all(open_store(run_path)):
         for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
             if not line.strip():
                 continue

@@ -16,11 +16,13 @@ import json
 import os
 import socket
 import time
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from .._util import now_iso
 from ._errors import RunLockedError
-from ._remote import RemotePath
+
+if TYPE_CHECKING:
+    from ._remote import RemotePath
 
 __all__ = ["CHECK_EVERY", "WRITERS_DIR", "WriterLease"]
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 from typing import Any, Final, TypeAlias
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ._errors import (
     StoreError,
@@ -18,14 +16,12 @@ from ._layout import (
     TableName,
     count_statuses,
 )
-from ._manifest import MANIFEST_NAME, read_manifest
+from ._manifest import MANIFEST_NAME
 from ._manifest_file import parse_listed_manifest
 from ._reader import Run, load_run
 from ._records import (
     STATUSES,
 )
-from ._remote import RemotePath
-from ._runio import load_journal
 from ._tables import (
     empty_frame,
     to_frame,
@@ -49,6 +45,7 @@ _LIST_COLUMNS: Final[dict[str, Any]] = {
     "finalized": "bool",
     "identity": "str",
     "evalkit_version": "str",
+    "cost": "float64",
     "path": "str",
 }
 
@@ -59,24 +56,8 @@ def stored_manifests(root: RunPath) -> list[tuple[RunPath, dict[str, Any]]]:
     At a URL the manifests are fetched concurrently. A folder with an unreadable manifest is
     skipped with a warning; one without a manifest (snapshots, caches) silently.
     """
-    if isinstance(root, RemotePath):
-        return _remote_manifests(root)
-    found: list[tuple[RunPath, dict[str, Any]]] = []
-    children = sorted(root.iterdir()) if root.is_dir() else []
-    for child in children:
-        manifest_path = child / MANIFEST_NAME
-        if child.name.startswith(".") or not manifest_path.is_file():
-            continue
-        try:
-            found.append((child, read_manifest(manifest_path)))
-        except StoreError as exc:
-            logger.warning("list_runs: skipping %s: %s", child, exc)
-    return found
-
-
-def _remote_manifests(root: RemotePath) -> list[tuple[RunPath, dict[str, Any]]]:
     children = sorted(
-        (c for c in root.iterdir() if not c.name.startswith(".")), key=lambda c: c.name
+        (c for c in _children(root) if not c.name.startswith(".")), key=lambda c: c.name
     )
     wanted = [child / MANIFEST_NAME for child in children]
     data = root.read_many(wanted)
@@ -91,6 +72,13 @@ def _remote_manifests(root: RemotePath) -> list[tuple[RunPath, dict[str, Any]]]:
     return found
 
 
+def _children(root: RunPath) -> list[RunPath]:
+    try:
+        return list(root.iterdir())
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
 def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
     """One row per run in ``store``, oldest first.
 
@@ -98,7 +86,8 @@ def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
     ``partial``: stopped by a budget or a shard of the grid left to run, ``interrupted``:
     Ctrl-C, an abort or a kill), n_conversations (recorded), grid_size (conversations in the
     grid), done, error, dropped, failed (counts as of the last finalize; from the journal for a
-    run never finalized), finalized, identity, evalkit_version, path. ``store`` is a folder
+    run never finalized), finalized, identity, evalkit_version, cost (what the run's
+    conversations cost when it ran with a price table, else NaN), path. ``store`` is a folder
     or an fsspec URL (``s3://bucket/prefix``). A folder with an unreadable manifest is skipped
     with a warning.
     """
@@ -107,7 +96,7 @@ def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
         counts = manifest.get("counts") or {}
         if manifest.get("finalized_at") is None:  # never finalized (killed): count the journal
             try:
-                counts = count_statuses(load_journal(child, with_turns=False).conversations)
+                counts = count_statuses(child.read_journal(with_turns=False).conversations)
             except StoreError as exc:
                 logger.warning("list_runs: cannot count %s: %s", child, exc)
         rows.append(
@@ -124,11 +113,19 @@ def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
                 "finalized": manifest.get("finalized_at") is not None,
                 "identity": manifest.get("identity"),
                 "evalkit_version": manifest.get("evalkit_version"),
+                "cost": manifest_cost(manifest),
                 "path": str(child),
             }
         )
     frame = pd.DataFrame(typed_columns(rows, _LIST_COLUMNS))
     return frame.sort_values(["created_at", "run_id"], kind="stable").reset_index(drop=True)
+
+
+def manifest_cost(manifest: Mapping[str, Any]) -> float | None:
+    """The spend a run recorded (``cost.total``, when it ran with a price table), else None."""
+    cost = manifest.get("cost")
+    total = cost.get("total") if isinstance(cost, Mapping) else None
+    return float(total) if isinstance(total, int | float) and not isinstance(total, bool) else None
 
 
 def run_outcome(manifest: dict[str, Any], counts: dict[str, Any]) -> str:
@@ -152,20 +149,14 @@ RunsInput: TypeAlias = StoreLike | Run | Iterable[StoreLike | Run]
 def _resolve_runs(runs_or_store: RunsInput, store: StoreLike) -> list[Run]:
     if isinstance(runs_or_store, Run):
         return [runs_or_store]
-    if isinstance(runs_or_store, RemotePath) or is_store_url(runs_or_store):
-        assert isinstance(runs_or_store, str | RemotePath)
+    if isinstance(runs_or_store, str) or not isinstance(runs_or_store, Iterable):
         where = open_store(runs_or_store)
         if (where / MANIFEST_NAME).is_file():
             return [Run(where)]
-        found = stored_manifests(where)  # oldest first, like a local store
-        found.sort(key=lambda item: (str(item[1].get("created_at") or ""), item[0].name))
-        return [Run(folder) for folder, _ in found]
-    if isinstance(runs_or_store, str | os.PathLike):
-        path = Path(runs_or_store)
-        if (path / MANIFEST_NAME).is_file():
-            return [Run(path)]
-        if path.is_dir():
-            return [Run(p) for p in list_runs(path)["path"]]
+        if is_store_url(runs_or_store) or where.is_dir():
+            found = stored_manifests(where)  # oldest first
+            found.sort(key=lambda item: (str(item[1].get("created_at") or ""), item[0].name))
+            return [Run(folder) for folder, _ in found]
         return [load_run(runs_or_store, store)]
     return [item if isinstance(item, Run) else load_run(item, store) for item in runs_or_store]
 

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from .._util import atomic_write_bytes, content_hash, json_default, redact
-from ._catalog_index import copy_to_index
+from .._util import content_hash, json_default, redact
 from ._errors import CorruptRunError, RunNotFoundError, StoreError, storage_errors
+from ._location import StoreLocation
 from ._manifest_file import MANIFEST_NAME
-from ._remote import RemotePath
+from ._urls import StoreLike, open_store
 
 __all__ = [
     "MANIFEST_NAME",
@@ -40,7 +39,7 @@ def scrub_secrets(value: Any) -> Any:
     return redact(value)
 
 
-def _manifest_bytes(path: Path | RemotePath, manifest: Mapping[str, Any]) -> bytes:
+def _manifest_bytes(path: StoreLocation, manifest: Mapping[str, Any]) -> bytes:
     try:
         text = json.dumps(
             manifest, indent=2, ensure_ascii=False, allow_nan=False, default=json_default
@@ -50,20 +49,19 @@ def _manifest_bytes(path: Path | RemotePath, manifest: Mapping[str, Any]) -> byt
     return (text + "\n").encode("utf-8")
 
 
-def write_manifest(path: Path | RemotePath, manifest: Mapping[str, Any]) -> None:
+def write_manifest(path: StoreLike, manifest: Mapping[str, Any]) -> None:
     """Atomically write ``manifest`` (already scrubbed) as indented JSON (at a URL: one PUT)."""
+    path = open_store(path)
     data = _manifest_bytes(path, manifest)
     with storage_errors(path, "write"):
-        if isinstance(path, RemotePath):
-            path.write_bytes(data)
-            copy_to_index(path, data)
-        else:
-            atomic_write_bytes(path, data)
+        path.replace_bytes(data)
+        path.index_manifest(data)
 
 
-def create_manifest(path: RemotePath, manifest: Mapping[str, Any]) -> None:
-    """Create ``manifest`` at a URL only if none is there (a conditional create):
+def create_manifest(path: StoreLike, manifest: Mapping[str, Any]) -> None:
+    """Create ``manifest`` only if none is there (a conditional create):
     :class:`FileExistsError` when another writer created the run first."""
+    path = open_store(path)
     data = _manifest_bytes(path, manifest)
     try:
         path.create_bytes(data)
@@ -72,11 +70,12 @@ def create_manifest(path: RemotePath, manifest: Mapping[str, Any]) -> None:
     except OSError as exc:
         raise StoreError(f"cannot write {path}: {exc}", path) from exc
     with storage_errors(path, "write"):
-        copy_to_index(path, data)
+        path.index_manifest(data)
 
 
-def read_manifest(path: Path | RemotePath) -> dict[str, Any]:
+def read_manifest(path: StoreLike) -> dict[str, Any]:
     """Read ``manifest.json``; errors name the file."""
+    path = open_store(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -90,20 +89,19 @@ def read_manifest(path: Path | RemotePath) -> dict[str, Any]:
     return manifest
 
 
-def read_stored_manifest(run_folder: Path | RemotePath) -> dict[str, Any] | None:
+def read_stored_manifest(run_folder: StoreLike) -> dict[str, Any] | None:
     """A run folder's manifest, or None when it is missing or unreadable."""
-    folder = run_folder if isinstance(run_folder, RemotePath) else Path(run_folder)
     try:
-        return read_manifest(folder / MANIFEST_NAME)
+        return read_manifest(open_store(run_folder) / MANIFEST_NAME)
     except StoreError:
         return None
 
 
-def record_in_manifest(run_folder: Path | RemotePath, key: str, value: Any) -> dict[str, Any]:
+def record_in_manifest(run_folder: StoreLike, key: str, value: Any) -> dict[str, Any]:
     """Set ``key`` in a finished run's manifest (what a later step learned of the run, such
     as a sequential comparison's looks); returns the manifest written. Call it only when no
     writer has the run open: a writer's finalize writes its own manifest."""
-    folder = run_folder if isinstance(run_folder, RemotePath) else Path(run_folder)
+    folder = open_store(run_folder)
     manifest = read_manifest(folder / MANIFEST_NAME)
     manifest[key] = scrub_secrets(value)
     write_manifest(folder / MANIFEST_NAME, manifest)

@@ -13,13 +13,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Mapping
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from ._committer import GroupCommitter, Pending
 from ._errors import StoreError, storage_error
 from ._journal import JournalContents, parse_journal
 from ._leases import WriterLease
-from ._remote import RemotePath
+
+if TYPE_CHECKING:
+    from ._remote import RemotePath
 
 __all__ = ["JOURNAL_DIR", "ObjectJournalWriter", "object_journal_bytes", "read_object_journal"]
 
@@ -141,6 +143,12 @@ class ObjectJournalWriter(GroupCommitter):
         except BaseException as exc:
             for item in batch:
                 item.error = exc
+
+    def read_back(self) -> JournalContents:
+        """Everything in the journal, read into tables (for finalize); refuses once a newer
+        writer took the run over. The objects this writer stored are not fetched back."""
+        self.lease.check(now=True)  # never finalize over a newer writer
+        return read_object_journal(self.run_path, known=self.stored_objects())
 
     def sync(self) -> None:
         """Wait for the lines :meth:`aappend` holds (each commit is durable when stored)."""

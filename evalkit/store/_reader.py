@@ -8,11 +8,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._util import content_hash, deprecated
+from .._util import deprecated
 from ._errors import RunNotFoundError, StoreError
 from ._grades import grades_path
 from ._labels import Label, add_labels, read_labels
@@ -27,9 +27,7 @@ from ._manifest import MANIFEST_NAME, read_manifest
 from ._records import (
     STATUSES,
 )
-from ._remote import RemotePath
 from ._run_html import run_html
-from ._runio import journal_state, load_journal
 from ._tables import (
     GRADES_SCHEMA,
     empty_frame,
@@ -156,22 +154,20 @@ class Run:
         """A local folder for this run's store-wide caches (the judge cache, the rubric
         registry): the store folder itself, or for a run at a URL a folder under the user's
         cache named after the store (``EVALKIT_CACHE_DIR`` overrides where)."""
-        if isinstance(self.path, Path):
-            return self.path.parent
-        return local_cache_for(str(self.path.parent))
+        return self.path.parent.local_cache()
 
     def _table(self, name: Literal["conversations", "turns"]) -> pa.Table:
         if self._from_journal:
             return self._replay(name)
         parquet = self.path / (CONVERSATIONS_FILE if name == "conversations" else TURNS_FILE)
         if not parquet.exists():
-            has_journal = journal_state(self.path) is not None
+            has_journal = self.path.journal_bytes() is not None
             return self._replay(name) if has_journal else SCHEMAS[name].empty_table()
         table = read_parquet_table(parquet, SCHEMAS[name])
         stamp = (table.schema.metadata or {}).get(STAMP_KEY.encode(), b"").decode() or None
         expected = self._stamp
         if expected is None:
-            size = journal_state(self.path)  # tables are fresh if built from all of it
+            size = self.path.journal_bytes()  # tables are fresh if built from all of it
             expected = str(size) if size is not None else None
         if expected is not None and stamp != expected:
             return self._replay(name)
@@ -182,7 +178,7 @@ class Run:
         logger.info(
             "run %s: tables missing or older than the journal; reading the journal", self.run_id
         )
-        contents = load_journal(self.path)
+        contents = self.path.read_journal()
         self._from_journal = True
         self._frames.clear()  # never mix a parquet frame with a journal frame
         other = "turns" if name == "conversations" else "conversations"
@@ -215,7 +211,7 @@ class Run:
         own = grades_path(self.path, wanted) if wanted is not None else None
         if own is not None and own.is_file() and _holds_only(own, wanted):
             return to_frame(read_parquet_table(own, GRADES_SCHEMA), GRADES_SCHEMA)
-        files: list[RunPath] = sorted(folder.glob("*.parquet"), key=str) if folder.is_dir() else []
+        files = folder.files("*.parquet")
         if not files:
             return empty_frame(GRADES_SCHEMA)
         tables = [read_parquet_table(file, GRADES_SCHEMA) for file in files]
@@ -293,45 +289,25 @@ def load_run(path_or_id: StoreLike, store: StoreLike = "runs") -> Run:
 
     Raises :class:`RunNotFoundError` (naming the paths tried) or :class:`CorruptRunError`.
     """
-    if isinstance(path_or_id, RemotePath) or is_store_url(path_or_id):
-        folder = open_store(path_or_id)
+    if not isinstance(path_or_id, str | os.PathLike) or is_store_url(path_or_id):
+        folder = open_store(path_or_id)  # a place already opened, or a URL: the run itself
         if (folder / MANIFEST_NAME).is_file():
             return Run(folder)
         raise RunNotFoundError(f"no run at {folder}: it holds no {MANIFEST_NAME}", folder)
-    root = open_store(store)
-    if isinstance(root, RemotePath):
-        in_root = root / os.fspath(path_or_id)
-        if (in_root / MANIFEST_NAME).is_file():
-            return Run(in_root)
-        raise RunNotFoundError(
-            f"no run {os.fspath(path_or_id)!r}: {in_root} holds no {MANIFEST_NAME}", in_root
-        )
-    direct = Path(os.fspath(path_or_id))
-    if (direct / MANIFEST_NAME).is_file():
-        return Run(direct)
-    in_store = root / os.fspath(path_or_id)
-    if (in_store / MANIFEST_NAME).is_file():
-        return Run(in_store)
-    tried = direct if direct == in_store else f"{direct} nor {in_store}"
-    raise RunNotFoundError(
-        f"no run {os.fspath(path_or_id)!r}: neither {tried} holds a {MANIFEST_NAME}", in_store
-    )
+    name = os.fspath(path_or_id)
+    direct = open_store(Path(name))  # a run folder, else a run id inside the store
+    in_store = open_store(store) / name
+    for folder in (direct, in_store):
+        if (folder / MANIFEST_NAME).is_file():
+            return Run(folder)
+    said = direct if str(direct) == str(in_store) else f"{direct} nor {in_store}"
+    raise RunNotFoundError(f"no run {name!r}: neither {said} holds a {MANIFEST_NAME}", in_store)
 
 
 def local_folder(store: StoreLike) -> Path:
     """A local folder for what belongs with ``store`` but must stay on this machine (config
     snapshots, the judge cache): the store folder itself, or a cache folder for a URL store."""
-    where = open_store(store)
-    return where if isinstance(where, Path) else local_cache_for(str(where))
-
-
-def local_cache_for(url: str) -> Path:
-    """A local folder for caches that belong to the store at ``url``."""
-    base = os.environ.get("EVALKIT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "evalkit"
-    )
-    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in url)[-80:]
-    return Path(base) / "stores" / f"{safe}-{content_hash(url)[:12]}"
+    return open_store(store).local_cache()
 
 
 def _holds_only(path: RunPath, rubric_version_id: str | None) -> bool:

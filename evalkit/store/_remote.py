@@ -1,19 +1,36 @@
-"""A path inside an fsspec filesystem (``s3://bucket/prefix/run``), shaped like :class:`Path`.
+"""A store at a URL: :class:`RemotePath`, a key in an fsspec filesystem
+(``s3://bucket/prefix/run``) that speaks the storage protocol
+(:class:`~evalkit.store._location.StoreLocation`).
 
-Only what the store uses: ``/``, ``name``, ``parent``, ``exists``, ``is_file``, ``is_dir``,
-``iterdir``, ``glob``, ``read_bytes``, and two writes an object store does well: ``write_bytes``
-(one PUT, so readers see the old object or the new one, never a part) and ``create_bytes`` (a
-conditional create: ``If-None-Match: *`` on S3, so of two writers exactly one wins; other
-filesystems check first, see :data:`ATOMIC_CREATE`). Listings are never served from fsspec's
-cache: another machine may have written since.
+Two writes an object store does well: ``replace_bytes`` (one PUT, so readers see the old
+object or the new one, never a part) and ``create_bytes`` (a conditional create:
+``If-None-Match: *`` on S3, so of two writers exactly one wins; other filesystems check
+first, see :data:`ATOMIC_CREATE`). A run's journal is ``journal/*.jsonl``, one object per
+group commit (:mod:`evalkit.store._object_journal`), its writer a claimed epoch
+(:mod:`evalkit.store._leases`); manifests are copied to the store's catalog index
+(:mod:`evalkit.store._catalog_index`). Listings are never served from fsspec's cache:
+another machine may have written since.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import posixpath
-from collections.abc import Iterator
-from typing import Any, Final
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Final
+
+import pyarrow as pa
+
+from ._catalog_index import copy_to_index, indexed_manifests
+from ._journal import JournalContents
+from ._leases import WriterLease
+from ._local import local_cache_for
+from ._object_journal import ObjectJournalWriter, object_journal_bytes, read_object_journal
+
+if TYPE_CHECKING:
+    from ._journal import JournalWriter
+    from ._location import StoreLocation
 
 __all__ = ["ATOMIC_CREATE", "RemotePath"]
 
@@ -101,33 +118,71 @@ class RemotePath:
         for entry in self.listing():
             yield RemotePath(self.fs, self.protocol, str(entry["name"]))
 
-    def glob(self, pattern: str) -> list[RemotePath]:
-        """Files directly inside this folder whose name matches ``pattern``."""
+    def files(self, pattern: str = "*") -> list[RemotePath]:
+        """Files directly inside this folder whose name matches ``pattern``, sorted by name."""
         return [self / name for name in sorted(self.sizes()) if fnmatch.fnmatch(name, pattern)]
+
+    def glob(self, pattern: str) -> list[RemotePath]:
+        """:meth:`files` (pathlib's spelling)."""
+        return self.files(pattern)
+
+    def files_below(self, depth: int) -> list[tuple[str, ...]]:
+        """One recursive listing (deeper files too: cheaper than a listing per folder)."""
+        self._fresh()
+        base = self.key.strip("/")
+        return [
+            tuple(str(k).strip("/")[len(base) :].strip("/").split("/")) for k in self.fs.find(base)
+        ]
 
     def read_bytes(self) -> bytes:
         data: bytes = self.fs.cat_file(self.key)
         return data
 
-    def read_many(self, paths: list[RemotePath]) -> dict[RemotePath, bytes]:
+    def read_many(self, paths: Sequence[StoreLocation]) -> dict[StoreLocation, bytes]:
         """Several objects at once (concurrent requests where the filesystem can); a missing
         one is left out."""
         if not paths:
             return {}
-        found = self.fs.cat([p.key for p in paths], on_error="omit")
-        by_key = {p.key.strip("/"): p for p in paths}
+        by_key = {_key(p): p for p in paths}
+        found = self.fs.cat(list(by_key), on_error="omit")
         return {by_key[str(k).strip("/")]: v for k, v in found.items()}
+
+    def read_ahead(self, paths: Sequence[StoreLocation]) -> dict[StoreLocation, bytes]:
+        return self.read_many(paths)
+
+    def open_input(self) -> IO[bytes]:
+        handle: IO[bytes] = self.fs.open(self.key, "rb")
+        return handle
+
+    def arrow_source(self) -> Any:
+        return pa.BufferReader(self.read_bytes())  # one GET, then Arrow reads from memory
 
     # ------------------------------------------------------------------ writing
 
     def mkdir(self, parents: bool = False, exist_ok: bool = False) -> None:
         """Object stores have no folders: a no-op (kept so callers need not ask)."""
 
-    def write_bytes(self, data: bytes) -> None:
+    def make_folder(self) -> None:
+        """Object stores have no folders: a no-op."""
+
+    def tidy(self) -> None:
+        """An object is stored whole or not at all: nothing half-done to delete."""
+
+    def replace_bytes(self, data: bytes, *, durable: bool = True) -> None:
         """Replace the object with ``data`` in one request (atomic for readers)."""
         self.fs.pipe_file(self.key, data)
 
-    def create_bytes(self, data: bytes) -> None:
+    def write_bytes(self, data: bytes) -> None:
+        """:meth:`replace_bytes` (pathlib's spelling)."""
+        self.replace_bytes(data)
+
+    def replace_with(self, write: Callable[[Any], None], *, durable: bool = True) -> None:
+        """``write`` fills an in-memory stream, stored in one request."""
+        sink = pa.BufferOutputStream()
+        write(sink)
+        self.replace_bytes(sink.getvalue().to_pybytes())
+
+    def create_bytes(self, data: bytes, *, durable: bool = True) -> None:
         """Create the object; :class:`FileExistsError` if it exists (see :data:`ATOMIC_CREATE`)."""
         self.fs.pipe_file(self.key, data, mode="create")
 
@@ -137,3 +192,32 @@ class RemotePath:
         except FileNotFoundError:
             if not missing_ok:
                 raise
+
+    def local_cache(self) -> Path:
+        return local_cache_for(str(self))
+
+    # ------------------------------------------------------------------ a run's journal
+
+    def journal_bytes(self) -> int | None:
+        return object_journal_bytes(self) or None
+
+    def read_journal(self, *, with_turns: bool = True) -> JournalContents:
+        return read_object_journal(self, with_turns=with_turns)
+
+    def open_journal(self, *, fsync: bool = True) -> JournalWriter | ObjectJournalWriter:
+        return ObjectJournalWriter(self, WriterLease.claim(self))
+
+    # ------------------------------------------------------------------ a store's catalog
+
+    def index_manifest(self, data: bytes) -> None:
+        copy_to_index(self, data)
+
+    def indexed_manifests(self) -> list[tuple[StoreLocation, dict[str, Any]]] | None:
+        found = indexed_manifests(self)
+        return None if found is None else [(folder, m) for folder, m in found]
+
+
+def _key(path: StoreLocation) -> str:
+    if not isinstance(path, RemotePath):
+        raise TypeError(f"{path} is not in an fsspec store")
+    return path.key.strip("/")

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -24,7 +23,6 @@ from ._layout import CONVERSATIONS_FILE, GRADES_DIR, SCHEMAS, STAMP_KEY, TURNS_F
 from ._listing import stored_manifests
 from ._manifest import MANIFEST_NAME
 from ._reader import Run
-from ._remote import RemotePath
 from ._tables import GRADES_SCHEMA, conform
 from ._urls import RunPath, StoreLike, open_store
 
@@ -47,39 +45,30 @@ def _fresh(manifest: Mapping[str, Any], table: pa.Table) -> bool:
 
 def _read(path: RunPath, data: bytes | None = None) -> pa.Table:
     try:
-        if isinstance(path, RemotePath):
-            return pq.read_table(pa.BufferReader(data if data is not None else path.read_bytes()))
-        return pq.read_table(path)
+        return pq.read_table(pa.BufferReader(data) if data is not None else path.arrow_source())
+    except FileNotFoundError:
+        raise
     except (OSError, pa.ArrowException) as exc:
         raise CorruptRunError(f"cannot read {path}: {exc}", path) from exc
-
-
-def _fetch(paths: list[RunPath]) -> dict[RunPath, bytes | None]:
-    """Every remote object's bytes at once (concurrent requests); local files are read later."""
-    remote = [p for p in paths if isinstance(p, RemotePath)]
-    found: dict[RunPath, bytes | None] = dict.fromkeys(paths)
-    if remote:
-        for path, data in remote[0].read_many(remote).items():
-            found[path] = data
-    return found
 
 
 def _run_tables(root: RunPath, name: str) -> list[pa.Table]:
     schema = SCHEMAS[name]
     if name == "grades":  # no manifest is read: at a URL, one listing finds every file
         files = _grades_files(root)
-        data = _fetch(files)
+        data = root.read_ahead(files)
         return [conform(_read(p, data.get(p)), GRADES_SCHEMA, str(p)) for p in files]
     manifests = stored_manifests(root)
     wanted = [folder / _FILES[name] for folder, _ in manifests]
-    data = _fetch(wanted)
+    data = root.read_ahead(wanted)
     tables = []
     for (folder, manifest), path in zip(manifests, wanted, strict=True):
-        table = None
-        if (isinstance(path, Path) and path.is_file()) or data.get(path) is not None:
-            table = conform(_read(path, data.get(path)), schema, str(path))
-            if not _fresh(manifest, table):
-                table = None
+        try:
+            table: pa.Table | None = conform(_read(path, data.get(path)), schema, str(path))
+        except FileNotFoundError:
+            table = None
+        if table is not None and not _fresh(manifest, table):
+            table = None
         if table is None:  # never finalized, or resumed since: the journal says
             table = Run(folder)._table(name)  # type: ignore[arg-type]
         tables.append(table)
@@ -88,27 +77,20 @@ def _run_tables(root: RunPath, name: str) -> list[pa.Table]:
 
 def _grades_files(root: RunPath) -> list[RunPath]:
     """Every run's grades files, in run order: runs are the folders holding a manifest."""
-    if isinstance(root, RemotePath):  # one recursive listing instead of one per run
-        root.fs.invalidate_cache(root.key)
-        base = root.key.strip("/")
-        split = [str(k).strip("/")[len(base) :].strip("/").split("/") for k in root.fs.find(base)]
-        runs = {p[0] for p in split if len(p) == 2 and p[1] == MANIFEST_NAME}
-        found: list[RunPath] = []
-        for parts in sorted(split):
-            if (
-                len(parts) == 3
-                and parts[0] in runs
-                and not parts[0].startswith(".")
-                and parts[1] == GRADES_DIR
-                and parts[2].endswith(".parquet")
-                and not parts[2].startswith(".")
-            ):
-                found.append(root / parts[0] / GRADES_DIR / parts[2])
-        return found
-    local: list[RunPath] = []
-    for folder, _ in stored_manifests(root):
-        local.extend(sorted((folder / GRADES_DIR).glob("*.parquet"), key=str))
-    return local
+    split = root.files_below(3)  # one recursive listing instead of one per run
+    runs = {p[0] for p in split if len(p) == 2 and p[1] == MANIFEST_NAME}
+    found: list[RunPath] = []
+    for parts in sorted(split):
+        if (
+            len(parts) == 3
+            and parts[0] in runs
+            and not parts[0].startswith(".")
+            and parts[1] == GRADES_DIR
+            and parts[2].endswith(".parquet")
+            and not parts[2].startswith(".")
+        ):
+            found.append(root / parts[0] / GRADES_DIR / parts[2])
+    return found
 
 
 def store_table(

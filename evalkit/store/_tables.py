@@ -17,18 +17,17 @@ timestamp[us, UTC]     ``datetime64[us, UTC]``
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeAlias
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .._util import atomic_write
 from ._errors import CorruptRunError, storage_errors
-from ._remote import RemotePath
+from ._location import StoreLocation, as_location
 
 __all__ = [
     "CONVERSATIONS_SCHEMA",
@@ -41,6 +40,9 @@ __all__ = [
     "to_frame",
     "write_parquet_atomic",
 ]
+
+#: A file of a store: a path, a URL, or a place already opened.
+Place: TypeAlias = "str | os.PathLike[str] | StoreLocation"
 
 _STR = pa.large_string()
 _TS = pa.timestamp("us", tz="UTC")
@@ -132,7 +134,7 @@ def _types_mapper(type_: pa.DataType) -> Any:
     return STRING_DTYPE if type_ in _STRING_TYPES else None
 
 
-def conform(table: pa.Table, schema: pa.Schema, source: Path | RemotePath | str) -> pa.Table:
+def conform(table: pa.Table, schema: pa.Schema, source: StoreLocation | str) -> pa.Table:
     """``table`` with ``schema``'s columns first, in order and type; extra columns kept after.
 
     A missing nullable column (a run stored by an older evalkit) becomes all-null; a missing
@@ -182,7 +184,7 @@ def empty_frame(schema: pa.Schema) -> pd.DataFrame:
 
 
 def write_parquet_atomic(
-    table: pa.Table, path: Path | RemotePath, metadata: Mapping[str, str] | None = None
+    table: pa.Table, path: Place, metadata: Mapping[str, str] | None = None
 ) -> None:
     """Write ``table`` to ``path`` via a temp file and a rename (at a URL: one PUT, which is
     atomic for readers too); ``metadata`` goes in the schema."""
@@ -190,23 +192,15 @@ def write_parquet_atomic(
         merged = dict(table.schema.metadata or {})
         merged.update({k.encode(): v.encode() for k, v in metadata.items()})
         table = table.replace_schema_metadata(merged)
-    if isinstance(path, RemotePath):
-        sink = pa.BufferOutputStream()
-        pq.write_table(table, sink, compression="snappy")
-        with storage_errors(path, "write"):
-            path.write_bytes(sink.getvalue().to_pybytes())
-        return
+    path = as_location(path)
     with storage_errors(path, "write"):  # pyarrow's errors are OSError too
-        atomic_write(path, lambda tmp: pq.write_table(table, tmp, compression="snappy"))
+        path.replace_with(lambda sink: pq.write_table(table, sink, compression="snappy"))
 
 
-def table_metadata(path: Path | RemotePath) -> dict[str, str]:
+def table_metadata(path: Place) -> dict[str, str]:
     """The string metadata :func:`write_parquet_atomic` stored (reads only the footer)."""
-    if isinstance(path, RemotePath):
-        with path.fs.open(path.key, "rb") as handle:
-            raw = pq.read_schema(handle).metadata or {}
-    else:
-        raw = pq.read_schema(path).metadata or {}
+    with as_location(path).open_input() as handle:
+        raw = pq.read_schema(handle).metadata or {}
     return {
         k.decode(): v.decode("utf-8", "replace")
         for k, v in raw.items()
@@ -214,13 +208,11 @@ def table_metadata(path: Path | RemotePath) -> dict[str, str]:
     }
 
 
-def read_parquet_table(path: Path | RemotePath, schema: pa.Schema) -> pa.Table:
+def read_parquet_table(path: Place, schema: pa.Schema) -> pa.Table:
     """Read a parquet table and conform it to ``schema``; errors name the file."""
+    path = as_location(path)
     try:
-        if isinstance(path, RemotePath):  # one GET, then Arrow reads from memory
-            table = pq.read_table(pa.BufferReader(path.read_bytes()))
-        else:
-            table = pq.read_table(path)
+        table = pq.read_table(path.arrow_source())
     except FileNotFoundError:
         raise
     except (OSError, pa.ArrowException) as exc:

@@ -1,8 +1,8 @@
 """Where a store lives: a local folder, or an fsspec URL (``s3://bucket/prefix``, ``memory://``).
 
-:func:`open_store` turns what a user passed as ``store=`` into a :class:`~pathlib.Path` or a
-:class:`RemotePath`. Anything shaped ``scheme://`` is a URL, never a local folder named after
-it; ``file://`` is a local folder. A scheme whose fsspec backend is not installed is an
+:func:`open_store` turns what a user passed as ``store=`` into a :class:`StoreLocation` (the
+storage protocol): a :class:`LocalPath` or a :class:`RemotePath`. Anything shaped
+``scheme://`` is a URL, never a local folder named after it; ``file://`` is a local folder. A scheme whose fsspec backend is not installed is an
 :class:`UnsupportedStoreError` naming the scheme and the extra that brings it. Credentials and
 endpoints come from the usual environment (``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``, ...) or
 ``storage_options``; nothing of them is written into the store.
@@ -18,6 +18,8 @@ from typing import Any, Final, TypeAlias
 from urllib.parse import unquote, urlsplit
 
 from ._errors import StoreError
+from ._local import LocalPath
+from ._location import StoreLocation
 from ._remote import RemotePath
 
 __all__ = [
@@ -30,8 +32,10 @@ __all__ = [
     "store_url",
 ]
 
-RunPath: TypeAlias = Path | RemotePath
-StoreLike: TypeAlias = str | os.PathLike[str] | RemotePath
+#: A file or folder of a store, local or at a URL (the storage protocol).
+RunPath: TypeAlias = StoreLocation
+#: What ``store=`` takes: a folder, an fsspec URL, or a place already opened.
+StoreLike: TypeAlias = str | os.PathLike[str] | StoreLocation
 
 _URL: Final = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*)://(?P<rest>.*)$", re.S)
 
@@ -72,26 +76,26 @@ def is_store_url(store: object) -> bool:
 
 def store_url(store: StoreLike) -> str:
     """How to show a store: its URL, or its local path."""
-    return str(store) if isinstance(store, RemotePath) else os.fspath(store)
+    return os.fspath(store) if isinstance(store, str | os.PathLike) else str(store)
 
 
 def open_store(store: StoreLike, storage_options: Mapping[str, Any] | None = None) -> RunPath:
-    """A local :class:`Path` or a :class:`RemotePath` for ``store``.
+    """The :class:`StoreLocation` for ``store``: a :class:`LocalPath` or a :class:`RemotePath`.
 
     ``storage_options`` go to the fsspec filesystem (``{"endpoint_url": ...}``,
     ``{"anon": True}``...); without them the backend reads the usual environment.
     """
-    if isinstance(store, RemotePath):
+    if isinstance(store, LocalPath | RemotePath):
         return store
-    if isinstance(store, Path):
-        return store
+    if not isinstance(store, str | os.PathLike):
+        return store  # another implementation of the protocol
     text = os.fspath(store)
-    match = _URL.match(text)
+    match = _URL.match(text) if not isinstance(store, Path) else None
     if match is None:
-        return Path(text)
+        return LocalPath(text)
     scheme = match["scheme"].lower()
     if scheme == "file":
-        return Path(unquote(urlsplit(text).path) or "/")
+        return LocalPath(unquote(urlsplit(text).path) or "/")
     return _remote(text, scheme, dict(storage_options or {}))
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ._tables import STRING_DTYPE
 

@@ -25,13 +25,12 @@ import logging
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Final
 
 import pyarrow as pa
 
 from .. import _version
-from .._util import fsync_dir, now_iso, remove_stale_temps
+from .._util import now_iso
 from ._errors import (
     CorruptRunError,
     IdentityMismatchError,
@@ -40,7 +39,6 @@ from ._errors import (
     storage_errors,
 )
 from ._journal import (
-    JOURNAL_NAME,
     JournalWriter,
     encode_line,
     records_from_table,
@@ -54,7 +52,6 @@ from ._layout import (
     count_statuses,
     requested_identity,
 )
-from ._leases import WriterLease
 from ._manifest import (
     MANIFEST_NAME,
     create_manifest,
@@ -62,15 +59,13 @@ from ._manifest import (
     scrub_secrets,
     write_manifest,
 )
-from ._object_journal import ObjectJournalWriter, read_object_journal
+from ._object_journal import ObjectJournalWriter
 from ._reader import Run, load_run
 from ._records import (
     ConversationRecord,
     TurnInput,
     check_turns,
 )
-from ._remote import RemotePath
-from ._runio import load_journal, open_journal
 from ._tables import (
     write_parquet_atomic,
 )
@@ -129,32 +124,36 @@ class RunWriter:
 
         Refuses a folder that already holds a run: :class:`IdentityMismatchError` if it was made
         from another definition, :class:`RunExistsError` otherwise (use :meth:`resume`).
-        ``fsync=False`` skips the per-conversation fsync (benchmarks, throwaway runs). At a URL
-        the manifest is created conditionally, so of two writers creating one run id exactly
-        one wins (see :mod:`evalkit.store._leases`).
+        ``fsync=False`` skips the per-conversation fsync (benchmarks, throwaway runs). The
+        manifest is created conditionally, so of two writers creating one run id exactly one
+        wins; the winner then opens the journal (a locked file, or at a URL a claimed writer
+        epoch, see :mod:`evalkit.store._leases`).
         """
-        root = open_store(store)
-        path = root / check_run_id(run_id)
+        path = open_store(store) / check_run_id(run_id)
         identity = requested_identity(manifest, run_id)
         cls._refuse_existing(path, identity)
-        if isinstance(path, RemotePath):
-            return cls._create_remote(path, run_id, identity, manifest)
+        if path.journal_bytes():
+            raise CorruptRunError(
+                f"{path} has a journal but no {MANIFEST_NAME}; restore the manifest or "
+                "delete the folder",
+                path,
+            )
         with storage_errors(path, "create the run folder"):
-            path.mkdir(parents=True, exist_ok=True)
-        journal = JournalWriter(path / JOURNAL_NAME, fsync=fsync)
+            path.make_folder()
+        stored = cls._new_manifest(run_id, identity, manifest)
         try:
-            cls._refuse_existing(path, identity)  # another process may have won the race
-            if journal.size:
+            create_manifest(path / MANIFEST_NAME, stored)
+        except FileExistsError:  # another writer created it since we looked
+            cls._refuse_existing(path, identity)
+            raise
+        journal = path.open_journal(fsync=fsync)
+        try:
+            if journal.size:  # lines stored between our look and our manifest
                 raise CorruptRunError(
-                    f"{path} has a journal but no {MANIFEST_NAME}; restore the manifest or "
-                    "delete the folder",
+                    f"{path} has journal lines from before its {MANIFEST_NAME}; delete them",
                     path,
                 )
-            remove_stale_temps(path)
-            stored = cls._new_manifest(run_id, identity, manifest)
-            write_manifest(path / MANIFEST_NAME, stored)
-            with storage_errors(path.parent, "sync the folder"):
-                fsync_dir(path.parent)
+            path.tidy()
         except BaseException:
             journal.close()
             raise
@@ -172,26 +171,6 @@ class RunWriter:
             **scrub_secrets(dict(manifest)),
             "finalized_at": None,
         }
-
-    @classmethod
-    def _create_remote(
-        cls, path: RemotePath, run_id: str, identity: str, manifest: Mapping[str, Any]
-    ) -> RunWriter:
-        stored = cls._new_manifest(run_id, identity, manifest)
-        try:
-            create_manifest(path / MANIFEST_NAME, stored)
-        except FileExistsError:  # another writer created it since we looked
-            cls._refuse_existing(path, identity)
-            raise
-        journal = ObjectJournalWriter(path, WriterLease.claim(path))
-        if journal.size:
-            journal.close()
-            raise CorruptRunError(
-                f"{path} has journal objects from before its {MANIFEST_NAME}; delete them",
-                path,
-            )
-        logger.info("run %s: created at %s", run_id, path)
-        return cls(path, stored, journal)
 
     @staticmethod
     def _refuse_existing(path: RunPath, identity: str) -> None:
@@ -245,12 +224,11 @@ class RunWriter:
     def _attach(
         cls, path: RunPath, update: Mapping[str, Any] | None, *, fsync: bool = True
     ) -> RunWriter:
-        journal = open_journal(path, fsync=fsync)
+        journal = path.open_journal(fsync=fsync)
         try:
             stored = read_manifest(path / MANIFEST_NAME)
-            recorded = load_journal(path, with_turns=False).conversations
-            if isinstance(path, Path):
-                remove_stale_temps(path)
+            recorded = path.read_journal(with_turns=False).conversations
+            path.tidy()
             if update is not None:
                 stored.update(update)
                 write_manifest(path / MANIFEST_NAME, stored)
@@ -363,13 +341,7 @@ class RunWriter:
 
     def _finalize(self, extra_manifest: Mapping[str, Any] | None) -> Run:
         self._journal.sync()
-        if isinstance(self._journal, ObjectJournalWriter):
-            self._journal.lease.check(now=True)  # never finalize over a newer writer
-            assert isinstance(self.path, RemotePath)
-            known = self._journal.stored_objects()  # not fetched back: objects never change
-            contents = read_object_journal(self.path, known=known)
-        else:
-            contents = load_journal(self.path)
+        contents = self._journal.read_back()
         stamp = {STAMP_KEY: str(contents.journal_bytes), "evalkit.run_id": self.run_id}
         write_parquet_atomic(contents.turns, self.path / TURNS_FILE, stamp)
         write_parquet_atomic(contents.conversations, self.path / CONVERSATIONS_FILE, stamp)

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..compare import Verdict
 from ..compare._decision import Scenarios, decide_grid, errors_differ
+from ..compare._options import check_levels
 from ..compare._sides import REQUIRED_COLUMNS, Side, unique_values
 from ..grading import GradesLike, as_grades_frame
 from ..stats import CellMoments, grid_mean, paired_grid
@@ -150,8 +151,7 @@ def decide_arms(
     """The leaderboard, the selection and a summary from grades (see :func:`compare_variants`)."""
     if not arms:
         raise ValueError("variants: give at least one arm to compare with the control")
-    if min_effect < 0:
-        raise ValueError("min_effect must be >= 0")
+    check_levels(confidence, min_effect, "compare_variants")
     info = info or ArmsInfo()
     control_name = control[0]
     names = list(arms)
@@ -281,4 +281,4 @@ def compare_variants(
         min_effect=min_effect,
         seed=seed,
     )
-    return TuneResult(leaderboard=board, summary=summary)
+    return TuneResult(leaderboard=board, details=summary)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any, Final
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import redact_text
 from ..diagnose import failure_clusters

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import now, run_sync
 from ..api import AsyncClient, Client

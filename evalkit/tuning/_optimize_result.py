@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util._result import Result
 from ..targets import Variant, merge_patch, redact_config
@@ -206,7 +206,7 @@ class OptimizeResult(Result):
         summary["winner"] = None if self.winner is None else self.winner.name
         return TuneResult(
             leaderboard=self.leaderboard,
-            summary=summary,
+            details=summary,
             variants=dict(self.variants),
             control_config=self.control_config,
             assistant_id=self.assistant_id,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ..compare._options import check_levels
 from ..runner import RunOptions
 from ..targets import Variant
 
@@ -45,10 +46,7 @@ class TuneOptions:
             )
         if not 0.0 <= self.holdout < 1.0:
             raise ValueError(f"TuneOptions.holdout must be in [0, 1), got {self.holdout!r}")
-        if not 0.5 < self.confidence < 1.0:
-            raise ValueError(f"TuneOptions.confidence must be in (0.5, 1), got {self.confidence!r}")
-        if self.min_effect < 0:
-            raise ValueError(f"TuneOptions.min_effect must be >= 0, got {self.min_effect!r}")
+        check_levels(self.confidence, self.min_effect, "TuneOptions")
         if not 0.0 < self.drop_alpha < 1.0:
             raise ValueError(f"TuneOptions.drop_alpha must be in (0, 1), got {self.drop_alpha!r}")
         if not (isinstance(self.control, Variant) or self.control in ("draft", "prod")):

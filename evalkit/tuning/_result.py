@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
+from .._util._result import Result
+from .._util._summary import SummaryFrame
 from ..targets import Variant, merge_patch, redact_config
 from ._diff import config_diff
 
@@ -51,23 +52,27 @@ def _interval(row: Mapping[Any, Any], key: str) -> str:
     return f"{est:{sign}.1f} [{low:{sign}.1f}, {high:{sign}.1f}]"
 
 
-@dataclass(frozen=True)
-class TuneResult:
+@dataclass(frozen=True, repr=False)
+class TuneResult(Result):
     """A sweep's outcome (DESIGN.md "Statistics": compare_variants / tune).
 
-    ``leaderboard``: one row per arm, the control first, the arms by difference: ``variant``,
-    ``role``, ``conversations``, ``score`` with ``score_low``/``score_high``, ``difference``
-    against the control with its interval adjusted for the number of arms, ``verdict``,
-    ``dropped_at`` (the wave after which adaptive allocation stopped the arm), ``selected``
-    (best on the selection cells), ``confirmed`` (its win held on the held-out cells),
-    ``p_adjusted`` (Holm over the arms, all cells, one-sided), the held-out difference with its
-    interval, a ``note`` ("best by chance is likely", ...) and ``pass_rate:<rule>`` columns.
-    ``summary``: the method, levels, selection and combination p-values. ``waves``: per wave
-    and arm, conversations and whether the arm went on (sweeps run by :func:`evalkit.tune`).
+    ``leaderboard`` (also ``summary``): one row per arm, the control first, the arms by
+    difference: ``variant``, ``role``, ``conversations``, ``score`` with
+    ``score_low``/``score_high``, ``difference`` against the control with its interval
+    adjusted for the number of arms, ``verdict``, ``dropped_at`` (the wave after which adaptive
+    allocation stopped the arm), ``selected`` (best on the selection cells), ``confirmed`` (its
+    win held on the held-out cells), ``p_adjusted`` (Holm over the arms, all cells, one-sided),
+    the held-out difference with its interval, a ``note`` ("best by chance is likely", ...) and
+    ``pass_rate:<rule>`` columns. ``details``: the method, levels, selection and combination
+    p-values (read the common ones as attributes: ``winner``, ``selected``, ``control``,
+    ``method``, ``n``). ``waves``: per wave and arm, conversations and whether the arm went on
+    (sweeps run by :func:`evalkit.tune`).
     """
 
+    template = "tune.html"
+
     leaderboard: pd.DataFrame
-    summary: Mapping[str, Any]
+    details: Mapping[str, Any]
     waves: pd.DataFrame = field(default_factory=pd.DataFrame)
     variants: Mapping[str, Variant] = field(default_factory=dict)
     control_config: Mapping[str, Any] | None = field(default=None, repr=False)
@@ -76,16 +81,61 @@ class TuneResult:
     warnings: tuple[str, ...] = ()
 
     @property
+    def summary(self) -> pd.DataFrame:
+        """The leaderboard (one row per arm, the control first)."""
+        return SummaryFrame.bridge(self.leaderboard, "TuneResult.summary", mapping=self.details)
+
+    @property
     def winner(self) -> str | None:
         """The name of the confirmed improvement, or None."""
-        value = self.summary.get("winner")
+        value = self.details.get("winner")
         return str(value) if value else None
 
     @property
     def selected(self) -> str | None:
         """The arm chosen on the selection cells (confirmed or not)."""
-        value = self.summary.get("selected")
+        value = self.details.get("selected")
         return str(value) if value else None
+
+    @property
+    def control(self) -> str:
+        return str(self.details.get("control", "control"))
+
+    @property
+    def method(self) -> str:
+        """The selection-aware method, in words."""
+        return str(self.details.get("method", ""))
+
+    @property
+    def n(self) -> int:
+        """Cells in the sweep (each arm ran every cell it was not dropped from)."""
+        return int(self.details.get("cells", 0))
+
+    @property
+    def verdict(self) -> str:
+        """``improved`` with a confirmed winner, else ``no_winner``."""
+        return "improved" if self.winner else "no_winner"
+
+    def _lead_row(self) -> Mapping[str, Any] | None:
+        name = self.winner or self.selected
+        if name is None or self.leaderboard.empty:
+            return None
+        rows = self.leaderboard[self.leaderboard["variant"] == name]
+        return None if rows.empty else {str(k): v for k, v in rows.iloc[0].items()}
+
+    @property
+    def difference(self) -> float:
+        """The winner's (else the selected arm's) difference against the control, in points."""
+        row = self._lead_row()
+        return math.nan if row is None else float(row["difference"])
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """The interval of :attr:`difference` (low, high), adjusted for the number of arms."""
+        row = self._lead_row()
+        if row is None:
+            return math.nan, math.nan
+        return float(row["difference_low"]), float(row["difference_high"])
 
     @property
     def winner_variant(self) -> Variant | None:
@@ -114,7 +164,7 @@ class TuneResult:
 
     def headline(self) -> str:
         """One line: the winner and its difference, or why there is none."""
-        s = self.summary
+        s = self.details
         arms = int(s.get("arms", 0))
         family = f"{arms} arm{'s' if arms != 1 else ''}"
         if self.winner:
@@ -148,41 +198,29 @@ class TuneResult:
                 f"difference {_interval(row, 'difference')}, n = {row['conversations']}"
                 f"{'; ' + row['note'] if row['note'] else ''}"
             )
-        lines += ["", f"method: {self.summary.get('method', '')}"]
+        lines += ["", f"method: {self.method}"]
         lines += [f"warning: {w}" for w in self.warnings]
         return "\n".join(lines)
 
-    def __repr__(self) -> str:
-        return (
-            f"TuneResult(winner={self.winner!r}, selected={self.selected!r}, "
-            f"arms={self.summary.get('arms')}, cells={self.summary.get('cells')})"
-        )
-
-    def _repr_html_(self) -> str:
-        rows = []
-        for row in self.leaderboard.to_dict("records"):
-            style = ' style="font-weight:bold"' if row["confirmed"] else ""
-            cells = [
-                html.escape(str(row["variant"])),
-                str(row["conversations"]),
-                html.escape(_interval(row, "score")),
-                html.escape(_interval(row, "difference")),
-                html.escape(str(row["verdict"])),
-                "" if pd.isna(row["dropped_at"]) else str(row["dropped_at"]),
-                "yes" if row["confirmed"] else "",
-                html.escape(str(row["note"])),
-            ]
-            rows.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-        head = "".join(f"<th>{h}</th>" for h in _SHOWN)
-        warnings = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
-        return (
-            '<div class="evalkit-tune">'
-            f"<p><b>{html.escape(self.headline())}</b></p>"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"<p><small>{html.escape(str(self.summary.get('method', '')))}</small></p>"
-            + (f"<ul>{warnings}</ul>" if warnings else "")
-            + "</div>"
-        )
+    def html_context(self) -> dict[str, Any]:
+        """The leaderboard as shown: intervals in words, the winner's row marked."""
+        rows = [
+            {
+                "confirmed": bool(row["confirmed"]),
+                "cells": [
+                    str(row["variant"]),
+                    str(row["conversations"]),
+                    _interval(row, "score"),
+                    _interval(row, "difference"),
+                    str(row["verdict"]),
+                    "" if pd.isna(row["dropped_at"]) else str(row["dropped_at"]),
+                    "yes" if row["confirmed"] else "",
+                    str(row["note"]),
+                ],
+            }
+            for row in self.leaderboard.to_dict("records")
+        ]
+        return {"columns": _SHOWN, "rows": rows}
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: summary, leaderboard rows, waves, warnings (credentials redacted)."""
@@ -196,7 +234,7 @@ class TuneResult:
         return {
             "winner": self.winner,
             "selected": self.selected,
-            "summary": {k: _json_value(v) for k, v in self.summary.items()},
+            "summary": {k: _json_value(v) for k, v in self.details.items()},
             "leaderboard": board,
             "waves": waves,
             "variants": {k: v.definition() for k, v in self.variants.items()},

@@ -39,9 +39,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import stats
 
 from ..compare._decision import Scenarios
+from ..compare._options import check_confidence
 from ..stats import CellMoments, PairedGrid, VarianceMethod, paired_grid
 
 __all__ = [
@@ -150,8 +151,7 @@ def select_and_confirm(
     ``holdout``: the held-out cells ``(C,)``. ``active`` (bool, ``(..., K)``): arms still in at
     the end (a dropped arm is never selected and enters the closed test with ``p = 1``).
     """
-    if not 0.5 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
+    check_confidence(confidence, "select_and_confirm")
     alpha = (1.0 - confidence) / 2.0
     hold = np.asarray(holdout, dtype=bool)
     p1, grid1 = _p_values(data, ~hold)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._exceptions import EvalkitError
 from .._util import now, run_sync
@@ -339,7 +339,7 @@ async def _sweep(
     }
     return TuneResult(
         leaderboard=board,
-        summary=summary,
+        details=summary,
         waves=pd.DataFrame(sweep.waves),
         variants={s.variant.name: s.variant for s in specs},
         control_config=config,

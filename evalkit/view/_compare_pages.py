@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from markupsafe import Markup
 
 from ..compare import Comparison, compare_grades, history

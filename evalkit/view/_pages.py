@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 

@@ -7,22 +7,19 @@ import logging
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import content_hash
 from ..store import (
-    RemotePath,
     Run,
     RunNotFoundError,
+    StoreLocation,
     catalog,
     open_store,
     read_stored_manifest,
 )
-
-RunPath = Path | RemotePath
 
 __all__ = ["RunData", "Site"]
 
@@ -87,7 +84,7 @@ class Site:
     """A store, read for the viewer; thread-safe (uvicorn serves from a thread pool)."""
 
     def __init__(self, store: Any, storage_options: Mapping[str, Any] | None = None) -> None:
-        self.root: RunPath = open_store(store, storage_options)
+        self.root: StoreLocation = open_store(store, storage_options)
         self._lock = threading.Lock()
         self._runs: dict[str, RunData] = {}
 
@@ -99,7 +96,7 @@ class Site:
         """One row per run (see :func:`evalkit.store.catalog`)."""
         return catalog(self.root)
 
-    def folder(self, run_id: str) -> RunPath:
+    def folder(self, run_id: str) -> StoreLocation:
         if not run_id or run_id.startswith(".") or any(c in run_id for c in "/\\"):
             raise RunNotFoundError(f"no run {run_id!r} in {self.root}", None)
         return self.root / run_id
@@ -110,7 +107,7 @@ class Site:
         manifest = read_stored_manifest(folder)
         if manifest is None:
             raise RunNotFoundError(f"no run {run_id!r} in {self.root}", folder)
-        stamp = content_hash({"manifest": manifest, "journal": _journal_size(folder)})
+        stamp = content_hash({"manifest": manifest, "journal": folder.journal_bytes()})
         with self._lock:
             cached = self._runs.get(run_id)
         if cached is not None and cached.stamp == stamp and not cached.running:
@@ -123,11 +120,3 @@ class Site:
     def forget(self, run_id: str) -> None:
         with self._lock:
             self._runs.pop(run_id, None)
-
-
-def _journal_size(folder: RunPath) -> int:
-    """A cheap sign that a run's journal grew: its size (local) or its objects' sizes (URL)."""
-    if isinstance(folder, RemotePath):
-        return sum((folder / "journal").sizes().values())
-    journal = folder / "journal.jsonl"
-    return journal.stat().st_size if journal.exists() else 0

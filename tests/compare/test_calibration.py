@@ -16,15 +16,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit.compare import (
-    Design,
-    GradeGenerator,
-    SyntheticTruth,
-    Verdict,
-    calibrate,
-    compare_grades,
-)
-from evalkit.compare._calibration import CALIBRATION_DESIGNS, trial_decisions
+from evalkit._simulate import Design, GradeGenerator, SyntheticTruth, calibrate
+from evalkit._simulate._calibration import CALIBRATION_DESIGNS, trial_decisions
+from evalkit.compare import CompareOptions, Verdict, compare_grades
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
 from evalkit.stats import CellMoments
 
@@ -145,7 +139,7 @@ def test_self_comparison_is_never_a_change(seed: int) -> None:
         SyntheticTruth.demo(seed=seed).simulate(1, 3, seed)[0]
     )
     for min_effect in (0.0, 5.0):
-        result = compare_grades(grades, grades, min_effect=min_effect)
+        result = compare_grades(grades, grades, options=CompareOptions(min_effect=min_effect))
         assert result.verdict not in (Verdict.IMPROVED, Verdict.REGRESSED)
         assert result.summary.iloc[0]["difference"] == 0.0
         assert (

@@ -8,14 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.compare import (
-    CompareOptions,
-    SyntheticTruth,
-    Verdict,
-    compare_grades,
-    decide,
-    synthetic_grades,
-)
+from evalkit._simulate import SyntheticTruth, synthetic_grades
+from evalkit.compare import CompareOptions, Verdict, compare_grades, decide
 
 
 def _rows(spec: list[tuple[str, str, str, float, str]]) -> pd.DataFrame:

@@ -9,14 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit.compare import (
-    Design,
-    GradeGenerator,
-    SyntheticTruth,
-    Verdict,
-    compare_grades,
-    synthetic_grades,
-)
+from evalkit._simulate import Design, GradeGenerator, SyntheticTruth, synthetic_grades
+from evalkit.compare import Verdict, compare_grades
 
 
 def _rows(spec: list[tuple[str, str, str, float, str]]) -> pd.DataFrame:

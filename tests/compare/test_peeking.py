@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from evalkit.api import Client
-from evalkit.compare import CompareOptions, compare_runs
-from evalkit.compare._peeking import PEEKING_DIR
+from evalkit.compare import CompareOptions
 from evalkit.data import bundled_path
 from evalkit.demo import CONTACTS, CONTEXT, PROD_INSTRUCTIONS
 from evalkit.emulator import serve
+from evalkit.flows import compare_runs
+from evalkit.flows._peeking import PEEKING_DIR
 from evalkit.grading import Scorecard
 from evalkit.grid import Grid, load_personas
 from evalkit.runner import run_grid

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalkit.compare import SyntheticTruth, Verdict, plan_repeats, synthetic_grades
+from evalkit._simulate import SyntheticTruth, synthetic_grades
+from evalkit.compare import Verdict, plan_repeats
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
 from evalkit.stats import CellMoments
 

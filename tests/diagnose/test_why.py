@@ -11,6 +11,8 @@ from evalkit.diagnose import WhyItFailed, cluster_members, why_it_failed
 from evalkit.flows import DraftVsProd
 from evalkit.report import RunBrowser
 
+from ..result_face import assert_result_face
+
 
 @pytest.fixture(scope="module")
 def outcome(tmp_path_factory: pytest.TempPathFactory) -> DraftVsProd:
@@ -42,7 +44,8 @@ def test_the_regressed_rules_come_first_with_their_clusters(why: WhyItFailed) ->
         assert (mine["example ids"].str.split(", ").str.len() == 2).all()
     roman = table[(table["rule"] == "urdu-script") & (table["failing in draft"] > 0)].iloc[0]
     assert roman["script"] == "Latin script"  # the draft answers in Roman Urdu
-    sentences = why.sentences()
+    assert_result_face(why)
+    sentences = why.findings
     assert sentences[0].startswith("urdu-script: ")
     assert "Latin script" in sentences[0]
 
@@ -54,7 +57,7 @@ def test_lint_changes_and_no_flags(why: WhyItFailed) -> None:
     ]
     assert why.flags.empty
     assert why.without_flagged is None
-    assert "No simulation flag" in " ".join(why.sentences())
+    assert "No simulation flag" in " ".join(why.findings)
 
 
 @pytest.mark.slow

@@ -35,7 +35,8 @@ class Line:
 @dataclass
 class FakeBackend:
     """Yields ``turns`` utterances (or forever when ``turns`` is None), every ``pause`` seconds;
-    records seeds and setups, counts utterances produced and whether the run was closed."""
+    records seeds and setups, counts utterances produced and whether the run was closed, and
+    how each conversation ended (``ended``: ``"exhausted"``, or the exception that stopped it)."""
 
     turns: int | None = 4
     pause: float = 0.0
@@ -43,6 +44,7 @@ class FakeBackend:
     setups: list[Any] = field(default_factory=list)
     produced: int = 0
     closed: int = 0
+    ended: list[str] = field(default_factory=list)
 
     async def conversation(self, setup: Any) -> AsyncIterator[Line]:
         self.seeds.append(setup.seed)
@@ -55,6 +57,10 @@ class FakeBackend:
                 self.produced += 1
                 yield Line("agent" if i % 2 == 0 else "caller", f"line {i} seed {setup.seed}")
                 i += 1
+            self.ended.append("exhausted")
+        except BaseException as exc:  # cancelled, or closed by its consumer
+            self.ended.append(type(exc).__name__)
+            raise
         finally:
             self.closed += 1
 

@@ -3,8 +3,6 @@ fallbacks to the stored brief, and per-conversation seeds."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
@@ -157,9 +155,9 @@ def test_client_disconnect_stops_the_conversation() -> None:
         wait_until(lambda: emu.stats()["active"] == 0, 10, what="no active simulation")
         stats = emu.stats()
         wait_until(lambda: backend.closed == 1, 10, what="the backend closed")
-        produced = backend.produced
-        time.sleep(0.1)  # nothing to wait for: a live task would produce within this
-        assert backend.produced == produced  # the conversation task is gone
+        # the endless conversation was stopped from outside, and a finished generator never
+        # yields again: nothing more is produced for the caller who left
+        assert backend.ended in (["CancelledError"], ["GeneratorExit"])
     assert stats["cancelled"] == 1
     assert stats["started"] == 1
     assert stats["completed"] == 0

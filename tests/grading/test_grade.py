@@ -118,7 +118,7 @@ def test_scores_leave_na_and_error_out_and_count_them() -> None:
     assert s.loc["c2", "n_error"] == 1
     assert s.loc["c2", "applicable_points"] == 50
     assert not s.loc["c2", "passed_all"]
-    summary = grades.summary().set_index("rule_id")
+    summary = grades.summary.set_index("rule_id")
     assert summary.loc["confirm", "error"] == 1
     assert summary.loc["thanks", "na"] == 1
     assert summary.loc["first", "pass_rate"] == pytest.approx(2 / 3)

@@ -92,8 +92,8 @@ def test_plan_labels_asks_for_fewer_labels_once_labels_show_a_good_judge() -> No
 def test_grades_summary_with_labels_shows_the_corrected_rate_beside_the_judges() -> None:
     grades = _grades()
     queue = label_queue(grades, n=100, seed=1)
-    summary = Grades.of(grades).summary(labels=labels_for(queue, grades)).set_index("rule_id")
-    truth = Grades.of(true_frame(grades)).summary().set_index("rule_id")["pass_rate"]
+    summary = Grades.of(grades).by_rule(labels=labels_for(queue, grades)).set_index("rule_id")
+    truth = Grades.of(true_frame(grades)).summary.set_index("rule_id")["pass_rate"]
     for rule in ("tone", "resolves"):
         row = summary.loc[rule]
         assert row["correction"] == "ppi++"
@@ -101,7 +101,7 @@ def test_grades_summary_with_labels_shows_the_corrected_rate_beside_the_judges()
         assert row["corrected_low"] <= truth[rule] <= row["corrected_high"]
     assert summary.loc["greets", "correction"] == "none"
     assert "deterministic" in summary.loc["greets", "correction_reason"]
-    few = Grades.of(grades).summary(labels=labels_for(queue.head(6), grades))
+    few = Grades.of(grades).by_rule(labels=labels_for(queue.head(6), grades))
     assert set(few["correction"]) == {"none"}
     assert few["correction_reason"].str.contains("fewer than 10").any()
 

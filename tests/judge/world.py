@@ -39,38 +39,59 @@ def side(
     cell_effects: np.ndarray,
 ) -> pd.DataFrame:
     """One side's grades (rows: conversation x rule) with the ``truth`` column."""
-    rows = []
-    for c in range(world.cells):
-        for k in range(world.repeats):
-            cid = f"{run_id}-c{c}-r{k}"
-            for j, (rule, points) in enumerate((*JUDGED, CHECK)):
-                p = 1 / (1 + np.exp(-(_logit(rates[rule]) + cell_effects[j, c])))
-                truth = rng.random() < p
-                judged = rule != CHECK[0]
-                if judged:
-                    flip = rng.random() < (world.false_fail if truth else world.false_pass)
-                    said = truth != flip
-                else:
-                    said = truth
-                rows.append(
-                    {
-                        "run_id": run_id,
-                        "conversation_id": cid,
-                        "cell_id": f"cell{c}",
-                        "persona_label": f"persona{c % 4}",
-                        "repeat": k,
-                        "rubric_version_id": "rv1",
-                        "rule_id": rule,
-                        "title": rule,
-                        "points": points,
-                        "verdict": "pass" if said else "fail",
-                        "points_awarded": points if said else 0.0,
-                        "grader": "judge:test" if judged else "check:regex",
-                        "truth": "pass" if truth else "fail",
-                        "evidence_turn": 1,
-                    }
-                )
-    return pd.DataFrame(rows)
+    rules = (*JUDGED, CHECK)
+    cells, repeats, k = world.cells, world.repeats, len(rules)
+    logits = np.array([_logit(rates[r]) for r, _ in rules])[:, None] + cell_effects
+    p = 1 / (1 + np.exp(-logits))  # (rules, cells)
+    truth = rng.random((cells, repeats, k)) < p.T[:, None, :]
+    draw = rng.random((cells, repeats, k))
+    flip = np.where(truth, draw < world.false_fail, draw < world.false_pass)
+    judged = np.array([r != CHECK[0] for r, _ in rules])
+    said = np.where(judged, truth != flip, truth)
+    c, r, j = np.meshgrid(np.arange(cells), np.arange(repeats), np.arange(k), indexing="ij")
+    c, r, j = c.ravel(), r.ravel(), j.ravel()
+    names = np.array([name for name, _ in rules])
+    points = np.array([pts for _, pts in rules])[j]
+    said_flat, truth_flat = said.ravel(), truth.ravel()
+    return pd.DataFrame(
+        {
+            "run_id": run_id,
+            "conversation_id": [f"{run_id}-c{a}-r{b}" for a, b in zip(c, r, strict=True)],
+            "cell_id": [f"cell{a}" for a in c],
+            "persona_label": [f"persona{a % 4}" for a in c],
+            "repeat": r,
+            "rubric_version_id": "rv1",
+            "rule_id": names[j],
+            "title": names[j],
+            "points": points,
+            "verdict": np.where(said_flat, "pass", "fail"),
+            "points_awarded": np.where(said_flat, points, 0.0),
+            "grader": np.where(judged[j], "judge:test", "check:regex"),
+            "truth": np.where(truth_flat, "pass", "fail"),
+            "evidence_turn": 1,
+        }
+    )
+
+
+def expected_rates(rates: dict[str, float], cell_effects: np.ndarray) -> dict[str, float]:
+    """Each rule's grid pass rate: the mean over cells of the cell's pass probability."""
+    rules = (*JUDGED, CHECK)
+    logits = np.array([_logit(rates[r]) for r, _ in rules])[:, None] + cell_effects
+    p = (1 / (1 + np.exp(-logits))).mean(axis=1)
+    return {name: float(v) for (name, _), v in zip(rules, p, strict=True)}
+
+
+def expected_score(rates: dict[str, float], cell_effects: np.ndarray) -> float:
+    """The grid score (points): every rule applies, so points-weighted pass rates."""
+    p = expected_rates(rates, cell_effects)
+    return sum(points * p[name] for name, points in (*JUDGED, CHECK))
+
+
+def effects(world: World, seed: int) -> np.ndarray:
+    """Cell effects (rules x cells) on the logit scale, shared by both sides."""
+    return np.random.default_rng([seed, 7]).normal(
+        0.0, world.spread, (len(JUDGED) + 1, world.cells)
+    )
 
 
 def pair(
@@ -78,10 +99,10 @@ def pair(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Baseline and candidate over the same cells (shared cell effects: pairing matters)."""
     rng = np.random.default_rng(seed)
-    effects = rng.normal(0.0, world.spread, size=(len(JUDGED) + 1, world.cells))
+    cell_effects = effects(world, seed)
     return (
-        side(world, baseline, rng, "base", effects),
-        side(world, candidate, rng, "cand", effects),
+        side(world, baseline, rng, "base", cell_effects),
+        side(world, candidate, rng, "cand", cell_effects),
     )
 
 

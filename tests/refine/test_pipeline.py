@@ -21,6 +21,7 @@ from evalkit.flows import (
     run_and_grade,
 )
 
+from ..result_face import assert_result_face
 from .conftest import SCORECARD, Demo, demo_grid
 
 ROOT = Path(evalkit.__file__).parent
@@ -54,6 +55,15 @@ def test_run_grade_compare_and_draft_vs_prod_agree(demo: Demo, client: Client) -
     assert result.candidate.run_id == "draft"
     pd.testing.assert_frame_equal(result.candidate_grades.frame, sides[1].grades.frame)
     pd.testing.assert_frame_equal(result.comparison.summary, comparison.summary)
+    assert_result_face(result)
+    assert isinstance(result, evalkit.DraftVsProd)
+    assert (result.verdict, result.difference, result.n) == (
+        comparison.verdict,
+        comparison.difference,
+        comparison.n,
+    )
+    assert list(result.summary.columns[:2]) == ["baseline_run_id", "candidate_run_id"]
+    assert "evalkit-verdict" in result._repr_html_()
 
 
 def test_compare_graded_on_some_cells_and_recorded_looks(demo: Demo, client: Client) -> None:

@@ -7,6 +7,7 @@ import pytest
 from evalkit import Client
 from evalkit.refine import ROUND_COLUMNS, RefineLoopOptions, refine_loop
 from tests.refine.conftest import FAST_POLL, NASTALIQ_FEEDBACK, SCORECARD, Demo, demo_grid
+from tests.result_face import assert_result_face
 
 
 def _pass_rate(frame, cells, rule: str) -> float:  # type: ignore[no-untyped-def]
@@ -42,6 +43,10 @@ def test_nastaliq_feedback_improves_the_held_out_cells(client: Client, demo: Dem
     assert list(rounds["conversations_spent"]) == [2 * n, 3 * n]
     assert len(held) == round(0.3 * grid.n_cells)
     assert result.training_cells.isdisjoint(held)
+    assert_result_face(result)
+    assert result.summary is rounds
+    assert (result.n, result.verdict) == (3 * n, rounds["vs_prod"].iloc[-1])
+    assert result.to_dict()["build_ids"] == [r.build_id for r in result.refinements]
 
 
 @pytest.mark.slow

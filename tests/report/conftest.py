@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evalkit.compare import Comparison, SyntheticTruth, compare_grades, synthetic_grades
+from evalkit._simulate import SyntheticTruth, synthetic_grades
+from evalkit.compare import Comparison, compare_grades
 from evalkit.report import ArabicFont, _fonts
 from evalkit.store import Run
 

@@ -13,7 +13,8 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from evalkit.compare import Comparison, SyntheticTruth, compare_grades, synthetic_grades
+from evalkit._simulate import SyntheticTruth, synthetic_grades
+from evalkit.compare import Comparison, compare_grades
 from evalkit.report import ArabicFont, _fonts, plots
 from evalkit.store import Run
 

@@ -34,7 +34,8 @@ SCRIPT = textwrap.dedent(
     from evalkit.report import _fonts, plots, report_page
     from evalkit.view import ViewerOptions, ViewerServer
     from tests.report.test_plots import TITLES, assert_drawn_in_urdu_font
-    from evalkit.compare import SyntheticTruth, compare_grades, synthetic_grades
+    from evalkit._simulate import SyntheticTruth, synthetic_grades
+    from evalkit.compare import compare_grades
 
     font = _fonts.find_arabic_font()
     assert font is not None and font.path == nastaliq_font_path(), font

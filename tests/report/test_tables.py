@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from evalkit.compare import Comparison, SyntheticTruth, compare_grades, synthetic_grades
+from evalkit._simulate import SyntheticTruth, synthetic_grades
+from evalkit.compare import Comparison, compare_grades
 from evalkit.report import rule_table
 from evalkit.report._tables import NOT_COMPARED, unscored_reason
 

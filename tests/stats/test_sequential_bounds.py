@@ -77,14 +77,16 @@ def test_futility_is_non_binding_and_spends_at_most_beta() -> None:
         eff_now = ~stopped & (np.abs(z[:, k]) >= c[k])
         futile |= fut_now
         stopped |= fut_now | eff_now
-    assert futile.mean() == pytest.approx(p.futility.sum(), abs=0.01)
+    # the simulated rate within 4 binomial standard errors of the computed probability
+    se = np.sqrt(p.futility.sum() * (1 - p.futility.sum()) / len(z))
+    assert futile.mean() == pytest.approx(p.futility.sum(), abs=4 * se)
 
 
 def test_confidence_sequence_holds_at_every_look() -> None:
     t = np.arange(1, 101) / 100
     c = confidence_sequence_bounds(t, 0.05)
     z = _brownian(20_000, t, 0.0, seed=5)
-    assert (np.abs(z) >= c).any(axis=1).mean() < 0.05
+    assert (np.abs(z) >= c).any(axis=1).mean() <= _upper_binomial(20_000, 0.05)
     assert np.all(c > stats.norm.isf(0.025))  # wider than a fixed look
 
 

@@ -1,10 +1,10 @@
 """Stores in S3 against a real S3 protocol server (moto on loopback, through s3fs): a run
-killed at a random moment resumes from the URL in a fresh process with exactly the grid; two
-shards written to one prefix merge exactly; catalog, SQL and history agree with a local store."""
+killed just before or just after a journal commit resumes from the URL in a fresh process with
+exactly the grid; two shards written to one prefix merge exactly; catalog, SQL and history
+agree with a local store."""
 
 from __future__ import annotations
 
-import random
 import signal
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from evalkit.emulator import EmulatorServer
 from evalkit.store import catalog, list_runs, load_run, load_runs, sql
 
 from ..runner_fixtures import emulator_fixture
-from ..runner_support import build_assistant, load_grid, reap, start_child, wait_for_child
+from ..runner_support import build_assistant, load_grid, reap, start_child
 from .nights import run_nights
 
 emu = emulator_fixture(time_scale=0.01, seed=11, turn_delay=2.0)
@@ -34,8 +34,9 @@ def _objects(url: str, run_id: str) -> int:
 
 
 @pytest.mark.slow
-def test_a_run_killed_at_a_random_moment_resumes_from_the_url_with_exactly_the_grid(
-    emu: EmulatorServer, bucket: str
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_a_run_killed_around_a_commit_resumes_from_the_url_with_exactly_the_grid(
+    emu: EmulatorServer, bucket: str, when: str
 ) -> None:
     assistant = build_assistant(emu)
     spec = {
@@ -44,22 +45,23 @@ def test_a_run_killed_at_a_random_moment_resumes_from_the_url_with_exactly_the_g
         "assistant_id": assistant,
         "personas": 4,
         "repeats": 2,
-        "concurrency": 2,  # the run lasts well past the kill's latest moment on a busy machine
+        # two workers: each commit holds at most two conversations, so the kill at the second
+        # commit always leaves part of the grid to run, whatever the machine's speed
+        "concurrency": 2,
+        "kill_at": [2, when],  # SIGKILL just before / just after the 2nd journal object
     }
     child = start_child(emu, spec)
     try:
-        wait_for_child(child, lambda: _objects(bucket, "nightly") >= 1, "a first journal object")
-        import time
-
-        time.sleep(random.uniform(0.0, 0.6))
-        child.send_signal(signal.SIGKILL)
-        child.wait(10)
+        _out, err = child.communicate(timeout=240)
     finally:
         reap(child)
+    assert child.returncode == -signal.SIGKILL, err
+    assert _objects(bucket, "nightly") == (1 if when == "before" else 2)
     before = load_run("nightly", bucket)
     kept = before.conversations.set_index("conversation_id")["transcript_hash"]
     grid = {slot.conversation_id for slot in load_grid(4, 2).conversations()}
-    assert 0 < len(kept) < len(grid)
+    assert 0 < len(kept) <= (2 if when == "before" else 4) < len(grid)
+    del spec["kill_at"]
 
     again = start_child(emu, spec)  # a fresh process, as on another machine
     _out, err = again.communicate(timeout=240)

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 import evalkit
+from evalkit._simulate import SyntheticTruth, synthetic_grades
 from evalkit.cli import app
-from evalkit.compare import SyntheticTruth, synthetic_grades
 from evalkit.store import (
     GRADES_SCHEMA,
     RunLockedError,

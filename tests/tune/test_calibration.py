@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from evalkit._simulate._arms import arm_frame, arms_data, draw_arms
+from evalkit._simulate._tune_calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
 from evalkit.tuning import compare_variants
-from evalkit.tuning._calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
 from evalkit.tuning._selection import closed_bonferroni, combine, select_and_confirm
 from evalkit.tuning._split import holdout_mask
-from evalkit.tuning._synthetic import arm_frame, arms_data, draw_arms
 
 TRIALS = 2000
 
@@ -111,4 +111,4 @@ def test_the_array_path_is_the_frame_path() -> None:
         )
         assert result.selected == f"arm{sel.selected[trial]}"
         assert (result.winner is not None) == bool(sel.confirmed[trial])
-        assert result.summary["combined_p"] == pytest.approx(float(sel.combined_p[trial]))
+        assert result.details["combined_p"] == pytest.approx(float(sel.combined_p[trial]))

@@ -10,8 +10,8 @@ import logging
 
 from scipy import stats
 
-from evalkit.compare import Design
-from evalkit.tuning._optimize_sim import simulate_search
+from evalkit._simulate import Design
+from evalkit._simulate._optimize import simulate_search
 
 logger = logging.getLogger(__name__)
 

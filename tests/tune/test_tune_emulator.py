@@ -57,7 +57,8 @@ def sweep(svc: DemoService, **options: object) -> TuneResult:
 def test_the_bundled_variants_say_what_they_do() -> None:
     specs = {s.variant.name: s for s in load_variants(VARIANTS)}
     assert list(specs) == ["confirm-slot", "terse-no-greeting", "warm-tone", "low-reasoning"]
-    assert specs["confirm-slot"].note.startswith("Helps.")
+    assert specs["confirm-slot"].note.startswith("Helps, and is slower.")
+    assert specs["low-reasoning"].note.startswith("Does nothing to the score, and is faster.")
     assert specs["terse-no-greeting"].note.startswith("Hurts.")
     assert specs["warm-tone"].note.startswith("Does nothing")
 
@@ -69,7 +70,7 @@ def test_the_sweep_finds_confirms_and_drops(service: DemoService) -> None:
     assert bool(board.loc["confirm-slot", "confirmed"])
     assert board.loc["confirm-slot", "verdict"] == "improved"
     assert board.loc["confirm-slot", "holdout_difference"] > 0
-    assert result.summary["holdout_cells"] == 5
+    assert result.details["holdout_cells"] == 5
     # the harmful arm is dropped early and spends fewer conversations
     assert not pd.isna(board.loc["terse-no-greeting", "dropped_at"])
     assert board.loc["terse-no-greeting", "dropped_at"] < 4

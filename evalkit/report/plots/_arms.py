@@ -8,7 +8,7 @@ cells alone (what confirmed the winner). Dropped arms say after which wave.
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
@@ -34,7 +34,7 @@ def arm_forest(result: TuneResult) -> Figure:
     """Each arm's difference against the control (points) with its adjusted interval."""
     board = result.leaderboard
     arms = board[board["role"] == "arm"].reset_index(drop=True)
-    s = result.summary
+    s = result.details
     min_effect = float(s.get("min_effect", 5.0))
     fig, (ax,) = new_figure(max(2.8, 0.62 * len(arms) + 1.8))
     y = np.arange(len(arms))[::-1]

@@ -8,7 +8,7 @@ font, shaped and right to left. A rule that could not be compared says why on it
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -66,11 +66,6 @@ def _mark_not_compared(ax: Axes, y: float, reason: str) -> None:
         color="#57606a",
         bbox={"facecolor": "white", "edgecolor": "#d0d7de", "boxstyle": "round,pad=0.3"},
     )
-
-
-def _applicable(rules: pd.DataFrame, side: str) -> str:
-    column = f"applicable_{side}"
-    return str(int(rules[column].sum())) if column in rules.columns else "?"
 
 
 def _caption(comparison: Comparison) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from matplotlib.figure import Figure
 
 from ._common import DIRECTION_COLORS, add_caption, color_for, new_figure

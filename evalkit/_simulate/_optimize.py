@@ -1,8 +1,8 @@
 """Simulated searches for calibration: rounds of candidates raced against one draft with
 tuning's adaptive arms, then the final decision over every candidate (the very arrays
-:func:`~._compare.decide_arms` reads), for many trials at once.
+:func:`evalkit.tuning._compare.decide_arms` reads), for many trials at once.
 
-Each round's candidates are arms of one generated sweep (:func:`~._synthetic.draw_arms`, a new
+Each round's candidates are arms of one generated sweep (:func:`~._arms.draw_arms`, a new
 truth per trial); a round's drops look at its own arms only, on the selection cells. Beside
 evalkit's decision, two greedy rules that keep the best selection-cell score without a
 held-out confirmation: ``greedy_above`` calls a winner whenever the best candidate is above
@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..compare import Design, GradeGenerator
-from ._adaptive import drop_bound_confidence, wave_drops
-from ._selection import select_and_confirm
-from ._split import holdout_mask
-from ._synthetic import ArmCodes, arms_data, draw_arms
+from ..tuning._adaptive import drop_bound_confidence, wave_drops
+from ..tuning._selection import select_and_confirm
+from ..tuning._split import holdout_mask
+from ._arms import ArmCodes, arms_data, draw_arms
+from ._generator import Design, GradeGenerator
 
 __all__ = ["OptimizeRates", "simulate_search"]
 

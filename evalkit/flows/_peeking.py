@@ -2,7 +2,7 @@
 
 Comparing, adding repeats and comparing again until the verdict looks decided inflates false
 alarms (A/A: 14.5% instead of 5% when re-checking after each repeat from 2 to 8). Every
-:func:`compare_runs` leaves a small record under the store (``.comparisons/``: the pair's
+:func:`evalkit.compare_runs` leaves a small record under the store (``.comparisons/``: the pair's
 identity without repeats, the runs, how many conversations each side had, when); a later
 comparison of the same pair with more conversations gets a warning that says so and points
 to :class:`evalkit.SequentialPlan`, whose looks are adjusted for exactly this.
@@ -13,17 +13,16 @@ from __future__ import annotations
 import json
 import logging
 import uuid
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._util import atomic_write, content_hash, now_iso
+from .._util import content_hash, now_iso
 
 if TYPE_CHECKING:
-    from ..store import Run
+    from ..store import Run, StoreLocation
 
 __all__ = ["PEEKING_DIR", "peeking_warning", "record_comparison"]
 
-logger = logging.getLogger("evalkit.compare")
+logger = logging.getLogger("evalkit.flows")
 
 #: Folder, under the store, of one small JSON record per comparison of stored runs.
 PEEKING_DIR = ".comparisons"
@@ -48,8 +47,8 @@ def _size(run: Run) -> int:
     return int((run.conversations["status"] == "done").sum())
 
 
-def _folder(run: Run) -> Any:
-    """The records' folder: a local :class:`Path` or a store URL's ``RemotePath``."""
+def _folder(run: Run) -> StoreLocation:
+    """The records' folder, under the run's store."""
     return run.path.parent / PEEKING_DIR
 
 
@@ -58,7 +57,7 @@ def peeking_warning(baseline: Run, candidate: Run) -> str | None:
     key = pair_key(baseline, candidate)
     sizes = (_size(baseline), _size(candidate))
     earlier: list[dict[str, Any]] = []
-    for path in sorted(_folder(baseline).glob(f"{key}-*.json")):
+    for path in _folder(baseline).files(f"{key}-*.json"):
         try:
             record = json.loads(path.read_bytes().decode("utf-8"))
         except (OSError, ValueError):
@@ -92,14 +91,6 @@ def record_comparison(baseline: Run, candidate: Run) -> None:
     target = folder / f"{record['pair']}-{uuid.uuid4().hex[:12]}.json"
     data = json.dumps(record, sort_keys=True).encode("utf-8")
     try:
-        if isinstance(target, Path):
-            folder.mkdir(parents=True, exist_ok=True)
-
-            def write(tmp: Path) -> None:
-                tmp.write_bytes(data)
-
-            atomic_write(target, write, durable=False)
-        else:  # an object store: one PUT of a new object
-            target.create_bytes(data)
+        target.create_bytes(data, durable=False)
     except OSError as exc:
         logger.debug("could not record the comparison under %s: %s", folder, exc)

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..compare import Design, GradeGenerator
-from ._selection import _grid, one_sided_p, select_and_confirm
-from ._split import holdout_mask
-from ._synthetic import arms_data, draw_arms
+from ..tuning._selection import _grid, one_sided_p, select_and_confirm
+from ..tuning._split import holdout_mask
+from ._arms import arms_data, draw_arms
+from ._generator import Design, GradeGenerator
 
 __all__ = ["NOISY_GENERATOR", "TUNE_DESIGN", "sweep_rates"]
 

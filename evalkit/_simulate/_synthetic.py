@@ -27,9 +27,9 @@ import itertools
 from dataclasses import dataclass, replace
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import NDArray
-from scipy import special, stats  # type: ignore[import-untyped, unused-ignore]
+from scipy import special, stats
 
 from ..grading import score_from_points
 

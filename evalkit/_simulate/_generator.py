@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special  # type: ignore[import-untyped, unused-ignore]
+from scipy import special
 
 from ._synthetic import expected_rule_shares
 
@@ -93,7 +93,7 @@ class GeneratedGrades:
 
     def frame(self, trial: int, side: str) -> object:
         """One trial's grades as a DataFrame (the grading schema's main columns)."""
-        import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+        import pandas as pd
 
         codes = self.baseline[trial] if side == "baseline" else self.candidate[trial]
         c, r, j = (a.ravel() for a in np.indices(codes.shape))

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..compare import SequentialPlan, Verdict
+from ..compare._decision import Decision, Scenarios, decide_grid, errors_differ, scenario_scores
+from ..compare._sequential import LookEvidence, decide_look
 from ..stats import CellMoments, VarianceMethod
-from ._decision import Decision, Scenarios, decide_grid, errors_differ, scenario_scores
 from ._generator import Design, GeneratedGrades, GradeGenerator
-from ._sequential import LookEvidence, SequentialPlan, decide_look
-from ._verdict import Verdict
 
 __all__ = [
     "CALIBRATION_DESIGNS",

@@ -14,14 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import NDArray
 
-from ..compare import Design, GradeGenerator
 from ..compare._decision import Scenarios, errors_differ, scenario_scores
-from ..compare._generator import GeneratedGrades
 from ..stats import CellMoments
-from ._selection import ArmsData
+from ..tuning._selection import ArmsData
+from ._generator import Design, GeneratedGrades, GradeGenerator
 
 __all__ = ["ArmCodes", "arm_frame", "arms_data", "draw_arms"]
 

@@ -1,0 +1,98 @@
+"""compare_runs / acompare_runs: grade two stored runs (from the cache) and compare them, and
+record the look under the store (the I/O around the pure :func:`evalkit.compare.compare_grades`)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import Any, Literal
+
+import pandas as pd
+
+from .._util import run_sync
+from ..compare import CompareOptions, Comparison, compare_grades
+from ..compare._compare import options_from_knobs
+from ..compare._judge_correction import LabelsArg
+from ..grading import JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..store import Run
+from ._peeking import peeking_warning, record_comparison
+
+__all__ = ["acompare_runs", "compare_runs", "record_look", "stored_labels"]
+
+
+async def acompare_runs(
+    baseline_run: Run,
+    candidate_run: Run,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    options: CompareOptions | None = None,
+    labels: LabelsArg | Literal["stored"] = None,
+    **deprecated_knobs: Any,
+) -> Comparison:
+    """The async twin of :func:`compare_runs` (both sides graded at once)."""
+    opts = options_from_knobs("acompare_runs", options, deprecated_knobs)
+    if isinstance(labels, str) and labels != "stored":
+        raise ValueError(f'labels must be a frame, a pair of frames or "stored", got {labels!r}')
+    card = Scorecard.validate(scorecard)
+    graded = await asyncio.gather(
+        *(agrade_run(run, card, judge) for run in (baseline_run, candidate_run))
+    )
+    comparison = compare_grades(
+        graded[0].frame,
+        graded[1].frame,
+        options=opts,
+        baseline_conversations=baseline_run.conversations,
+        candidate_conversations=candidate_run.conversations,
+        labels=stored_labels(baseline_run, candidate_run) if isinstance(labels, str) else labels,
+    )
+    if not opts.record_looks:
+        return comparison
+    return await asyncio.to_thread(record_look, comparison, baseline_run, candidate_run)
+
+
+def compare_runs(
+    baseline_run: Run,
+    candidate_run: Run,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    options: CompareOptions | None = None,
+    labels: LabelsArg | Literal["stored"] = None,
+    **deprecated_knobs: Any,
+) -> Comparison:
+    """Compare two stored runs under ``scorecard``: candidate minus baseline.
+
+    Grades come from the cache: a run's stored grades are used when they were made with this
+    very scorecard (same rubric version and rules) for every ``done`` conversation; otherwise
+    the run is graded (and judge calls come from the judge's on-disk cache when the transcripts
+    were judged before). Conversations left out (not ``done``) are counted per side. Each
+    comparison leaves a record under the store, and a comparison of runs that extend a pair
+    compared before (more repeats of the same grid) warns that it is peeking
+    (``CompareOptions(record_looks=False)`` turns both off). Knobs go in ``options``
+    (``confidence=``, ``min_effect=`` and ``seed=`` keywords are deprecated). Works in scripts
+    and notebooks (:func:`acompare_runs` is the async twin). ``labels="stored"`` corrects
+    judged rules with the hand labels stored in the runs (PPI++, see
+    :func:`~evalkit.compare.compare_grades`).
+    """
+    opts = options_from_knobs("compare_runs", options, deprecated_knobs)
+    return run_sync(
+        lambda: acompare_runs(
+            baseline_run, candidate_run, scorecard, judge, options=opts, labels=labels
+        )
+    )
+
+
+def stored_labels(baseline_run: Run, candidate_run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The hand labels stored in each run (latest per conversation and rule)."""
+    return baseline_run.labels(), candidate_run.labels()
+
+
+def record_look(comparison: Comparison, baseline_run: Run, candidate_run: Run) -> Comparison:
+    """Record a comparison of two stored runs under their store, and add the peeking warning
+    when the runs extend a pair compared before (see :mod:`evalkit.flows._peeking`)."""
+    peeked = peeking_warning(baseline_run, candidate_run)
+    record_comparison(baseline_run, candidate_run)
+    if peeked is None:
+        return comparison
+    return replace(comparison, warnings=(*comparison.warnings, peeked))
