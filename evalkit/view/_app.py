@@ -34,7 +34,7 @@ from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
 from ._compare_pages import compare_page, history_page
-from ._optimize_pages import optimize_page
+from ._optimize_pages import optimisations, optimize_page
 from ._options import ViewerOptions, is_loopback
 from ._pages import Pages
 from ._paths import compare_path, seg
@@ -112,7 +112,8 @@ def _viewer(request: Request) -> ViewerApp:
 
 
 def _index(request: Request) -> str:
-    return _viewer(request).pages.index()
+    pages = _viewer(request).pages
+    return pages.index(searches=optimisations(pages))
 
 
 def _run(request: Request) -> str:

@@ -189,6 +189,10 @@ def test_the_command_prints_the_budget_the_rounds_and_the_diff(
         "EVALKIT_PROPOSER_API_KEY": "sk-proposer-secret",
     }
     out = tmp_path / "optimize.json"
+    pricing = tmp_path / "pricing.yaml"
+    pricing.write_text(
+        "currency: USD\nsimulation:\n  vendor_c/*: {per_minute: 0.05}\n", encoding="utf-8"
+    )
     args = [
         "optimize",
         "--assistant",
@@ -217,12 +221,13 @@ def test_the_command_prints_the_budget_the_rounds_and_the_diff(
         "16",
         "--output",
         str(out),
+        "--pricing",
+        str(pricing),
     ]
     result = CliRunner().invoke(app, args, env=env)
     assert result.exit_code == 0, result.output
-    assert "expected at most 324 conversations (36 for the draft, up to 144 a round)" in (
-        result.output
-    )
+    assert "(36 conversations for the draft, up to 144 a round)" in result.output
+    assert "expected: at most 324 conversation(s), about USD" in result.output
     assert "round 1: 4 proposed (1 proposer call(s), 0 malformed)" in result.output
     assert "round 2: " in result.output
     assert "\nimproved: r" in result.output
