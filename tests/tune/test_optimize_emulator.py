@@ -5,6 +5,7 @@ below one round, counts malformed answers, and keeps the proposer's key out of s
 
 from __future__ import annotations
 
+import json
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     assert repr(result).startswith("<OptimizeResult: improved")
     assert "the winner&#39;s change" in result._repr_html_() or "winner" in result._repr_html_()
     data = result.to_dict()
-    assert data["winner"] == result.winner.name
+    assert json.loads(json.dumps(data))["winner"] == result.winner.name  # JSON-ready as it is
     assert len(data["lineage"]) == int((rounds["status"] == "raced").sum())
     assert not [a for a in service.client.list_assistants() if a.name.startswith(CLONE_PREFIX)]
     # resumed with the same prefix: no proposer call and no conversation again
@@ -173,8 +174,6 @@ def _grid_files(folder: Path) -> tuple[Path, Path]:
 def test_the_command_prints_the_budget_the_rounds_and_the_diff(
     service: DemoService, tmp_path: Path
 ) -> None:
-    import json
-
     from typer.testing import CliRunner
 
     from evalkit.cli import app
