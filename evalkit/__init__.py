@@ -49,11 +49,10 @@ if TYPE_CHECKING:
         compare_grades,
         compare_latency,
         compare_sequential,
-        history,
         plan_repeats,
     )
     from .diagnose import failure_clusters, lint, simulation_flags
-    from .flows import DraftVsProd, DraftVsProdOptions, compare_runs, draft_vs_prod
+    from .flows import DraftVsProd, DraftVsProdOptions, compare_runs, draft_vs_prod, history
     from .grading import (
         Grades,
         Judge,
@@ -140,7 +139,7 @@ _HOMES: dict[str, str] = {
     "failure_clusters": "diagnose",
     "grade_run": "grading",
     "grade_transcripts": "grading",
-    "history": "compare",
+    "history": "flows",
     "judge_agreement": "grading",
     "lint": "diagnose",
     "list_runs": "store",

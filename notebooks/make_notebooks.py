@@ -368,7 +368,7 @@ title = "Nightly trend"'''),
         new_code_cell("""%matplotlib inline
 import logging
 from evalkit import demo, flows
-from evalkit.compare import HistoryOptions
+from evalkit.flows import HistoryOptions
 from evalkit.report import notebook_output_dir, plots, table_html
 from IPython.display import HTML, Markdown, display
 

@@ -60,8 +60,9 @@ ALLOWED: dict[str, set[str]] = {
         "tuning",
         "diagnose",
     },
+    # the viewer's history page reads flows' history (series, alarms)
     "view": BASE
-    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio"},
+    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio", "flows"},
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
     | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose"},

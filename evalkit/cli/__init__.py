@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import (
     _assistants,
+    _bisect,
     _compare,
     _demo,
     _emulator,
@@ -37,6 +38,7 @@ _COMMAND_MODULES = (
     _run,
     _runs,
     _history,
+    _bisect,
     _labels,
     _targets,
     _grade,

@@ -1,5 +1,6 @@
-"""`evalkit history`: a store's graded runs as a trend, verdicts against the night before and
-the last-known-good run; ``--fail-on-regression`` exits 1 when the newest run regressed."""
+"""`evalkit history`: a store's graded runs as series (each under its own heading), verdicts
+against the night before and the last-known-good run, and the nightly alarm;
+``--fail-on-regression`` exits 1 when a series' newest run is a confirmed regression."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import typer
 from ._app import app
 from ._errors import ExitCode
 
-__all__ = ["format_history"]
+__all__ = ["format_changes", "format_history"]
 
 REGRESSION_EXIT: Final = int(ExitCode.ERROR)
+_ALARM: Final = {"suspect": "suspect", "regressed": "REGRESSED"}
 _SHORT: Final = {
     "improved": "improved",
     "regressed": "REGRESSED",
@@ -29,11 +31,10 @@ def _num(value: Any, spec: str = ".1f") -> str:
     return format(value, spec)
 
 
-def format_history(rows: list[dict[str, Any]]) -> str:
-    """A fixed-width table: run, started, [rule], n, score [low, high], verdicts."""
+def _table(rows: list[dict[str, Any]]) -> str:
     by_rule = any("rule_id" in row for row in rows)
     header = ["run", "started (UTC)", *(["rule"] if by_rule else []), "n", "score", "interval"]
-    header += ["vs previous", "vs last good", "good"]
+    header += ["vs previous", "vs last good", "good", "alarm", "note"]
     body = []
     for row in rows:
         started = str(row.get("started_at") or "-")[:16].replace("T", " ")
@@ -45,12 +46,28 @@ def format_history(rows: list[dict[str, Any]]) -> str:
             _SHORT.get(str(row.get("verdict_vs_previous")), "-"),
             _SHORT.get(str(row.get("verdict_vs_last_good")), "-"),
             "*" if row.get("is_last_good") else "",
+            _ALARM.get(str(row.get("alarm")), ""),
+            str(row.get("note") or ""),
         ]
         body.append(cells)
     widths = [max(len(line[i]) for line in (header, *body)) for i in range(len(header))]
     return "\n".join(
         "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()
         for line in (header, *body)
+    )
+
+
+def format_history(rows: list[dict[str, Any]], labels: dict[str, str] | None = None) -> str:
+    """Each series under its own heading, then a fixed-width table: run, started, [rule], n,
+    score [low, high], verdicts, last good, alarm, note."""
+    by_series: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_series.setdefault(str(row.get("series")), []).append(row)
+    words = labels or {}
+    return "\n\n".join(
+        f"series {series}: {words.get(series, series)} ({len({r['run_id'] for r in part})} "
+        f"point(s))\n{_table(part)}"
+        for series, part in by_series.items()
     )
 
 
@@ -74,16 +91,32 @@ def history_command(
     by_rule: Annotated[bool, typer.Option("--by-rule", help="One row per run x rule.")] = False,
     min_effect: Annotated[float, typer.Option(help="Points that count as a difference.")] = 5.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    explain: Annotated[
+        str | None,
+        typer.Option(
+            "--explain",
+            metavar="RUN",
+            help="What changed from RUN's last-known-good run (config, prompt hunks, grid, ...).",
+        ),
+    ] = None,
+    against: Annotated[
+        str | None,
+        typer.Option(metavar="RUN", help="With --explain: diff against this run instead."),
+    ] = None,
     fail_on_regression: Annotated[
         bool,
         typer.Option(
             "--fail-on-regression",
-            help="Exit 1 when the newest run regressed against the last-known-good run.",
+            help="Exit 1 when a series' newest run is a confirmed regression (alarm REGRESSED).",
         ),
     ] = False,
 ) -> None:
-    """Score by run over time, with intervals and verdicts (vs the previous and last-good run)."""
-    from ..compare import HistoryOptions, history, latest_regression
+    """Score by run over time, one series per assistant, target, scorecard and grid, with
+    intervals, verdicts and the nightly alarm; --explain RUN says what changed."""
+    if explain is not None:
+        _explain(store, explain, against, as_json)
+        return
+    from ..flows import HistoryOptions, history, latest_regression, series_labels
 
     options = HistoryOptions(min_effect=min_effect, target=target)
     frame = history(
@@ -106,7 +139,7 @@ def history_command(
         if fail_on_regression:  # a CI gate that checked nothing must not pass quietly
             raise typer.Exit(REGRESSION_EXIT)
     else:
-        typer.echo(format_history(rows))
+        typer.echo(format_history(rows, series_labels(frame)))
     regression = latest_regression(frame)
     if fail_on_regression and regression is not None:
         what = f" (rule {regression['rule_id']})" if regression.get("rule_id") else ""
@@ -139,3 +172,28 @@ def _nothing_matched(store: str, filters: dict[str, str | None]) -> str:
     shown = "; ".join(f"{k}s: {', '.join(map(str, v)) or 'none'}" for k, v in held.items())
     wanted = ", ".join(f"--{k} {v}" for k, v in given.items())
     return f"no graded runs in {store} match {wanted} (the store's {len(runs)} run(s) have {shown})"
+
+
+def format_changes(frame: Any, run_id: str) -> str:
+    """What changed, one block per change: kind and path, then before and after."""
+    against = frame.attrs.get("against", "?")
+    if frame.empty:
+        return (
+            f"nothing changed from {against} to {run_id} (config, prompt, grid, scorecard, judge)"
+        )
+    lines = [f"what changed from {against} (before) to {run_id} (after): {len(frame)} change(s)"]
+    for row in frame.to_dict("records"):
+        lines.append(f"\n[{row['kind']}] {row['path']}")
+        lines.append(f"  - {row['before'] if row['before'] is not None else '(absent)'}")
+        lines.append(f"  + {row['after'] if row['after'] is not None else '(absent)'}")
+    return "\n".join(lines)
+
+
+def _explain(store: str, run_id: str, against: str | None, as_json: bool) -> None:
+    from ..flows import what_changed
+
+    frame = what_changed(store, run_id, against=against)
+    if as_json:
+        typer.echo(frame.to_json(orient="records", force_ascii=False, indent=2))
+    else:
+        typer.echo(format_changes(frame, run_id))

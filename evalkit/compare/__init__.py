@@ -15,9 +15,9 @@ runs is :func:`evalkit.compare_runs`, in :mod:`evalkit.flows`).
 from __future__ import annotations
 
 from .._util import publish
+from ._alarms import NightlyRule
 from ._compare import compare_grades
 from ._comparison import Comparison
-from ._history import HISTORY_COLUMNS, HistoryOptions, history, latest_regression
 from ._latency import compare_latency
 from ._latency_result import LatencyComparison, LatencyUnavailableError
 from ._options import CompareOptions
@@ -26,13 +26,12 @@ from ._sequential import SequentialPlan, compare_sequential, first_repeats
 from ._verdict import VERDICT_RULES, Verdict, decide
 
 __all__ = [
-    "HISTORY_COLUMNS",
     "VERDICT_RULES",
     "CompareOptions",
     "Comparison",
-    "HistoryOptions",
     "LatencyComparison",
     "LatencyUnavailableError",
+    "NightlyRule",
     "RepeatPlan",
     "SequentialPlan",
     "Verdict",
@@ -41,8 +40,6 @@ __all__ = [
     "compare_sequential",
     "decide",
     "first_repeats",
-    "history",
-    "latest_regression",
     "plan_repeats",
 ]
 

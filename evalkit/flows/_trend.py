@@ -1,6 +1,6 @@
-"""What the nightly trend notebook calls: a store's history by run and by rule, a sentence on
-the newest run, the side outputs a CI job keeps (``trend.json``, ``history.parquet``) and the
-regression gate."""
+"""What the nightly trend notebook calls: a store's history by run and by rule (every series),
+a sentence per series on its newest run, the side outputs a CI job keeps (``trend.json``,
+``history.parquet``) and the regression gate (the nightly rule's confirmed ``regressed``)."""
 
 from __future__ import annotations
 
@@ -8,18 +8,21 @@ import json
 import logging
 import math
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Final
 
 import pandas as pd
 
 from .._util import atomic_write_bytes, json_default
-from ..compare import HistoryOptions, history, latest_regression
+from .._util._deprecate import deprecated
+from .._util._result import Result
 from ..store import StoreLike
+from ._history import HistoryOptions, history, latest_regression, series_labels
 from ._notebook import Regression
 
-__all__ = ["NightlyTrend", "nightly_trend"]
+__all__ = ["TREND_SUMMARY_COLUMNS", "NightlyTrend", "nightly_trend"]
 
 logger = logging.getLogger("evalkit.flows")
 
@@ -31,66 +34,143 @@ _WORDS = {
 }
 
 
-@dataclass(frozen=True)
-class NightlyTrend:
-    """A store's graded runs as a trend: ``by_run`` (:func:`evalkit.history`'s frame) and
-    ``by_rule`` (the same per run x rule), with the options they were made with."""
+class _SummaryBridge(pd.DataFrame):
+    """The summary table that, for one release, still answers the old call
+    ``trend.summary()`` (which returned Markdown) with a ``DeprecationWarning``."""
+
+    _metadata: ClassVar[list[str]] = ["_markdown"]
+    _markdown: str
+
+    @property
+    def _constructor(self) -> Any:
+        return pd.DataFrame
+
+    def __call__(self) -> str:
+        deprecated(
+            "NightlyTrend.summary() is now a property holding a DataFrame; "
+            "write trend.headline() for the sentence, trend.markdown() for the paragraph"
+        )
+        return self._markdown
+
+
+#: The columns of :attr:`NightlyTrend.summary`: one row per series, its newest point.
+TREND_SUMMARY_COLUMNS: Final = (
+    "series",
+    "label",
+    "points",
+    "run_id",
+    "score",
+    "score_low",
+    "score_high",
+    "last_good_run",
+    "difference_vs_last_good",
+    "verdict_vs_last_good",
+    "alarm",
+)
+
+
+@dataclass(frozen=True, repr=False)
+class NightlyTrend(Result):
+    """A store's graded runs as a trend: ``by_run`` (:func:`evalkit.history`'s frame, every
+    series) and ``by_rule`` (the same per run x rule), with the options they were made with.
+
+    ``headline()`` is one sentence on the newest point of each series, ``summary`` a
+    DataFrame (one row per series: its newest point, verdict and alarm), ``regression`` the
+    row the gate fails on (``alarm == "regressed"``), ``series_labels`` the words for each
+    series id."""
 
     by_run: pd.DataFrame
     by_rule: pd.DataFrame
     options: HistoryOptions
+    series_labels: Mapping[str, str] = field(default_factory=dict)
+    template: ClassVar[str] = "trend.html"
 
     @property
     def regression(self) -> dict[str, Any] | None:
-        """The newest run's row when it regressed against the last-known-good run."""
+        """The newest point of a series when the nightly rule confirmed a regression."""
         return latest_regression(self.by_run)
 
-    def newest_rules(self) -> pd.DataFrame:
-        """The newest run's rows of :attr:`by_rule`."""
-        if self.by_rule.empty:
-            return self.by_rule
-        newest = self.by_rule["run_id"].iloc[-1]
-        picked: pd.DataFrame = self.by_rule[self.by_rule["run_id"] == newest]
+    @property
+    def series(self) -> list[str]:
+        """The series ids, in the order of :attr:`by_run`."""
+        return [str(s) for s in dict.fromkeys(self.by_run["series"])] if len(self.by_run) else []
+
+    def series_frame(self, series: str) -> pd.DataFrame:
+        """:attr:`by_run`'s rows of one series."""
+        picked: pd.DataFrame = self.by_run[self.by_run["series"] == series]
         return picked.reset_index(drop=True)
 
-    def summary(self) -> str:
-        """One paragraph (Markdown) on the newest run: its score and both verdicts."""
+    def newest_rules(self, series: str | None = None) -> pd.DataFrame:
+        """The newest point's rows of :attr:`by_rule` (of ``series``; None: the last series)."""
+        if self.by_rule.empty:
+            return self.by_rule
+        rules = self.by_rule
+        chosen = series if series is not None else str(rules["series"].iloc[-1])
+        rules = rules[rules["series"] == chosen]
+        newest = rules["run_id"].iloc[-1] if len(rules) else None
+        picked: pd.DataFrame = rules[rules["run_id"] == newest]
+        return picked.reset_index(drop=True)
+
+    def _newest(self) -> list[dict[str, Any]]:
+        return [dict(self.series_frame(s).iloc[-1]) for s in self.series]
+
+    def headline(self) -> str:
         if self.by_run.empty:
             return "No graded run matches: nothing to plot."
-        row = self.by_run.iloc[-1]
-        n = len(self.by_run)
-        score = f"{row['score']:.1f} ({self.options.confidence:.0%} interval "
-        score += f"{row['score_low']:.1f} to {row['score_high']:.1f})"
-        text = f"**{row['run_id']}**, the newest of {n} run(s), scored {score}"
-        if n == 1:
-            return text + "; it is the first run, so there is nothing to compare it with."
-        parts = [text]
-        for kind, other in (("previous", "the run before"), ("last_good", "the last-known-good")):
-            verdict = row.get(f"verdict_vs_{kind}")
-            if not isinstance(verdict, str):
-                continue
-            diff = row.get(f"difference_vs_{kind}")
-            delta = "" if diff is None or math.isnan(diff) else f" ({diff:+.1f} points)"
-            parts.append(
-                f"against {other} (`{row[f'{kind}_run']}`) it {_WORDS.get(verdict, verdict)}{delta}"
+        parts = [_sentence(row, self.series_labels) for row in self._newest()]
+        return " ".join(parts)
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        rows = []
+        for row in self._newest():
+            series = str(row["series"])
+            rows.append(
+                {
+                    "series": series,
+                    "label": self.series_labels.get(series, series),
+                    "points": len(self.series_frame(series)),
+                    **{c: row.get(c) for c in TREND_SUMMARY_COLUMNS if c in row},
+                }
             )
-        moved = self.newest_rules()
-        worse = moved[moved["verdict_vs_last_good"] == "regressed"]["rule_id"].tolist()
-        tail = f". Rules that regressed: {', '.join(worse)}." if worse else "."
-        return "; ".join(parts) + tail
+        frame = _SummaryBridge(pd.DataFrame(rows, columns=list(TREND_SUMMARY_COLUMNS)))
+        frame._markdown = self.markdown()
+        return frame
+
+    def markdown(self) -> str:
+        """One paragraph (Markdown) per series on its newest run: score, verdicts, alarm."""
+        if self.by_run.empty:
+            return "No graded run matches: nothing to plot."
+        return "\n\n".join(
+            _paragraph(
+                self.series_frame(s),
+                self.options,
+                self.series_labels.get(s) if len(self.series) > 1 else None,
+            )
+            + _rules_tail(self.newest_rules(s))
+            for s in self.series
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        regression = self.regression
+        return {
+            "headline": self.headline(),
+            "series": json_records(self.summary),
+            "runs": json_records(self.by_run),
+            "regressed": regression is not None,
+            "regression": None if regression is None else _json_row(regression),
+            "newest_run": None if self.by_run.empty else str(self.by_run["run_id"].iloc[-1]),
+        }
+
+    def html_context(self) -> dict[str, Any]:
+        return {"table": self.summary}
 
     def write(self, output_dir: str | os.PathLike[str]) -> Path:
         """``trend.json`` (the runs, newest verdicts) and ``history.parquet`` and
         ``history_by_rule.parquet`` in ``output_dir``; returns the JSON's path."""
         out = Path(output_dir)
         out.mkdir(parents=True, exist_ok=True)
-        regression = self.regression
-        data = {
-            "runs": self.by_run.to_dict("records"),
-            "regressed": regression is not None,
-            "newest_run": None if self.by_run.empty else str(self.by_run["run_id"].iloc[-1]),
-        }
-        text = json.dumps(data, indent=2, ensure_ascii=False, default=json_default)
+        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False, default=json_default)
         path = out / "trend.json"
         atomic_write_bytes(path, (text + "\n").encode("utf-8"), durable=False)
         self.by_run.to_parquet(out / "history.parquet", index=False)
@@ -105,7 +185,8 @@ class NightlyTrend:
         if row is not None:
             raise Regression(
                 f"run {row['run_id']} regressed against the last-known-good run "
-                f"{row['last_good_run']} ({row['difference_vs_last_good']:+.1f} points)"
+                f"{row['last_good_run']} ({row['difference_vs_last_good']:+.1f} points; "
+                "confirmed by the nightly rule)"
             )
 
 
@@ -121,6 +202,77 @@ def nightly_trend(
     opts = options or HistoryOptions()
     picked = {"assistant_id": assistant_id, "rubric": rubric, "since": since, "options": opts}
     by_run = history(store, **picked)
-    if rubric is None and not by_run.empty:  # by rule over the same scorecard as by run
-        picked["rubric"] = str(by_run["rubric_version_id"].iloc[-1])
-    return NightlyTrend(by_run, history(store, by="rule", **picked), opts)
+    by_rule = history(store, by="rule", **picked)
+    return NightlyTrend(by_run, by_rule, opts, series_labels(by_run))
+
+
+def _json_row(row: Mapping[str, Any]) -> dict[str, Any]:
+    return json_records(pd.DataFrame([dict(row)]))[0]
+
+
+def json_records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """``frame``'s rows as JSON-ready dicts (timestamps ISO, NaN as None)."""
+    return list(json.loads(frame.to_json(orient="records", date_format="iso")))
+
+
+def _delta(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f" ({value:+.1f} points)"
+
+
+def _sentence(row: Mapping[str, Any], labels: Mapping[str, str]) -> str:
+    """One sentence on a series' newest point."""
+    label = labels.get(str(row["series"]), str(row["series"]))
+    text = f"{label}: {row['run_id']} scored {row['score']:.1f}"
+    alarm = row.get("alarm")
+    if isinstance(alarm, str):
+        return (
+            text
+            + f", {alarm} against the last-known-good run {row['last_good_run']}"
+            + (f"{_delta(row.get('difference_vs_last_good'))}.")
+        )
+    verdict = row.get("verdict_vs_last_good")
+    if isinstance(verdict, str):
+        words = _WORDS.get(verdict, verdict)
+        return text + f"; against the last-known-good run {row['last_good_run']} it {words}."
+    note = row.get("note")
+    return text + (f" ({note})." if isinstance(note, str) and note else ".")
+
+
+def _paragraph(frame: pd.DataFrame, options: HistoryOptions, label: str | None) -> str:
+    row = frame.iloc[-1]
+    n = len(frame)
+    score = f"{row['score']:.1f} ({options.confidence:.0%} interval "
+    score += f"{row['score_low']:.1f} to {row['score_high']:.1f})"
+    where = f" of {label}" if label else ""
+    text = f"**{row['run_id']}**, the newest of {n} run(s){where}, scored {score}"
+    if not isinstance(row.get("verdict_vs_previous"), str) and not isinstance(
+        row.get("verdict_vs_last_good"), str
+    ):
+        note = row.get("note")
+        why = note if isinstance(note, str) and note else "nothing to compare it with"
+        return text + f"; {why}."
+    parts = [text]
+    for kind, other in (("previous", "the run before"), ("last_good", "the last-known-good")):
+        verdict = row.get(f"verdict_vs_{kind}")
+        if not isinstance(verdict, str):
+            continue
+        diff = _delta(row.get(f"difference_vs_{kind}"))
+        words = _WORDS.get(verdict, verdict)
+        parts.append(f"against {other} (`{row[f'{kind}_run']}`) it {words}{diff}")
+    alarm = row.get("alarm")
+    if isinstance(alarm, str):
+        parts.append(
+            "the nightly rule flags it **regressed** (confirmed)"
+            if alarm == "regressed"
+            else "the nightly rule flags it **suspect** (one bad night; confirmed if the next night agrees)"
+        )
+    return "; ".join(parts)
+
+
+def _rules_tail(rules: pd.DataFrame) -> str:
+    if rules.empty:
+        return "."
+    worse = rules[rules["verdict_vs_last_good"] == "regressed"]["rule_id"].tolist()
+    return f". Rules that regressed: {', '.join(worse)}." if worse else "."

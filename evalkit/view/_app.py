@@ -33,7 +33,7 @@ from ..report import Filters, run_voice
 from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
-from ._compare_pages import compare_page, history_page
+from ._compare_pages import changes_page, compare_page, history_page
 from ._optimize_pages import optimisations, optimize_page
 from ._options import ViewerOptions, is_loopback
 from ._pages import Pages
@@ -143,6 +143,10 @@ def _history(request: Request) -> str:
 
 def _optimize(request: Request) -> str:
     return optimize_page(_viewer(request).pages, request.path_params["prefix"])
+
+
+def _changes(request: Request) -> str:
+    return changes_page(_viewer(request).pages, request.path_params["run_id"])
 
 
 async def _compare_form(request: Request) -> Response:
@@ -297,6 +301,7 @@ def _routes() -> list[BaseRoute]:
         Route("/compare/{baseline}/{candidate}.html", _page(_compare)),
         Route("/history/{assistant}.html", _page(_history)),
         Route("/optimize/{prefix}.html", _page(_optimize)),
+        Route("/changes/{run_id}.html", _page(_changes)),
         Route("/static/{name}", _static),
     ]
 

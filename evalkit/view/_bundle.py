@@ -15,7 +15,7 @@ from typing import Any
 
 from .._util import atomic_write_bytes
 from ._app import STATIC, nastaliq_font
-from ._compare_pages import compare_page, history_page
+from ._compare_pages import changes_page, compare_page, flagged_runs, history_page
 from ._pages import Pages
 from ._paths import file_name
 from ._site import Site
@@ -101,6 +101,8 @@ def write_bundle(
         _write(out / "compare" / file_name(a) / f"{file_name(b)}.html", compare_page(pages, a, b))
     for assistant in pages.history_assistants(catalog):
         _write(out / "history" / f"{file_name(assistant)}.html", history_page(pages, assistant))
+        for run_id in flagged_runs(pages, assistant):
+            _write(out / "changes" / f"{file_name(run_id)}.html", changes_page(pages, run_id))
     _static(out)
     _write(out / "index.html", pages.index(comparisons=pairs))
     logger.info("bundle of %d runs written to %s", len(rows), out)

@@ -9,13 +9,15 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
-from ..compare import Comparison, compare_grades, history
+from .._exceptions import EvalkitError
+from ..compare import Comparison, compare_grades
+from ..flows import history, series_labels, what_changed
 from ..report import TranscriptOptions, side_by_side_html, table_html, transcript_html
 from ._pages import Pages
-from ._paths import conversation_path, run_path
+from ._paths import changes_path, conversation_path, run_path
 from ._site import RunData
 
-__all__ = ["compare_page", "history_page"]
+__all__ = ["changes_page", "compare_page", "flagged_runs", "history_page"]
 
 logger = logging.getLogger("evalkit.view")
 
@@ -26,7 +28,7 @@ _RULE_COLUMNS = [
 ]  # fmt: skip
 _HISTORY_COLUMNS = [
     "run_id", "started_at", "target", "assistant_version", "conversations", "score", "score_low",
-    "score_high", "verdict_vs_previous", "verdict_vs_last_good",
+    "score_high", "verdict_vs_previous", "verdict_vs_last_good", "alarm", "note",
 ]  # fmt: skip
 
 
@@ -145,7 +147,8 @@ def _rule_table(comparison: Comparison, a: RunData, b: RunData) -> pd.DataFrame:
 
 
 def history_page(pages: Pages, assistant_id: str) -> str:
-    """One assistant's graded runs over time: the trend plot and the table."""
+    """One assistant's graded runs over time, one line per series: the plot of every series,
+    a picker (links to each series' section), and per series its plot, table and runs."""
     from ..report.plots import figure_to_img_tag, score_trend
 
     context: dict[str, Any] = {
@@ -157,9 +160,53 @@ def history_page(pages: Pages, assistant_id: str) -> str:
     frame = history(pages.site.root, assistant_id=assistant_id)
     if frame.empty:
         context["problem"] = f"No graded runs of assistant {assistant_id} in this store."
-    else:
-        shown = frame[[c for c in _HISTORY_COLUMNS if c in frame.columns]]
-        context["plot"] = Markup(figure_to_img_tag(score_trend(frame)))
-        context["table"] = Markup(table_html(shown))
-        context["links"] = [(f"../{run_path(str(r))}", str(r)) for r in frame["run_id"]]
+        return pages.render("history.html", "../", **context)
+    labels = series_labels(frame)
+    context["plot"] = Markup(figure_to_img_tag(score_trend(frame, labels=labels)))
+    sections = []
+    for series, rows in frame.groupby("series", sort=False):
+        rows = rows.reset_index(drop=True)
+        shown = rows[[c for c in _HISTORY_COLUMNS if c in rows.columns]]
+        flagged = rows[rows["alarm"].notna()]
+        sections.append(
+            {
+                "id": str(series),
+                "label": labels[str(series)],
+                "plot": Markup(figure_to_img_tag(score_trend(rows, title=labels[str(series)]))),
+                "table": Markup(table_html(shown, max_rows=200)),
+                "links": [(f"../{run_path(str(r))}", str(r)) for r in rows["run_id"]],
+                "flagged": [
+                    (f"../{changes_path(str(r['run_id']))}", str(r["run_id"]), str(r["alarm"]))
+                    for r in flagged.to_dict("records")
+                ],
+            }
+        )
+    context["sections"] = sections
     return pages.render("history.html", "../", **context)
+
+
+def flagged_runs(pages: Pages, assistant_id: str) -> list[str]:
+    """The runs of an assistant's history the nightly rule flagged (suspect or regressed)."""
+    frame = history(pages.site.root, assistant_id=assistant_id)
+    return [] if frame.empty else [str(r) for r in frame[frame["alarm"].notna()]["run_id"]]
+
+
+def changes_page(pages: Pages, run_id: str) -> str:
+    """What changed from a run's last-known-good run: one row per change (kind, path,
+    before, after), prompt changes by hunk."""
+    context: dict[str, Any] = {
+        "title": f"What changed in {run_id}",
+        "crumbs": [("../index.html", "runs"), (None, f"what changed in {run_id}")],
+        "run_id": run_id,
+        "run_href": f"../{run_path(run_id)}",
+        "problem": None,
+    }
+    try:
+        frame = what_changed(pages.site.root, run_id)
+    except (EvalkitError, ValueError) as exc:
+        context["problem"] = str(exc)
+        return pages.render("changes.html", "../", **context)
+    context["against"] = frame.attrs.get("against")
+    context["against_href"] = f"../{run_path(str(context['against']))}"
+    context["rows"] = frame.to_dict("records")
+    return pages.render("changes.html", "../", **context)

@@ -7,6 +7,7 @@
     runs/<run>/audio/<conversation>/<turn>.mp3   a played agent turn (live only)
     compare/<baseline>/<candidate>.html
     history/<assistant>.html
+    changes/<run>.html               what changed since its series' last-known-good run
     static/viewer.css, viewer.js, nastaliq.ttf
 """
 
@@ -14,7 +15,15 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-__all__ = ["compare_path", "conversation_path", "file_name", "history_path", "run_path", "seg"]
+__all__ = [
+    "changes_path",
+    "compare_path",
+    "conversation_path",
+    "file_name",
+    "history_path",
+    "run_path",
+    "seg",
+]
 
 
 def seg(value: str) -> str:
@@ -42,3 +51,7 @@ def compare_path(baseline: str, candidate: str) -> str:
 
 def history_path(assistant_id: str) -> str:
     return f"history/{seg(assistant_id)}.html"
+
+
+def changes_path(run_id: str) -> str:
+    return f"changes/{seg(run_id)}.html"

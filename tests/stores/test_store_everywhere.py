@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 import evalkit
 from evalkit import Client
 from evalkit.cli import app
-from evalkit.compare import HistoryOptions
 from evalkit.emulator import EmulatorServer
+from evalkit.flows import HistoryOptions
 from evalkit.grading import grade_run
 from evalkit.refine import RefineLoopOptions, refine_loop
 from evalkit.store import RunWriter, catalog, list_runs, load_run, local_folder

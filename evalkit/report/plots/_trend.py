@@ -1,6 +1,7 @@
-"""The nightly trend: each run's score with its interval over time, and its verdicts marked
-(the marker's colour: against the night before; a ring: a regression against the
-last-known-good run; a star: runs that became the last-known-good)."""
+"""The nightly trend: each run's score with its interval over time, one line per series, and
+its verdicts marked (the marker's colour: against the night before; a ring: a confirmed
+regression by the nightly rule; a triangle: a suspect night; a star: runs that became the
+last-known-good)."""
 
 from __future__ import annotations
 
@@ -10,27 +11,41 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ._common import DIRECTION_COLORS, add_caption, color_for, new_figure
+from ._common import DIRECTION_COLORS, SIDE_COLORS, add_caption, color_for, new_figure
 
 __all__ = ["score_trend"]
 
 _LINE = "#1f5fbf"
 
 
-def score_trend(history: pd.DataFrame, *, title: str | None = None) -> Figure:
+def score_trend(
+    history: pd.DataFrame, *, title: str | None = None, labels: dict[str, str] | None = None
+) -> Figure:
     """A figure of :func:`evalkit.history`'s frame (one row per run; per-rule frames are
-    averaged over rules first would hide intervals, so pass the per-run frame)."""
+    averaged over rules first would hide intervals, so pass the per-run frame). Each series
+    is its own line (``labels``: words per series id for the legend); points are placed in
+    start order across series."""
     if "rule_id" in history.columns:
         raise ValueError("score_trend takes history(...) by run, not by='rule'")
     fig, (ax,) = new_figure(4.2)
-    frame = history.reset_index(drop=True)
+    frame = _ordered(history)
     x = np.arange(len(frame))
+    groups = list(dict.fromkeys(frame["series"])) if "series" in frame.columns else [None]
+    for i, series in enumerate(groups):
+        picked = (frame["series"] == series).to_numpy() if series is not None else x >= 0
+        if not picked.any():
+            continue
+        color = _LINE if len(groups) == 1 else SIDE_COLORS[i % len(SIDE_COLORS)]
+        part = frame[picked]
+        score = part["score"].to_numpy(dtype=float)
+        low = part["score_low"].to_numpy(dtype=float)
+        high = part["score_high"].to_numpy(dtype=float)
+        name = (labels or {}).get(str(series), str(series)) if len(groups) > 1 else None
+        ax.fill_between(x[picked], low, high, color=color, alpha=0.15, linewidth=0)
+        ax.plot(x[picked], score, color=color, linewidth=1.5, zorder=2, label=name)
     if len(frame):
         score = frame["score"].to_numpy(dtype=float)
-        low = frame["score_low"].to_numpy(dtype=float)
         high = frame["score_high"].to_numpy(dtype=float)
-        ax.fill_between(x, low, high, color=_LINE, alpha=0.15, linewidth=0, label="interval")
-        ax.plot(x, score, color=_LINE, linewidth=1.5, zorder=2)
         _mark(ax, frame, x, (score, high))
         ax.set_xticks(x, [_label(row) for row in frame.to_dict("records")], rotation=30, ha="right")
     ax.set_ylim(0, 106)  # room above 100 for the last-known-good stars
@@ -38,17 +53,26 @@ def score_trend(history: pd.DataFrame, *, title: str | None = None) -> Figure:
     ax.set_ylabel("score (0-100)")
     ax.set_title(title or "Score by run, with intervals", loc="left")
     ax.grid(axis="y", color="#d0d7de", linewidth=0.6)
-    handles, labels = ax.get_legend_handles_labels()
+    handles, names = ax.get_legend_handles_labels()
     if handles:
-        ax.legend(handles, labels, loc="lower left", fontsize=8, ncols=3, frameon=False)
+        ax.legend(handles, names, loc="lower left", fontsize=8, ncols=3, frameon=False)
     n = frame["conversations"].sum() if len(frame) else 0
-    regressions = int((frame["verdict_vs_last_good"] == "regressed").sum()) if len(frame) else 0
+    alarms = frame["alarm"] if "alarm" in frame.columns else pd.Series([], dtype=object)
+    regressions = int((alarms == "regressed").sum())
     add_caption(
         fig,
-        f"{len(frame)} run(s), {int(n)} graded conversation(s); colour: verdict against the run "
-        f"before; ring: regressed against the last-known-good run ({regressions}); star: last good",
+        f"{len(frame)} run(s) in {len(groups) if len(frame) else 0} series, {int(n)} graded "
+        "conversation(s); colour: verdict against the run before; ring: a regression confirmed "
+        f"by the nightly rule ({regressions}); triangle: suspect night; star: last good",
     )
     return fig
+
+
+def _ordered(history: pd.DataFrame) -> pd.DataFrame:
+    frame = history.reset_index(drop=True)
+    if "series" in frame.columns and frame["series"].nunique() > 1:
+        frame = frame.sort_values(["started_at", "run_id"], kind="stable").reset_index(drop=True)
+    return frame
 
 
 def _label(row: Any) -> str:
@@ -70,7 +94,19 @@ def _mark(ax: Any, frame: pd.DataFrame, x: Any, values: tuple[Any, Any]) -> None
             label=verdict.replace("_", " "),
             color=color_for(DIRECTION_COLORS, verdict),
         )
-    regressed = (frame["verdict_vs_last_good"] == "regressed").to_numpy()
+    alarms = frame["alarm"] if "alarm" in frame.columns else pd.Series([None] * len(frame))
+    suspect = (alarms == "suspect").to_numpy()
+    if suspect.any():
+        ax.scatter(
+            x[suspect],
+            score[suspect] - 4,
+            marker="^",
+            s=50,
+            zorder=4,
+            color=DIRECTION_COLORS["regressed"],
+            label="suspect (one bad night)",
+        )
+    regressed = (alarms == "regressed").to_numpy()
     if regressed.any():
         ax.scatter(
             x[regressed],
@@ -80,7 +116,7 @@ def _mark(ax: Any, frame: pd.DataFrame, x: Any, values: tuple[Any, Any]) -> None
             facecolors="none",
             edgecolors=DIRECTION_COLORS["regressed"],
             linewidths=2,
-            label="regressed vs last-known-good",
+            label="regressed (confirmed)",
         )
     good = frame["is_last_good"].to_numpy(dtype=bool)
     if good.any():

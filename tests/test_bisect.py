@@ -1,0 +1,105 @@
+"""bisect on the emulator: the demo's prod (good) against its draft plus a harmless knob change
+(llm.default.verbosity); bisect must name the instructions hunk that drops Nastaliq, not the
+knob, with every clone deleted. Bad input is refused naming what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from evalkit.cli import app
+from evalkit.demo import DRAFT_INSTRUCTIONS, DemoService, demo_grid, demo_scorecard
+from evalkit.flows import BisectError, BisectOptions, bisect
+from evalkit.flows._bisect_search import find_culprit, worst_case_tests
+from evalkit.grading import grade_run
+from evalkit.runner import RunOptions, run_grid
+from evalkit.targets import find_clones
+
+
+def test_the_search_halves_to_one_culprit_and_reports_an_interacting_pair() -> None:
+    tried: list[tuple[int, ...]] = []
+
+    def one(subset: tuple[int, ...]) -> bool:
+        tried.append(subset)
+        return 5 in subset
+
+    assert find_culprit(range(8), one) == (5,)
+    assert len(tried) <= worst_case_tests(8) == 6
+    assert find_culprit(range(8), lambda s: {1, 6} <= set(s)) == (1, 6)  # neither alone
+
+
+@pytest.mark.slow
+def test_bisect_names_the_hunk_that_drops_nastaliq_not_the_knob(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = tmp_path / "runs"
+    with DemoService(store, seed=7) as svc:
+        opts = RunOptions(concurrency=16, progress=False)
+        grid = demo_grid(2)
+        good = run_grid(
+            grid,
+            svc.assistant_id,
+            client=svc.client,
+            target="prod",
+            store=store,
+            run_id="good",
+            options=opts,
+        )
+        assistant = next(a for a in svc.client.list_assistants() if a.id == svc.assistant_id)
+        config = assistant.config.to_json()
+        config["agent"]["instructions"] = DRAFT_INSTRUCTIONS
+        config.setdefault("llm", {}).setdefault("default", {})["verbosity"] = "low"
+        svc.client.update_assistant(svc.assistant_id, config=config)
+        bad = run_grid(
+            grid,
+            svc.assistant_id,
+            client=svc.client,
+            target="draft",
+            store=store,
+            run_id="bad",
+            options=opts,
+        )
+        for run in (good, bad):
+            grade_run(run, demo_scorecard(), judge=False)
+        with pytest.raises(BisectError, match="over the budget of 10"):
+            bisect(
+                store,
+                "good",
+                "bad",
+                demo_scorecard(),
+                client=svc.client,
+                judge=False,
+                options=BisectOptions(max_conversations=10),
+            )
+        with pytest.raises(
+            BisectError, match="the good run bad is not better than the bad run good"
+        ):
+            bisect(store, "bad", "good", demo_scorecard(), client=svc.client, judge=False)
+        monkeypatch.setenv("EVALKIT_BASE_URL", svc.emulator.base_url)
+        monkeypatch.setenv("EVALKIT_API_KEY", svc.emulator.api_key)
+        refused = CliRunner().invoke(
+            app,
+            [
+                *("bisect", "good", "bad", "-s", str(demo_scorecard()), "--store", str(store)),
+                *("--max-conversations", "10", "--no-judge"),
+            ],
+        )
+        assert refused.exit_code == 1, refused.output
+        assert "over the budget of 10" in refused.output
+        seen: list[dict[str, object]] = []
+        result = bisect(
+            store, "good", "bad", demo_scorecard(), client=svc.client, judge=False,
+            options=BisectOptions(on_step=seen.append),
+        )  # fmt: skip
+        assert find_clones(svc.client.list_assistants()) == []
+    paths = list(result.culprit["path"])
+    assert len(paths) == 1, result.steps
+    assert paths[0].startswith("agent.instructions#hunk-1")
+    assert "Nastaliq" in result.culprit["before"].iloc[0]
+    assert result.changes >= 3  # two hunks and the knob (at least)
+    assert len(seen) == len(result.steps) >= 1
+    assert "agent.instructions#hunk-1" in result.headline()
+    assert repr(result).startswith("<BisectResult: the change that carries the regression")
+    assert result.to_dict()["culprit"][0]["kind"] == "prompt"
