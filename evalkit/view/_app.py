@@ -35,6 +35,7 @@ from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
 from ._compare_pages import changes_page, compare_page, history_page
+from ._optimize_pages import optimisations, optimize_page
 from ._options import ViewerOptions, is_loopback
 from ._pages import Pages
 from ._paths import compare_path, seg
@@ -125,7 +126,8 @@ def _viewer(request: Request) -> ViewerApp:
 
 
 def _index(request: Request) -> str:
-    return _viewer(request).pages.index()
+    pages = _viewer(request).pages
+    return pages.index(searches=optimisations(pages))
 
 
 def _run(request: Request) -> str:
@@ -157,6 +159,10 @@ def _compare(request: Request) -> str:
 
 def _history(request: Request) -> str:
     return history_page(_viewer(request).pages, request.path_params["assistant"])
+
+
+def _optimize(request: Request) -> str:
+    return optimize_page(_viewer(request).pages, request.path_params["prefix"])
 
 
 def _changes(request: Request) -> str:
@@ -318,6 +324,7 @@ def _routes() -> list[BaseRoute]:
         Route("/runs/{run_id}/audio/{cid}/{turn:int}.mp3", _audio),
         Route("/compare/{baseline}/{candidate}.html", _page(_compare)),
         Route("/history/{assistant}.html", _page(_history)),
+        Route("/optimize/{prefix}.html", _page(_optimize)),
         Route("/changes/{run_id}.html", _page(_changes)),
         Route("/static/{name}", _static),
     ]

@@ -95,7 +95,11 @@ class Pages:
         return self.env.get_template(template).render({**base, **context})
 
     # ------------------------------------------------------------------ index
-    def index(self, comparisons: list[tuple[str, str]] | None = None) -> str:
+    def index(
+        self,
+        comparisons: list[tuple[str, str]] | None = None,
+        searches: list[tuple[str, str]] | None = None,
+    ) -> str:
         frame = self.site.catalog()
         rows = [self._run_row(row) for row in frame.to_dict("records")]
         for previous, row in zip([None, *rows[:-1]], rows, strict=True):
@@ -118,6 +122,7 @@ class Pages:
             runs=rows,
             comparisons=[(compare_path(a, b), f"{a} → {b}") for a, b in (comparisons or [])],
             histories=self._histories(frame),
+            searches=searches or [],
         )
 
     @staticmethod
