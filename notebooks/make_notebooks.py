@@ -280,7 +280,7 @@ optimize_prompt = nb(
             "or hurt), or give it an `assistant_id` and a proposer (`proposer_model` and "
             "`proposer_base_url`, key from `EVALKIT_PROPOSER_API_KEY`, or `refine=True`)."
         ),
-        params("""# Parameters (papermill: -p name value; use -r for ids such as 0012)
+        *params("""# Parameters (papermill: -p name value; use -r for ids such as 0012)
 assistant_id = None        # the assistant whose draft to improve; None: the offline demo
 proposer_model = None      # an OpenAI-compatible model (None: EVALKIT_PROPOSER_MODEL)
 proposer_base_url = None   # its endpoint (None: EVALKIT_PROPOSER_BASE_URL)
