@@ -43,7 +43,7 @@ from httpx_sse import aconnect_sse
 from evalkit import AsyncClient
 from evalkit.api import _streaming
 from evalkit.grid import Grid
-from evalkit.runner import arun_grid
+from evalkit.runner import RunOptions, arun_grid
 
 
 class _UntimedState(_streaming._StreamState):
@@ -121,8 +121,7 @@ async def run_runner(
             target="draft",
             store=store,
             run_id=run_id,
-            concurrency=conc,
-            progress=False,
+            options=RunOptions(concurrency=conc, progress=False),
         )
     # counted from the manifest: loading the tables into pandas is not the runner's work
     return int(run.manifest["n_turns"]) + int(run.manifest["counts"]["total"])

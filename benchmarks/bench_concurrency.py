@@ -43,7 +43,7 @@ from httpx_sse import aconnect_sse
 
 from evalkit import AsyncClient
 from evalkit.grid import Grid
-from evalkit.runner import arun_grid
+from evalkit.runner import RunOptions, arun_grid
 
 
 @dataclass
@@ -125,8 +125,7 @@ async def run_runner(
                 target="draft",
                 store=store,
                 run_id=None,
-                concurrency=n,
-                progress=False,
+                options=RunOptions(concurrency=n, progress=False),
             ),
         )
         wall = time.perf_counter() - start

@@ -30,8 +30,8 @@ from typing import Any
 
 import pandas as pd
 
-from evalkit.compare import Design
-from evalkit.tuning._optimize_sim import simulate_search
+from evalkit._simulate import Design
+from evalkit._simulate._optimize import simulate_search
 
 
 def _md(frame: pd.DataFrame, fmt: str = "{:+.1f}") -> str:

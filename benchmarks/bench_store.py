@@ -53,7 +53,7 @@ from _harness import build_assistant, make_grid, raise_fd_limit, start_emulator
 
 from evalkit import AsyncClient
 from evalkit.grid import Grid
-from evalkit.runner import arun_grid
+from evalkit.runner import RunOptions, arun_grid
 from evalkit.store import (
     RemotePath,
     catalog,
@@ -141,8 +141,7 @@ async def run_once(base: str, key: str, assistant: str, grid: Grid, store: str, 
             target="draft",
             store=store,
             run_id=run_id,
-            concurrency=16,
-            progress=False,
+            options=RunOptions(concurrency=16, progress=False),
         )
     return int(run.manifest["counts"]["total"])
 

@@ -45,7 +45,7 @@ def _kill_at(commit: int, when: str) -> None:
 
 
 def main(spec: dict[str, Any]) -> int:
-    from evalkit.runner import run_grid
+    from evalkit.runner import RunOptions, run_grid
 
     if spec.get("kill_at"):
         _kill_at(*spec["kill_at"])
@@ -64,8 +64,7 @@ def main(spec: dict[str, Any]) -> int:
             target=target,
             store=spec["store"],
             run_id=spec["run_id"],
-            concurrency=spec["concurrency"],
-            progress=False,
+            options=RunOptions(concurrency=spec["concurrency"], progress=False),
         )
 
     async def notebook_cell() -> Any:

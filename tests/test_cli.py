@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from evalkit import load_run
 from evalkit.cli import app
 from evalkit.emulator import serve
+from evalkit.runner import RunOptions
 
 from .cli_support import emulator_command, read_exports
 
@@ -134,7 +135,7 @@ def test_clones_lists_and_deletes_only_evalkit_leftovers(
             contexts=["x"],
             variables=[{"customer_name": "b"}],
         )
-        run_grid(grid, aid, client=client, store=tmp_path, progress=False)
+        run_grid(grid, aid, client=client, store=tmp_path, options=RunOptions(progress=False))
     assert leftover.id in caplog.text  # the run warned about the leftover clone
     runner = CliRunner()
     listed = runner.invoke(app, ["clones"])

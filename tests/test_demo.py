@@ -233,7 +233,7 @@ def test_report_says_why_it_failed_in_chromium(demo: DemoResult) -> None:
         table = page.locator("table:has(th:text-is('what the failures share'))")
         assert table.count() == 1
         headers = table.locator("thead th").all_inner_texts()
-        for name in ("failing in prod", "failing in draft", "new in draft", "example"):
+        for name in ("failing in baseline", "failing in candidate", "new in candidate", "example"):
             assert name in headers, headers
         column = {name: i for i, name in enumerate(headers)}
         seen: dict[str, int] = {}
@@ -241,7 +241,7 @@ def test_report_says_why_it_failed_in_chromium(demo: DemoResult) -> None:
         for i in range(rows.count()):
             cells = rows.nth(i).locator("td").all_inner_texts()
             rule = cells[column["rule"]].strip()
-            seen[rule] = seen.get(rule, 0) + int(cells[column["failing in draft"]])
+            seen[rule] = seen.get(rule, 0) + int(cells[column["failing in candidate"]])
             assert len(cells[column["example"]].strip()) > 20
         assert seen["urdu-script"] > 40
         assert seen["asks-confirmation"] > 20

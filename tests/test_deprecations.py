@@ -1,7 +1,9 @@
-"""Consistent keywords (issue 21): ``store`` is always a place, ``rubric_version_id`` where a
-rubric id is meant, ``client=`` keyword-only after the positional subject. The old spellings
+"""One calling convention (issue 32): flows take ``(grid, assistant_id, scorecard, *, client,
+judge, store, options)``, knobs live in options objects. The old spellings of this release
 work for one release, each with a ``DeprecationWarning`` saying what to write instead; the
-new spellings never warn."""
+new spellings never warn. The shims announced in the previous release (issue 21: positional
+``run_grid`` arguments, client-first refine calls, ``grade_run(store=bool)``,
+``Run.grades(scorecard=)``, ``judge_agreement(rubric=)``) are gone: Python's own errors."""
 
 from __future__ import annotations
 
@@ -15,12 +17,14 @@ import pandas as pd
 import pytest
 
 from evalkit.api import AsyncClient, Client, InvalidRequestError
+from evalkit.compare import CompareOptions, compare_grades
 from evalkit.emulator import EmulatorServer
-from evalkit.grading import Grades, grade_run
+from evalkit.flows import compare_runs
+from evalkit.grading import GradeOptions, Grades, grade_run
 from evalkit.grid import load_personas
-from evalkit.refine import arefine_and_wait, arefine_loop, refine_and_wait, refine_loop
-from evalkit.runner import arun_grid, run_grid
-from evalkit.tuning import compare_variants
+from evalkit.refine import RefineLoopOptions, arefine_loop, refine_and_wait, refine_loop
+from evalkit.runner import RunOptions, arun_grid, run_grid
+from evalkit.tuning import compare_variants, tune
 
 from .result_face import empty_why, grades_frame, sequential_run
 from .runner_fixtures import emulator_fixture
@@ -34,6 +38,7 @@ CARD = {
         {"ruleId": "short", "title": "Short", "points": 40, "check": {"type": "turns", "max": 40}},
     ],
 }  # fmt: skip
+QUIET = RunOptions(progress=False)
 
 
 @pytest.fixture(scope="module")
@@ -58,104 +63,146 @@ def no_deprecations() -> Iterator[None]:
         yield
 
 
-def test_run_grid_positional_client_and_place_warn_and_still_run(
+def test_run_grid_knobs_go_in_options_and_positional_places_are_gone(
     client: Client, assistant_id: str, tmp_path: Path
 ) -> None:
     grid = _grid()
-    with pytest.warns(DeprecationWarning, match=r"run_grid\(\): pass client=, target=, store="):
-        old = run_grid(grid, assistant_id, client, "draft", tmp_path, progress=False)
-    assert old.path.parent == tmp_path
+    with pytest.warns(DeprecationWarning, match=r"run_grid\(\): pass progress= in options="):
+        old = run_grid(grid, assistant_id, client=client, store=tmp_path, progress=False)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DeprecationWarning)
         new = run_grid(
-            grid, assistant_id, client=client, store=tmp_path, run_id=old.run_id, progress=False
+            grid, assistant_id, client=client, store=tmp_path, run_id=old.run_id, options=QUIET
         )
     assert new.run_id == old.run_id  # the same run, resumed: nothing ran again
     assert new.counts == old.counts
-    with pytest.raises(TypeError, match="multiple values for argument 'client'"):
-        run_grid(grid, assistant_id, client, client=client)
+    with pytest.raises(TypeError, match="positional argument"):
+        run_grid(grid, assistant_id, client, "draft", tmp_path)  # type: ignore[misc]
 
 
-def test_arun_grid_positional_client_warns(
+def test_arun_grid_positional_client_is_a_type_error(
     emu: EmulatorServer, assistant_id: str, tmp_path: Path
 ) -> None:
     async def main() -> Any:
         async with AsyncClient(emu.base_url, emu.api_key) as aclient:
-            with pytest.warns(DeprecationWarning, match=r"arun_grid\(\): pass client="):
-                return await arun_grid(_grid(), assistant_id, aclient, store=tmp_path)
+            with pytest.raises(TypeError, match="positional argument"):
+                await arun_grid(_grid(), assistant_id, aclient, store=tmp_path)  # type: ignore[misc]
+            with pytest.warns(DeprecationWarning, match=r"arun_grid\(\): pass concurrency="):
+                return await arun_grid(
+                    _grid(), assistant_id, client=aclient, store=tmp_path, concurrency=2
+                )
 
     run = asyncio.run(main())
     assert run.counts["done"] == len(_grid())
 
 
-def test_grade_run_store_bool_is_now_save(
-    client: Client, assistant_id: str, tmp_path: Path, no_deprecations: None
+def test_grade_run_knobs_go_in_options_and_store_bool_is_gone(
+    client: Client, assistant_id: str, tmp_path: Path
 ) -> None:
-    run = run_grid(_grid(), assistant_id, client=client, store=tmp_path, progress=False)
-    with pytest.warns(DeprecationWarning, match=r"grade_run\(\): store=False is now save=False"):
-        unsaved = grade_run(run, CARD, judge=False, store=False)
-    assert unsaved.path is None
-    assert run.grades("dep/v1").empty
-    with pytest.raises(TypeError, match="a place"):
-        grade_run(run, CARD, judge=False, store="runs")  # type: ignore[arg-type]
-    saved = grade_run(run, CARD, judge=False, save=True)
-    assert saved.path is not None
-    # run.grades: rubric_version_id=, with scorecard= its old name
-    by_id = run.grades(rubric_version_id="dep/v1")
-    pd.testing.assert_frame_equal(by_id, run.grades("dep/v1"))
-    with pytest.warns(DeprecationWarning, match=r"scorecard= is now rubric_version_id="):
-        old = run.grades(scorecard="dep/v1")
-    pd.testing.assert_frame_equal(old, by_id)
-    with pytest.raises(TypeError, match="rubric_version_id= only"):
-        run.grades("dep/v1", scorecard="dep/v1")
+    run = run_grid(_grid(), assistant_id, client=client, store=tmp_path, options=QUIET)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'store'"):
+        grade_run(run, CARD, judge=False, store=False)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'scorecard'"):
+        run.grades(scorecard="dep/v1")  # type: ignore[call-arg]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = grade_run(run, CARD, judge=False, options=GradeOptions(judge_samples=2))
+    with pytest.warns(DeprecationWarning, match=r"grade_run\(\): pass judge_samples= in options"):
+        old = grade_run(run, CARD, judge=False, judge_samples=2)
+    pd.testing.assert_frame_equal(old.frame, new.frame)
 
 
-def test_refine_client_first_warns_and_maps_the_arguments(tmp_path: Path) -> None:
-    """The old order (client, assistant_id, owner_feedback) still means the same: the
-    feedback is checked as feedback (too long: refused before anything is sent)."""
-    too_long = "x" * 2001
-    with Client("http://127.0.0.1:9/v1", "sk_api_" + "k" * 32) as client:
-        with (
-            pytest.warns(DeprecationWarning, match=r"refine_and_wait\(\): pass the client as"),
-            pytest.raises(InvalidRequestError) as old,
-        ):
-            refine_and_wait(client, "a1", too_long, store=tmp_path)  # type: ignore[arg-type]
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", DeprecationWarning)
-            with pytest.raises(InvalidRequestError) as new:
-                refine_and_wait("a1", too_long, client=client, store=tmp_path)
-        assert old.value.fields == new.value.fields == ["ownerFeedback"]
-        with pytest.raises(TypeError, match="client twice"):
-            refine_and_wait(client, "a1", "x", client=client)  # type: ignore[arg-type]
-        with pytest.raises(TypeError, match=r"takes 2 positional arguments"):
-            refine_and_wait("a1", "x", "y")
-        with (
-            pytest.warns(DeprecationWarning, match=r"arefine_and_wait\(\)"),
-            pytest.raises(InvalidRequestError),
-        ):
-            asyncio.run(arefine_and_wait(None, "a1", too_long, store=tmp_path))  # type: ignore[arg-type]
+def test_compare_knobs_go_in_options_and_seed_is_said_to_do_nothing(
+    client: Client, assistant_id: str, tmp_path: Path
+) -> None:
+    runs = [
+        run_grid(_grid(), assistant_id, client=client, store=tmp_path, target=t, options=QUIET)
+        for t in ("prod", "draft")
+    ]
+    grades = [grade_run(r, CARD, judge=False) for r in runs]
+    options = CompareOptions(confidence=0.9, min_effect=3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        new = compare_grades(grades[0], grades[1], options=options)
+    with pytest.warns(DeprecationWarning, match=r"compare_grades\(\): pass confidence=, min_eff"):
+        old = compare_grades(grades[0], grades[1], confidence=0.9, min_effect=3.0)
+    assert old.to_dict() == new.to_dict()
+    with pytest.warns(DeprecationWarning, match=r"drop seed=: it does nothing"):
+        seeded = compare_grades(grades[0], grades[1], options=options, seed=7)
+    assert seeded.to_dict() == new.to_dict()  # seed never changed anything
+    assert "seed" not in new.summary.columns
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alpha'"):
+        compare_grades(grades[0], grades[1], alpha=0.1)
+    quiet = CompareOptions(confidence=0.9, min_effect=3.0, record_looks=False)
+    with pytest.warns(DeprecationWarning, match=r"compare_runs\(\): pass min_effect= in"):
+        by_runs = compare_runs(*runs, CARD, False, min_effect=3.0, options=replace_ci(quiet))
+    assert by_runs.summary.iloc[0]["difference"] == new.summary.iloc[0]["difference"]
+    for bad in ({"confidence": 0.4}, {"confidence": 1.0}, {"min_effect": -1.0}):
+        with pytest.raises(ValueError, match=r"CompareOptions\.(confidence|min_effect)"):
+            CompareOptions(**bad)  # type: ignore[arg-type]
 
 
-def test_refine_loop_client_first_warns(tmp_path: Path) -> None:
+def replace_ci(options: CompareOptions) -> CompareOptions:
+    from dataclasses import replace
+
+    return replace(options, min_effect=5.0)
+
+
+def test_tune_old_order_warns_and_means_the_same(tmp_path: Path) -> None:
+    """``tune(assistant_id, variants, grid, scorecard)`` still means the same: an empty
+    variants list is refused as variants (before any request)."""
     grid = _grid()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        with pytest.raises(ValueError, match="at least one variant"):
+            tune(grid, "a1", CARD, variants=[], store=tmp_path)
     with (
-        pytest.warns(DeprecationWarning, match=r"refine_loop\(\): pass the client as"),
+        pytest.warns(DeprecationWarning, match=r"tune\(assistant_id, variants, grid, scorecard\)"),
+        pytest.raises(ValueError, match="at least one variant"),
+    ):
+        tune("a1", [], grid, CARD, store=tmp_path)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="missing the keyword argument 'variants'"):
+        tune(grid, "a1", CARD)
+
+
+def test_refine_old_orders(tmp_path: Path) -> None:
+    """refine_loop's old order warns and maps its arguments (too-long feedback is refused as
+    feedback, before anything is sent); the client-first order of the release before is gone."""
+    grid = _grid()
+    too_long = "x" * 2001
+    with (
+        pytest.warns(DeprecationWarning, match=r"refine_loop\(assistant_id, grid, scorecard"),
         pytest.raises(InvalidRequestError),
     ):
-        refine_loop(None, "a1", grid, CARD, "x" * 2001)  # type: ignore[arg-type]
+        refine_loop("a1", grid, CARD, too_long)  # type: ignore[arg-type]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        with pytest.raises(InvalidRequestError):
+            refine_loop(grid, "a1", CARD, feedback=too_long, store=tmp_path)
+        with pytest.raises(InvalidRequestError):
+            asyncio.run(arefine_loop(grid, "a1", CARD, feedback=too_long, store=tmp_path))
+    with pytest.raises(TypeError, match="takes 3 positional arguments"):
+        refine_loop(None, "a1", grid, CARD, too_long)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="missing the keyword argument 'feedback'"):
+        refine_loop(grid, "a1", CARD)
+    with Client("http://127.0.0.1:9/v1", "sk_api_" + "k" * 32) as client:
+        with pytest.raises(TypeError, match="positional argument"):
+            refine_and_wait(client, "a1", too_long, store=tmp_path)  # type: ignore[arg-type, misc]
+        with pytest.raises(InvalidRequestError):
+            refine_and_wait("a1", too_long, client=client, store=tmp_path)
     with (
-        pytest.warns(DeprecationWarning, match=r"arefine_loop\(\)"),
+        pytest.warns(DeprecationWarning, match=r"RefineLoopOptions\(store=\.\.\.\) is now"),
         pytest.raises(InvalidRequestError),
     ):
-        asyncio.run(arefine_loop(None, "a1", grid, CARD, "x" * 2001))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"takes 4 positional arguments"):
-        refine_loop("a1", grid, CARD, "x", "y")
+        refine_loop(grid, "a1", CARD, feedback=too_long, options=RefineLoopOptions(store=tmp_path))
 
 
 def _old_spellings(source: str) -> list[str]:
-    """Calls in ``source`` that use an old spelling (what would warn at run time)."""
+    """Calls in ``source`` that use a spelling deprecated in this release."""
     import ast
 
+    knobs = {"concurrency", "budget", "max_attempts", "progress", "rerun", "repeats"}
+    knobs |= {"stop_after_unreachable", "allow_missing_variables"}
     found = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Call):
@@ -164,15 +211,19 @@ def _old_spellings(source: str) -> list[str]:
         name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
         keywords = {k.arg for k in node.keywords}
         if (
-            (name in ("run_grid", "arun_grid") and len(node.args) > 2)
-            or (name in ("grade_run", "agrade_run") and "store" in keywords)
-            or (name == "grades" and "scorecard" in keywords)
+            (name in ("run_grid", "arun_grid") and keywords & knobs)
+            or (name in ("grade_run", "agrade_run") and "judge_samples" in keywords)
+            or (
+                name in ("compare_grades", "compare_runs", "acompare_runs")
+                and keywords & {"confidence", "min_effect", "seed"}
+            )
+            or (name == "RefineLoopOptions" and keywords & {"judge", "store"})
         ):
             found.append(ast.unparse(node))
-        elif name in ("refine_and_wait", "arefine_and_wait", "refine_loop", "arefine_loop"):
-            first = node.args[0] if node.args else None
-            if (isinstance(first, ast.Constant) and first.value is None) or (
-                isinstance(first, ast.Name) and "client" in first.id
+        elif name in ("tune", "atune", "refine_loop", "arefine_loop") and node.args:
+            first = node.args[0]
+            if isinstance(first, ast.Constant) or (
+                isinstance(first, ast.Name) and "assistant" in first.id
             ):
                 found.append(ast.unparse(node))
     return found
@@ -180,7 +231,11 @@ def _old_spellings(source: str) -> list[str]:
 
 def test_evalkit_itself_uses_no_old_spelling() -> None:
     root = Path(__file__).resolve().parents[1]
-    sources = [*(root / "evalkit").rglob("*.py"), *(root / "benchmarks").rglob("*.py")]
+    sources = [
+        *(root / "evalkit").rglob("*.py"),
+        *(root / "benchmarks").rglob("*.py"),
+        root / "notebooks" / "make_notebooks.py",
+    ]
     old = {
         str(path.relative_to(root)): calls
         for path in sources
@@ -188,27 +243,10 @@ def test_evalkit_itself_uses_no_old_spelling() -> None:
         if calls
     }
     assert not old, f"deprecated spellings inside the package: {old}"
-    assert _old_spellings("run_grid(grid, aid, client)")
-    assert _old_spellings("refine_loop(client, aid, grid, card, text)")
-    assert _old_spellings("grade_run(run, card, store=False)")
-
-
-def test_judge_agreement_rubric_is_now_rubric_version_id(tmp_path: Path) -> None:
-    from evalkit.grading import judge_agreement
-    from evalkit.store import Label
-
-    from .grading.test_labels import _graded
-
-    run = _graded(tmp_path, {"c1"})
-    run.add_labels([Label("c1", "confirm", "fail"), Label("c2", "confirm", "pass")])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        new = judge_agreement(run, rubric_version_id="demo/v1", seed=1)
-    with pytest.warns(DeprecationWarning, match=r"rubric= is now rubric_version_id="):
-        old = judge_agreement(run, rubric="demo/v1", seed=1)
-    pd.testing.assert_frame_equal(old, new)
-    with pytest.raises(TypeError, match="rubric_version_id= only"):
-        judge_agreement(run, rubric="demo/v1", rubric_version_id="demo/v1")
+    assert _old_spellings("run_grid(grid, aid, client=c, progress=False)")
+    assert _old_spellings("tune(assistant_id, variants, grid, card)")
+    assert _old_spellings("compare_grades(b, c, min_effect=5)")
+    assert not _old_spellings("tune(grid, assistant_id, card, variants=v)")
 
 
 # --- result spellings (issue 32): summary is a DataFrame property, headline() the sentence ---
@@ -246,3 +284,12 @@ def test_sequential_sentence_and_why_sentences_warn() -> None:
     why = empty_why()
     with pytest.warns(DeprecationWarning, match=r"WhyItFailed.sentences\(\): write .findings"):
         assert why.sentences() == list(why.findings)
+
+
+def test_report_css_is_the_one_stylesheet_with_a_warning() -> None:
+    import evalkit.report
+    from evalkit._util._html import stylesheet
+
+    with pytest.warns(DeprecationWarning, match=r"REPORT_CSS: the one stylesheet"):
+        css = evalkit.report.REPORT_CSS
+    assert css == stylesheet()

@@ -37,7 +37,7 @@ from evalkit.api._config import Secret
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import PersonaError, load_personas
 from evalkit.grid._personas import PersonaProblem
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 from evalkit.store import (
     CorruptRunError,
     IdentityMismatchError,
@@ -301,9 +301,16 @@ def test_a_run_writes_no_planted_secret_to_any_file_repr_or_pickle(
     grid = make_grid(load_personas(PERSONAS_DIR), 2, repeats=1)
     variant = Variant("keyed", {"llm": {"default": {"apiKey": VARIANT_KEY}}})
     with Client(emu.base_url, emu.api_key) as client:
-        draft = run_grid(grid, assistant_id, client=client, store=tmp_path, progress=False)
+        draft = run_grid(
+            grid, assistant_id, client=client, store=tmp_path, options=RunOptions(progress=False)
+        )
         clone = run_grid(
-            grid, assistant_id, client=client, target=variant, store=tmp_path, progress=False
+            grid,
+            assistant_id,
+            client=client,
+            target=variant,
+            store=tmp_path,
+            options=RunOptions(progress=False),
         )
         listed = next(a for a in client.list_assistants() if a.id == assistant_id)
         reprs = [repr(client), repr(listed), str(listed), repr(listed.config), repr(variant)]

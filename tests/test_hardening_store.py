@@ -15,7 +15,7 @@ import pytest
 from evalkit.api import Client
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import Grid
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 from evalkit.store import RunWriter, StoreError, identity_hash
 from evalkit.store._journal import read_journal
 from evalkit.targets import SnapshotStore
@@ -92,7 +92,14 @@ def test_disk_full_mid_run_is_a_store_error_and_a_resume_records_exactly_the_gri
     disk.full = True
     client = Client(emu.base_url, emu.api_key)
     with pytest.raises(StoreError) as caught:
-        run_grid(grid, assistant, client=client, store=tmp_path, run_id="full", progress=False)
+        run_grid(
+            grid,
+            assistant,
+            client=client,
+            store=tmp_path,
+            run_id="full",
+            options=RunOptions(progress=False),
+        )
     assert not isinstance(caught.value, BaseExceptionGroup)
     message = str(caught.value)
     assert "journal.jsonl" in message
@@ -105,7 +112,14 @@ def test_disk_full_mid_run_is_a_store_error_and_a_resume_records_exactly_the_gri
     assert temp_files(tmp_path) == []
 
     disk.full = False  # space freed: the same process resumes at once (no RunLockedError)
-    run = run_grid(grid, assistant, client=client, store=tmp_path, run_id="full", progress=False)
+    run = run_grid(
+        grid,
+        assistant,
+        client=client,
+        store=tmp_path,
+        run_id="full",
+        options=RunOptions(progress=False),
+    )
     conv = run.conversations
     assert len(conv) == len(grid)
     assert set(conv["conversation_id"]) == {s.conversation_id for s in grid.conversations()}
@@ -170,7 +184,7 @@ def test_a_store_path_that_is_a_file_is_a_store_error(emu: EmulatorServer, tmp_p
             assistant,
             client=Client(emu.base_url, emu.api_key),
             store=store,
-            progress=False,
+            options=RunOptions(progress=False),
         )
     assert str(store) in str(via_run.value)
     assert store.read_text() == "not a folder"
@@ -207,7 +221,7 @@ def test_a_read_only_store_is_a_store_error(
             assistant,
             client=Client(emu.base_url, emu.api_key),
             store=store,
-            progress=False,
+            options=RunOptions(progress=False),
         )
 
 

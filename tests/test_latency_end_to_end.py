@@ -17,7 +17,7 @@ from evalkit.api import AsyncClient
 from evalkit.compare import Verdict, compare_latency
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import load_personas
-from evalkit.runner import arun_grid
+from evalkit.runner import RunOptions, arun_grid
 
 from .loopback import serve_app
 from .runner_fixtures import emulator_fixture
@@ -26,6 +26,9 @@ from .runner_support import PERSONAS_DIR, build_assistant, make_grid
 # 4 emulated seconds x 0.02 = 80 ms per turn before the config scales it, with the jitter
 emu = emulator_fixture(time_scale=0.02, seed=23, turn_delay=4.0)
 DELAY_S = 0.3
+#: few streams at once: the runner, both proxies and the emulator share one process (and its
+#: GIL), and a starved reader receives events in bunches, which shortens the gaps it measures
+KNOBS: dict[str, Any] = {"progress": False, "concurrency": 3}
 
 
 class AgentDelayProxy:
@@ -110,7 +113,7 @@ class AgentDelayProxy:
 async def _both_sides(emu: EmulatorServer, assistant: str, store: Path) -> tuple[Any, Any]:
     """The same grid through a proxy that adds nothing and through one that holds agent
     turns back, run at the same time (interleaved, as draft_vs_prod runs its sides)."""
-    grid = make_grid(load_personas(PERSONAS_DIR), n=6, repeats=3)
+    grid = make_grid(load_personas(PERSONAS_DIR), n=5, repeats=2)
     upstream = emu.base_url.removesuffix("/v1")
     with (
         serve_app(AgentDelayProxy(upstream, 0.0)) as plain,
@@ -121,8 +124,22 @@ async def _both_sides(emu: EmulatorServer, assistant: str, store: Path) -> tuple
             AsyncClient(held + "/v1", emu.api_key) as b,
         ):
             return await asyncio.gather(
-                arun_grid(grid, assistant, client=a, store=store, run_id="plain", progress=False),
-                arun_grid(grid, assistant, client=b, store=store, run_id="held", progress=False),
+                arun_grid(
+                    grid,
+                    assistant,
+                    client=a,
+                    store=store,
+                    run_id="plain",
+                    options=RunOptions(**KNOBS),
+                ),
+                arun_grid(
+                    grid,
+                    assistant,
+                    client=b,
+                    store=store,
+                    run_id="held",
+                    options=RunOptions(**KNOBS),
+                ),
             )
 
 
@@ -156,7 +173,14 @@ def test_an_assistant_that_reasons_harder_is_found_slower(
     slow = client.create_assistant("Thinks harder", config).id
     grid = make_grid(load_personas(PERSONAS_DIR), n=4, repeats=2)
     runs = [
-        run_grid(grid, aid, client=client, store=tmp_path, run_id=name, progress=False)
+        run_grid(
+            grid,
+            aid,
+            client=client,
+            store=tmp_path,
+            run_id=name,
+            options=RunOptions(progress=False),
+        )
         for name, aid in (("plain", plain), ("slow", slow))
     ]
     result = compare_latency(*runs, min_effect_s=0.02)

@@ -87,7 +87,13 @@ def test_max_cost_without_a_price_table_is_refused_before_anything_runs(
     client = Client(emu.base_url, emu.api_key)
     grid = make_grid(load_personas(PERSONAS_DIR), n=2, repeats=1)
     with pytest.raises(ValueError, match="max_cost needs a price table"):
-        run_grid(grid, "asst_x", client=client, store=tmp_path, budget=Budget(max_cost=1.0))
+        run_grid(
+            grid,
+            "asst_x",
+            client=client,
+            store=tmp_path,
+            options=RunOptions(budget=Budget(max_cost=1.0)),
+        )
     assert emu.stats()["started"] == before
     assert not any(tmp_path.iterdir())
 
@@ -128,13 +134,19 @@ def test_a_spend_cap_stops_the_run_cleanly_and_a_resume_finishes_it(
     assert row["cost"] > first.manifest["cost"]["total"]
     assert list_runs(tmp_path).set_index("run_id").loc["r", "cost"] == pytest.approx(row["cost"])
     assert pricing.run_cost(load_run("r", tmp_path)).simulation == pytest.approx(row["cost"])
+    assert "cost EUR " in load_run("r", tmp_path)._repr_html_()  # the run's summary
 
 
 def test_runs_without_a_price_table_have_no_cost(emu: EmulatorServer, tmp_path: Path) -> None:
     client = Client(emu.base_url, emu.api_key)
     grid = make_grid(load_personas(PERSONAS_DIR), n=1, repeats=1)
     run_grid(
-        grid, build_assistant(emu), client=client, store=tmp_path, run_id="free", progress=False
+        grid,
+        build_assistant(emu),
+        client=client,
+        store=tmp_path,
+        run_id="free",
+        options=RunOptions(progress=False),
     )
     assert "cost" not in load_run("free", tmp_path).manifest
     assert pd.isna(catalog(tmp_path)["cost"].iloc[0])

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from evalkit import Comparison, Grades, TuneResult
-from evalkit.compare import compare_grades
+from evalkit.compare import CompareOptions, compare_grades
 from evalkit.tuning import compare_variants
 
 from .result_face import assert_result_face, empty_why, grades_frame, sequential_run
@@ -17,7 +17,9 @@ from .result_face import assert_result_face, empty_why, grades_frame, sequential
 
 @pytest.fixture(scope="module")
 def comparison() -> Comparison:
-    return compare_grades(grades_frame(30, 7, "b"), grades_frame(30, 2, "c"), min_effect=3.0)
+    return compare_grades(
+        grades_frame(30, 7, "b"), grades_frame(30, 2, "c"), options=CompareOptions(min_effect=3.0)
+    )
 
 
 def test_comparison_face_and_typed_attributes(comparison: Comparison) -> None:

@@ -15,7 +15,7 @@ import pytest
 from evalkit.api import ApiError, AsyncClient, Client, RetryPolicy
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import Grid, Persona, load_personas
-from evalkit.runner import Budget, RunAborted, arun_grid, run_grid
+from evalkit.runner import Budget, RunAborted, RunOptions, arun_grid, run_grid
 from evalkit.store import IdentityMismatchError, load_run, transcript_hash
 
 from .runner_fixtures import emulator_fixture
@@ -73,7 +73,13 @@ def test_grid_runs_to_done_with_the_design_columns(
 ) -> None:
     grid = make_grid(personas)
     client = Client(emu.base_url, emu.api_key)
-    run = run_grid(grid, assistant_id, client=client, store=tmp_path / "runs", progress=False)
+    run = run_grid(
+        grid,
+        assistant_id,
+        client=client,
+        store=tmp_path / "runs",
+        options=RunOptions(progress=False),
+    )
 
     conv = check_tables(run, len(grid))
     turns = run.turns
@@ -134,7 +140,7 @@ def test_default_client_comes_from_the_environment(
     monkeypatch.setenv("EVALKIT_BASE_URL", emu.base_url)
     monkeypatch.setenv("EVALKIT_API_KEY", emu.api_key)
     grid = make_grid(personas, n=2, repeats=1)
-    run = run_grid(grid, assistant_id, store=tmp_path, progress=False)
+    run = run_grid(grid, assistant_id, store=tmp_path, options=RunOptions(progress=False))
     assert run.counts["done"] == len(grid)
 
 
@@ -146,10 +152,16 @@ def test_resume_runs_nothing_twice(
 ) -> None:
     grid = make_grid(personas, n=5, repeats=2)  # 20 conversations
     client = Client(emu.base_url, emu.api_key)
-    kw: dict[str, Any] = {"store": tmp_path, "run_id": "resume-me", "progress": False}
+    kw: dict[str, Any] = {"store": tmp_path, "run_id": "resume-me"}
 
     s0 = started(emu)
-    first = run_grid(grid, assistant_id, client=client, budget=Budget(max_conversations=7), **kw)
+    first = run_grid(
+        grid,
+        assistant_id,
+        client=client,
+        options=RunOptions(progress=False, budget=Budget(max_conversations=7)),
+        **kw,
+    )
     assert len(first.conversations) == 7
     assert first.manifest["outcome"] == "partial"
     assert started(emu) - s0 == 7
@@ -158,7 +170,7 @@ def test_resume_runs_nothing_twice(
     kept = first.conversations.set_index("conversation_id")["transcript_hash"]
 
     s1 = started(emu)
-    second = run_grid(grid, assistant_id, client=client, **kw)
+    second = run_grid(grid, assistant_id, client=client, options=RunOptions(progress=False), **kw)
     assert started(emu) - s1 == len(grid) - 7
     conv = check_tables(second, len(grid))
     assert second.manifest["outcome"] == "complete"
@@ -167,7 +179,7 @@ def test_resume_runs_nothing_twice(
     assert second.manifest["journal"]["lines"] == len(grid)
 
     s2 = started(emu)
-    third = run_grid(grid, assistant_id, client=client, **kw)
+    third = run_grid(grid, assistant_id, client=client, options=RunOptions(progress=False), **kw)
     assert started(emu) - s2 == 0
     check_tables(third, len(grid))
     assert third.manifest["journal"]["superseded"] == 0
@@ -177,22 +189,47 @@ def test_changed_grid_with_the_same_run_id_is_refused(
     emu: EmulatorServer, assistant_id: str, personas: list[Persona], tmp_path: Path
 ) -> None:
     client = Client(emu.base_url, emu.api_key)
-    kw: dict[str, Any] = {"store": tmp_path, "run_id": "fixed", "progress": False}
+    kw: dict[str, Any] = {"store": tmp_path, "run_id": "fixed"}
     grid = make_grid(personas, n=2, repeats=1)
-    run_grid(grid, assistant_id, client=client, **kw)
+    run_grid(grid, assistant_id, client=client, options=RunOptions(progress=False), **kw)
     s0 = started(emu)
     added = personas[2].label
     with pytest.raises(IdentityMismatchError, match=f"the persona '{added}' was added") as info:
-        run_grid(make_grid(personas, n=3, repeats=1), assistant_id, client=client, **kw)
+        run_grid(
+            make_grid(personas, n=3, repeats=1),
+            assistant_id,
+            client=client,
+            options=RunOptions(progress=False),
+            **kw,
+        )
     assert info.value.stored not in str(info.value)  # words, not digests
     with pytest.raises(IdentityMismatchError, match="repeats changed from 1 to 2"):
-        run_grid(make_grid(personas, n=2, repeats=2), assistant_id, client=client, **kw)
+        run_grid(
+            make_grid(personas, n=2, repeats=2),
+            assistant_id,
+            client=client,
+            options=RunOptions(progress=False),
+            **kw,
+        )
     with pytest.raises(IdentityMismatchError, match='the target changed from "draft" to "prod"'):
-        run_grid(grid, assistant_id, client=client, target="prod", **kw)
+        run_grid(
+            grid,
+            assistant_id,
+            client=client,
+            target="prod",
+            options=RunOptions(progress=False),
+            **kw,
+        )
     assert started(emu) == s0
     assert len(load_run("fixed", store=tmp_path).conversations) == len(grid)
     # a runtime knob is not part of the identity
-    run = run_grid(grid, assistant_id, client=client, concurrency=1, max_attempts=5, **kw)
+    run = run_grid(
+        grid,
+        assistant_id,
+        client=client,
+        options=RunOptions(progress=False, concurrency=1, max_attempts=5),
+        **kw,
+    )
     assert len(run.conversations) == len(grid)
     assert started(emu) == s0
 
@@ -204,10 +241,14 @@ def test_wall_time_budget_gives_a_partial_run_that_resume_completes(
     assistant = build_assistant(slow_emu)
     grid = make_grid(personas, n=5, repeats=2)
     client = Client(slow_emu.base_url, slow_emu.api_key)
-    kw: dict[str, Any] = {"store": tmp_path, "run_id": "timed", "progress": False}
+    kw: dict[str, Any] = {"store": tmp_path, "run_id": "timed"}
 
     first = run_grid(
-        grid, assistant, client=client, concurrency=2, budget=Budget(max_seconds=0.6), **kw
+        grid,
+        assistant,
+        client=client,
+        options=RunOptions(progress=False, concurrency=2, budget=Budget(max_seconds=0.6)),
+        **kw,
     )
     assert first.manifest["outcome"] == "partial"
     assert len(first.conversations) < len(grid)
@@ -215,7 +256,9 @@ def test_wall_time_budget_gives_a_partial_run_that_resume_completes(
     assert set(first.conversations["status"]) <= {"done"}  # cut conversations are not recorded
     assert wait_idle(slow_emu)["active"] == 0  # their streams were closed
 
-    second = run_grid(grid, assistant, client=client, concurrency=10, **kw)
+    second = run_grid(
+        grid, assistant, client=client, options=RunOptions(progress=False, concurrency=10), **kw
+    )
     assert second.manifest["outcome"] == "complete"
     assert set(check_tables(second, len(grid))["status"]) == {"done"}
 
@@ -246,9 +289,11 @@ async def test_rerun_failed_and_dropped_runs_them_again(
     assistant, project, grid = await asyncio.to_thread(
         _failed_or_dropped_then_rerun_setup, emu, personas
     )
-    kw: dict[str, Any] = {"store": tmp_path, "run_id": "flaky", "progress": False}
+    kw: dict[str, Any] = {"store": tmp_path, "run_id": "flaky"}
     async with AsyncClient(emu.base_url, project["apiKey"], retry=RetryPolicy.never()) as client:
-        first = await arun_grid(grid, assistant, client=client, max_attempts=1, **kw)
+        first = await arun_grid(
+            grid, assistant, client=client, options=RunOptions(progress=False, max_attempts=1), **kw
+        )
         statuses = first.conversations["status"]
         assert len(first.conversations) == len(grid)
         assert set(statuses) <= {"failed", "dropped"}
@@ -261,11 +306,19 @@ async def test_rerun_failed_and_dropped_runs_them_again(
         await asyncio.to_thread(emu.set_faults, api_key=project["apiKey"])
         s0 = await asyncio.to_thread(started, emu)
         # without rerun: everything is recorded, nothing runs
-        same = await arun_grid(grid, assistant, client=client, max_attempts=1, **kw)
+        same = await arun_grid(
+            grid, assistant, client=client, options=RunOptions(progress=False, max_attempts=1), **kw
+        )
         assert await asyncio.to_thread(started, emu) == s0
         assert set(same.conversations["status"]) == set(statuses)
 
-        again = await arun_grid(grid, assistant, client=client, rerun=("failed", "dropped"), **kw)
+        again = await arun_grid(
+            grid,
+            assistant,
+            client=client,
+            options=RunOptions(progress=False, rerun=("failed", "dropped")),
+            **kw,
+        )
     assert await asyncio.to_thread(started, emu) - s0 == len(grid)
     conv = check_tables(again, len(grid))
     assert set(conv["status"]) == {"done"}
@@ -277,10 +330,18 @@ def test_run_grid_forwards_rerun(
 ) -> None:
     assistant, project, grid = _failed_or_dropped_then_rerun_setup(emu, personas)
     client = Client(emu.base_url, project["apiKey"], retry=RetryPolicy.never())
-    kw: dict[str, Any] = {"store": tmp_path, "run_id": "flaky", "progress": False}
-    run_grid(grid, assistant, client=client, max_attempts=1, **kw)
+    kw: dict[str, Any] = {"store": tmp_path, "run_id": "flaky"}
+    run_grid(
+        grid, assistant, client=client, options=RunOptions(progress=False, max_attempts=1), **kw
+    )
     emu.set_faults(api_key=project["apiKey"])
-    again = run_grid(grid, assistant, client=client, rerun=("failed", "dropped"), **kw)
+    again = run_grid(
+        grid,
+        assistant,
+        client=client,
+        options=RunOptions(progress=False, rerun=("failed", "dropped")),
+        **kw,
+    )
     assert set(again.conversations["status"]) == {"done"}
 
 
@@ -294,7 +355,7 @@ def test_rerun_rejects_unknown_statuses(
                 assistant_id,
                 client=Client(emu.base_url, emu.api_key),
                 store=tmp_path,
-                rerun=("finished",),
+                options=RunOptions(rerun=("finished",)),
             )
         )
 
@@ -309,7 +370,11 @@ async def test_run_grid_inside_a_running_event_loop(
     asyncio.get_running_loop()
     grid = make_grid(personas, n=2, repeats=1)
     run = run_grid(
-        grid, assistant_id, client=Client(emu.base_url, emu.api_key), store=tmp_path, progress=False
+        grid,
+        assistant_id,
+        client=Client(emu.base_url, emu.api_key),
+        store=tmp_path,
+        options=RunOptions(progress=False),
     )
     assert run.counts["done"] == len(grid)
 
@@ -321,7 +386,9 @@ def test_run_grid_called_from_a_coroutine_under_asyncio_run(
     client = Client(emu.base_url, emu.api_key)
 
     async def notebook_cell() -> Any:
-        return run_grid(grid, assistant_id, client=client, store=tmp_path, progress=False)
+        return run_grid(
+            grid, assistant_id, client=client, store=tmp_path, options=RunOptions(progress=False)
+        )
 
     run = asyncio.run(notebook_cell())
     assert run.counts["done"] == len(grid)
@@ -332,7 +399,9 @@ async def test_arun_grid_with_an_async_client_leaves_it_open(
 ) -> None:
     grid = make_grid(personas, n=3, repeats=1)
     async with AsyncClient(emu.base_url, emu.api_key) as client:
-        run = await arun_grid(grid, assistant_id, client=client, store=tmp_path, progress=False)
+        run = await arun_grid(
+            grid, assistant_id, client=client, store=tmp_path, options=RunOptions(progress=False)
+        )
         assert run.counts["done"] == len(grid)
         assert any(a.id == assistant_id for a in await client.list_assistants())
 
@@ -342,7 +411,9 @@ async def test_arun_grid_with_a_sync_client(
 ) -> None:
     grid = make_grid(personas, n=2, repeats=1)
     client = Client(emu.base_url, emu.api_key)
-    run = await arun_grid(grid, assistant_id, client=client, store=tmp_path, progress=False)
+    run = await arun_grid(
+        grid, assistant_id, client=client, store=tmp_path, options=RunOptions(progress=False)
+    )
     assert run.counts["done"] == len(grid)
     assert client.list_assistants()  # still usable
 
@@ -353,9 +424,13 @@ def test_argument_checks(
     grid = make_grid(personas, n=1, repeats=1)
     client = Client(emu.base_url, emu.api_key)
     with pytest.raises(ValueError, match="concurrency"):
-        run_grid(grid, assistant_id, client=client, store=tmp_path, concurrency=0)
+        run_grid(
+            grid, assistant_id, client=client, store=tmp_path, options=RunOptions(concurrency=0)
+        )
     with pytest.raises(ValueError, match="max_attempts"):
-        run_grid(grid, assistant_id, client=client, store=tmp_path, max_attempts=0)
+        run_grid(
+            grid, assistant_id, client=client, store=tmp_path, options=RunOptions(max_attempts=0)
+        )
 
 
 # --------------------------------------------------------------------------- errors
@@ -368,7 +443,11 @@ def test_bad_api_key_stops_with_nothing_recorded(
     s0 = started(emu)
     with pytest.raises((RunAborted, ApiError)) as info:
         run_grid(
-            make_grid(personas, n=2), assistant_id, client=client, store=tmp_path, progress=False
+            make_grid(personas, n=2),
+            assistant_id,
+            client=client,
+            store=tmp_path,
+            options=RunOptions(progress=False),
         )
     error = info.value if isinstance(info.value, ApiError) else info.value.__cause__
     assert isinstance(error, ApiError)
@@ -384,7 +463,11 @@ def test_bad_api_key_raises_run_aborted(
     client = Client(emu.base_url, "sk_api_not-a-real-key-0000")
     with pytest.raises(RunAborted):
         run_grid(
-            make_grid(personas, n=2), assistant_id, client=client, store=tmp_path, progress=False
+            make_grid(personas, n=2),
+            assistant_id,
+            client=client,
+            store=tmp_path,
+            options=RunOptions(progress=False),
         )
 
 
@@ -394,7 +477,11 @@ def test_errors_of_a_script_run_are_not_chained_to_the_loop_probe(
     client = Client(emu.base_url, "sk_api_not-a-real-key-0000")
     with pytest.raises((ApiError, RunAborted)) as info:
         run_grid(
-            make_grid(personas, n=1), assistant_id, client=client, store=tmp_path, progress=False
+            make_grid(personas, n=1),
+            assistant_id,
+            client=client,
+            store=tmp_path,
+            options=RunOptions(progress=False),
         )
     context = info.value.__context__
     while context is not None:
@@ -413,11 +500,17 @@ async def test_401_mid_run_aborts_and_keeps_what_finished(
         return replace_request(request, headers={"Authorization": "Bearer sk_api_revoked"})
 
     grid = make_grid(personas, n=5, repeats=1)
-    kw: dict[str, Any] = {"store": tmp_path, "run_id": "revoked", "progress": False}
+    kw: dict[str, Any] = {"store": tmp_path, "run_id": "revoked"}
     tap = Tap(revoke)
     async with AsyncClient(emu.base_url, emu.api_key, transport=tap) as client:
         with pytest.raises(RunAborted) as info:
-            await arun_grid(grid, assistant_id, client=client, concurrency=1, **kw)
+            await arun_grid(
+                grid,
+                assistant_id,
+                client=client,
+                options=RunOptions(progress=False, concurrency=1),
+                **kw,
+            )
     assert isinstance(info.value.__cause__, ApiError)
     assert info.value.__cause__.status_code == 401
     assert tap.simulates == 3  # no request after the fatal one
@@ -427,7 +520,9 @@ async def test_401_mid_run_aborts_and_keeps_what_finished(
     assert set(run.conversations["status"]) == {"done"}
 
     async with AsyncClient(emu.base_url, emu.api_key) as client:
-        resumed = await arun_grid(grid, assistant_id, client=client, **kw)
+        resumed = await arun_grid(
+            grid, assistant_id, client=client, options=RunOptions(progress=False), **kw
+        )
     assert set(check_tables(resumed, len(grid))["status"]) == {"done"}
 
 
@@ -447,7 +542,9 @@ async def test_400_for_one_conversation_is_failed_and_the_rest_continue(
     spoil_first.done = False  # type: ignore[attr-defined]
     grid = make_grid(personas, n=4, repeats=2)
     async with AsyncClient(emu.base_url, emu.api_key, transport=Tap(spoil_first)) as client:
-        run = await arun_grid(grid, assistant_id, client=client, store=tmp_path, progress=False)
+        run = await arun_grid(
+            grid, assistant_id, client=client, store=tmp_path, options=RunOptions(progress=False)
+        )
     conv = check_tables(run, len(grid))
     failed = conv[conv["status"] == "failed"]
     assert len(failed) == 1

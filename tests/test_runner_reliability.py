@@ -21,7 +21,7 @@ from evalkit.api import AsyncClient, Client, RetryPolicy
 from evalkit.emulator import EmulatorServer
 from evalkit.emulator._simulate import INJECTED_ERROR_MESSAGE
 from evalkit.grid import Grid
-from evalkit.runner import arun_grid, run_grid
+from evalkit.runner import RunOptions, arun_grid, run_grid
 from evalkit.store import load_run
 
 from .runner_fixtures import emulator_fixture
@@ -93,7 +93,12 @@ async def test_300_conversations_under_faults_are_all_accounted_for(
 
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
         run = await arun_grid(
-            grid, assistant, client=client, store=tmp_path, run_id="faults", concurrency=24
+            grid,
+            assistant,
+            client=client,
+            store=tmp_path,
+            run_id="faults",
+            options=RunOptions(concurrency=24),
         )
     after = await asyncio.to_thread(wait_idle, emu)
     conv = check_no_duplicates(run, grid)
@@ -141,7 +146,9 @@ async def test_every_stream_dropped_is_recorded_dropped_after_max_attempts(
     grid = load_grid(3, 1)
     before = await asyncio.to_thread(emu.stats)
     async with AsyncClient(emu.base_url, key, retry=RetryPolicy.no_wait()) as client:
-        run = await arun_grid(grid, assistant, client=client, store=tmp_path, max_attempts=2)
+        run = await arun_grid(
+            grid, assistant, client=client, store=tmp_path, options=RunOptions(max_attempts=2)
+        )
     conv = check_no_duplicates(run, grid)
     assert set(conv["status"]) == {"dropped"}
     assert (conv["attempts"] == 2).all()
@@ -245,8 +252,7 @@ def test_run_killed_with_sigkill_resumes_to_exactly_the_grid(
         client=Client(slow_emu.base_url, slow_emu.api_key),
         store=tmp_path,
         run_id="killed",
-        concurrency=16,
-        progress=False,
+        options=RunOptions(concurrency=16, progress=False),
     )
     after = wait_idle(slow_emu)
     conv = check_no_duplicates(run, grid)

@@ -22,7 +22,12 @@ from evalkit.cli import app
 from evalkit.compare import SequentialPlan, compare_sequential
 from evalkit.demo import CONTACTS, DRAFT_INSTRUCTIONS, PROD_INSTRUCTIONS, demo_scorecard
 from evalkit.emulator import EmulatorServer
-from evalkit.flows import DraftVsProdOptions, draft_vs_prod, sequential_record
+from evalkit.flows import (
+    DraftVsProdOptions,
+    compare_runs_sequential,
+    draft_vs_prod,
+    sequential_record,
+)
 from evalkit.grading import grade_run
 from evalkit.runner import RunOptions
 from evalkit.store import load_run
@@ -118,6 +123,11 @@ def test_compare_sequential_looks_at_stored_runs(
     saved = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
     assert saved["stop"] is True
     assert saved["summary"]["looks_planned"] == 6
+    # the same look from a notebook: the flows function the command calls
+    runs = [load_run(name, store=out / "runs") for name in ("prod", "draft")]
+    looked = compare_runs_sequential(runs[0], runs[1], demo_scorecard())
+    assert looked.stop is True
+    assert looked.to_dict()["summary"] == saved["summary"]
 
 
 fast_emu = emulator_fixture(time_scale=0.002, seed=19)

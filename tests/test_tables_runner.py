@@ -12,7 +12,7 @@ import pytest
 from evalkit.api import Client
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import Grid, Persona
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 from evalkit.store import Run
 from evalkit.targets import Target, Variant
 
@@ -41,8 +41,7 @@ def run(emu: EmulatorServer, assistant_id: str, grid: Grid, store: Path, target:
         client=client,
         target=target,
         store=store,
-        progress=False,
-        allow_missing_variables=True,
+        options=RunOptions(progress=False, allow_missing_variables=True),
     )
 
 

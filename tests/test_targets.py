@@ -17,7 +17,7 @@ from evalkit._util import MASK
 from evalkit.api import AsyncClient, Client
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import Grid, Persona, load_personas
-from evalkit.runner import RunAborted, arun_grid, run_grid
+from evalkit.runner import RunAborted, RunOptions, arun_grid, run_grid
 from evalkit.store import load_run
 from evalkit.targets import (
     ConfigSnapshot,
@@ -438,8 +438,7 @@ async def test_clone_is_deleted_and_streams_closed_when_the_run_is_cancelled(
                 target=Variant.with_instructions("slow", NASTALIQ),
                 store=tmp_path,
                 run_id="cancelled",
-                concurrency=4,
-                progress=False,
+                options=RunOptions(concurrency=4, progress=False),
             )
         )
 

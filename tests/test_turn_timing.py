@@ -15,7 +15,7 @@ import pytest
 from evalkit.api import Client
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import load_personas
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 from evalkit.store import RunWriter, TurnRecord, load_run, load_runs
 
 from .runner_fixtures import emulator_fixture
@@ -32,7 +32,13 @@ def test_runner_records_arrival_times_and_agent_latency(
 ) -> None:
     grid = make_grid(load_personas(PERSONAS_DIR), n=2, repeats=1)
     client = Client(slow_emu.base_url, slow_emu.api_key)
-    run = run_grid(grid, build_assistant(slow_emu), client=client, store=tmp_path, progress=False)
+    run = run_grid(
+        grid,
+        build_assistant(slow_emu),
+        client=client,
+        store=tmp_path,
+        options=RunOptions(progress=False),
+    )
     turns, conv = run.turns, run.conversations.set_index("conversation_id")
     assert turns["at_s"].notna().all()
     for cid, one in turns.groupby("conversation_id"):

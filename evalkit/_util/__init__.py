@@ -6,7 +6,7 @@ from __future__ import annotations
 from ._atomic import atomic_write, atomic_write_bytes, fsync_dir, remove_stale_temps
 from ._canonical import canonical_json, content_hash, json_default
 from ._clock import now, now_iso
-from ._deprecate import client_first, deprecated, positional_keywords
+from ._deprecate import deprecated
 from ._exports import publish
 from ._poll import PollOutcome, PollPolicy, apoll
 from ._progress import Progress
@@ -23,7 +23,6 @@ __all__ = [
     "atomic_write",
     "atomic_write_bytes",
     "canonical_json",
-    "client_first",
     "closest_name",
     "content_hash",
     "deprecated",
@@ -34,7 +33,6 @@ __all__ = [
     "mask",
     "now",
     "now_iso",
-    "positional_keywords",
     "publish",
     "redact",
     "redact_text",

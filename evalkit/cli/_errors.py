@@ -48,12 +48,13 @@ class ExitCode(IntEnum):
     ABORTED = 4  # a run stopped by an error no retry would fix (RunAborted)
     FAIL_ON = 5  # a complete run that recorded an outcome named by --fail-on
     STORE_UNREACHABLE = 6  # the store (an object store URL) could not be reached
+    JUDGE_SHIFTED = 7  # judge-drift --fail-on-shift: a new judge moved a rule's pass rate
     INTERRUPTED = 130  # Ctrl-C (SIGINT): what finished is kept
 
 
 EXIT_CODES_HELP: Final = (
     "Exit codes: 0 ok; 1 error; 2 usage; 3 partial run (budget); 4 run aborted; "
-    "5 --fail-on matched; 6 store unreachable; 130 interrupted (Ctrl-C)."
+    "5 --fail-on matched; 6 store unreachable; 7 judge-drift shift; 130 interrupted (Ctrl-C)."
 )
 
 

@@ -86,12 +86,15 @@ def grade_command(
     ] = False,
 ) -> None:
     """Grade a stored run's done conversations with a scorecard; print per-rule pass rates."""
-    from ..grading import grade_run
+    from ..grading import GradeOptions, grade_run
     from ..store import load_run
 
     loaded = load_run(run, store=store)
     grades = grade_run(
-        loaded, scorecard, judge_from_options(judge_model, no_judge), judge_samples=judge_samples
+        loaded,
+        scorecard,
+        judge_from_options(judge_model, no_judge),
+        options=GradeOptions(judge_samples=judge_samples),
     )
     summary = grades.summary
     typer.echo(f"{'rule':<28} {'pass rate':>9} {'pass':>5} {'fail':>5} {'n/a':>5} {'error':>5}")

@@ -137,8 +137,16 @@ def refine_command(
             from ..refine import RefineLoopOptions, refine_loop
 
             grid = Grid(personas, variables=variables, contexts=context or None, repeats=repeats)
-            options = RefineLoopOptions(rounds=rounds, holdout=holdout, store=store, poll=poll)
-            result = refine_loop(assistant, grid, scorecard, text or "", options=options)
+            options = RefineLoopOptions(rounds=rounds, holdout=holdout, poll=poll)
+            result = refine_loop(
+                grid,
+                assistant,
+                scorecard,
+                feedback=text or "",
+                judge=False,
+                store=store,
+                options=options,
+            )
             typer.echo(result.rounds.drop(columns=["build_id"]).to_string(index=False))
             typer.echo(f"stopped: {result.stop_reason}")
     except (RefineError, InvalidRequestError) as exc:

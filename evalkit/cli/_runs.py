@@ -12,7 +12,6 @@ from ._app import app
 __all__ = ["format_runs"]
 
 WIDTH: Final = 100
-_STATUS_COLUMNS: Final = ("done", "error", "dropped", "failed")
 
 
 def _cell(value: Any) -> str:
@@ -32,6 +31,8 @@ def format_runs(rows: list[dict[str, Any]], width: int = WIDTH) -> str:
 
     The run id column shrinks (keeping its end, where ids differ) so a line fits ``width``.
     """
+    from ..store import STATUSES as _STATUS_COLUMNS  # the one list of statuses
+
     header = ("run", "created (UTC)", "target", "outcome", "recorded", *_STATUS_COLUMNS)
     body = [
         (

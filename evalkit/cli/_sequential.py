@@ -39,9 +39,8 @@ class SequentialRequest:
 
 def sequential_comparison(request: SequentialRequest) -> Comparison:
     """Run the grid in waves on an assistant, or look at stored runs; the deciding look."""
-    from ..compare import SequentialPlan, compare_sequential
-    from ..flows import sequential_record
-    from ..grading import grade_run
+    from ..compare import SequentialPlan
+    from ..flows import compare_runs_sequential, sequential_record
     from ..store import load_run
 
     if request.assistant is not None:
@@ -50,24 +49,16 @@ def sequential_comparison(request: SequentialRequest) -> Comparison:
         load_run(run_id, store=request.store) for run_id in (request.baseline, request.candidate)
     ]
     record = sequential_record(runs[1])
-    if record is not None and request.max_repeats is None:
-        plan, look = record.plan, record.stopped_at
-    else:
+    plan = None
+    if record is None or request.max_repeats is not None:
         plan = SequentialPlan(
             request.max_repeats or DEFAULT_MAX_REPEATS,
             confidence=request.confidence,
             min_effect=request.min_effect,
             stop_when_non_inferior=request.stop_when_non_inferior,
         )
-        look = None
-    grades = [grade_run(run, request.scorecard, request.judge).frame for run in runs]
-    comparison = compare_sequential(
-        grades[0],
-        grades[1],
-        plan,
-        look=look,
-        baseline_conversations=runs[0].conversations,
-        candidate_conversations=runs[1].conversations,
+    comparison = compare_runs_sequential(
+        runs[0], runs[1], request.scorecard, request.judge, plan=plan
     )
     if not comparison.stop:
         typer.echo(

@@ -119,10 +119,10 @@ def tune_command(
         llms = assistant_llms(client, assistant, patches) if prices else [None] * len(patches)
         announce(len(patches) * per_arm, prices, [(llm, per_arm) for llm in llms], bound="at most ")
         result = tune(
-            assistant,
-            specs,
             grid,
+            assistant,
             scorecard,
+            variants=specs,
             client=client,
             judge=judge_from_options(judge_model, no_judge),
             store=store,

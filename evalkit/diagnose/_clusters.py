@@ -13,8 +13,8 @@ the cluster against the rule's other failures); words found under one contact re
 (names, places, their transliterations) are masked first, so clusters do not split by contact.
 
 With ``baseline`` grades both sides are clustered together, so a cluster counts each side:
-``new_in_draft`` are candidate failures in cells where the baseline passed the rule in every
-graded repeat, ``fixed_in_draft`` baseline failures in cells where the candidate passed.
+``new_in_candidate`` are candidate failures in cells where the baseline passed the rule in every
+graded repeat, ``fixed_in_candidate`` baseline failures in cells where the candidate passed.
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ CLUSTER_COLUMNS: Final = (
     "share",
     "conversations_baseline",
     "conversations_candidate",
-    "new_in_draft",
-    "fixed_in_draft",
+    "new_in_candidate",
+    "fixed_in_candidate",
     "example_ids",
 )
 MEMBER_COLUMNS: Final = (
@@ -278,9 +278,9 @@ def _one_rule(
                 "share": n_cand / total,
                 "conversations_baseline": n_base if sides[0] is not None else pd.NA,
                 "conversations_candidate": n_cand,
-                "new_in_draft": int(sum(1 for c in cells[members & candidate] if c in base_ok))
+                "new_in_candidate": int(sum(1 for c in cells[members & candidate] if c in base_ok))
                 if sides[0] is not None else pd.NA,
-                "fixed_in_draft": int(sum(1 for c in cells[members & ~candidate] if c in cand_ok))
+                "fixed_in_candidate": int(sum(1 for c in cells[members & ~candidate] if c in cand_ok))
                 if sides[0] is not None else pd.NA,
                 "example_ids": _examples(
                     z_distinct, inverse, members, candidate, docs["conversation_id"].to_numpy()
@@ -312,7 +312,7 @@ def failure_clusters(
     candidate failures), ``label`` (its distinctive words), ``script`` (of its failing turns: ``Urdu script``,
     ``Latin script`` or ``mixed scripts``), ``conversations`` (candidate
     failures in it) and ``share`` (of the rule's), ``conversations_baseline``,
-    ``conversations_candidate``, ``new_in_draft``, ``fixed_in_draft`` (NA without a
+    ``conversations_candidate``, ``new_in_candidate``, ``fixed_in_candidate`` (NA without a
     baseline; see the module), ``example_ids`` (two conversations near its centre).
     ``conversations`` (both runs', with ``variables``): words found under one contact record
     only (names, places) are left out, so clusters do not split by contact.

@@ -164,7 +164,6 @@ class WhyItFailed(Result):
             (str(r["rule_id"]), int(r["cluster"])): str(r["text"])
             for r in self.examples.to_dict(orient="records")
         }
-        b, c = self.baseline_label, self.candidate_label
         order = {rule: i for i, rule in enumerate(self.rules)}
         records = sorted(
             self.clusters.to_dict(orient="records"),
@@ -179,10 +178,10 @@ class WhyItFailed(Result):
                     "cluster": row["cluster"],
                     "what the failures share": row["label"],
                     "script": row["script"],
-                    f"failing in {b}": row["conversations_baseline"],
-                    f"failing in {c}": row["conversations_candidate"],
-                    f"new in {c}": row["new_in_draft"],
-                    f"fixed in {c}": row["fixed_in_draft"],
+                    "failing in baseline": row["conversations_baseline"],
+                    "failing in candidate": row["conversations_candidate"],
+                    "new in candidate": row["new_in_candidate"],
+                    "fixed in candidate": row["fixed_in_candidate"],
                     "example": first.get(key, ""),
                     "example ids": ", ".join(row["example_ids"]),
                 }
@@ -253,7 +252,7 @@ class WhyItFailed(Result):
             total_c = int(mine["conversations_candidate"].sum())
             total_b = int(mine["conversations_baseline"].sum())
             if total_c == 0:
-                fixed = int(mine["fixed_in_draft"].sum())
+                fixed = int(mine["fixed_in_candidate"].sum())
                 out.append(
                     f"{rule}: no failing conversation in {c}; {total_b} in {b} ({fixed} fixed "
                     f"in {c}), in {len(mine)} cluster(s)."
@@ -263,7 +262,7 @@ class WhyItFailed(Result):
             out.append(
                 f"{rule}: {total_c} failing in {c} and {total_b} in {b}, in {len(mine)} "
                 f"cluster(s); the largest in {c} ({int(top['conversations_candidate'])}, "
-                f"{int(top['new_in_draft'])} new in {c}) is in {top['script']} and shares "
+                f"{int(top['new_in_candidate'])} new in {c}) is in {top['script']} and shares "
                 f"\u201c{top['label']}\u201d."
             )
         n_flagged = self.flags.groupby("side")["conversation_id"].nunique().to_dict()

@@ -20,6 +20,8 @@ from ._history import (
     latest_regression,
     series_labels,
 )
+from ._judge_drift import JudgeDrift, compare_judges
+from ._looks import acompare_runs_sequential, compare_runs_sequential
 from ._notebook import (
     ComparisonOutcome,
     ComparisonRequest,
@@ -51,6 +53,7 @@ __all__ = [
     "DraftVsProdOptions",
     "GradedRun",
     "HistoryOptions",
+    "JudgeDrift",
     "MissingSnapshotError",
     "NightlyTrend",
     "PipelineOptions",
@@ -59,12 +62,15 @@ __all__ = [
     "SequentialRun",
     "abisect",
     "acompare_runs",
+    "acompare_runs_sequential",
     "adraft_vs_prod",
     "arun_and_grade",
     "bisect",
     "compare_graded",
+    "compare_judges",
     "compare_request",
     "compare_runs",
+    "compare_runs_sequential",
     "draft_vs_prod",
     "history",
     "latest_regression",

@@ -15,13 +15,14 @@ import pandas as pd
 
 from .._exceptions import EvalkitError
 from .._util import atomic_write_bytes, json_default
-from ..compare import CompareOptions, Comparison, SequentialPlan, compare_sequential
+from ..compare import CompareOptions, Comparison, SequentialPlan
 from ..data import contacts_path, personas_path
-from ..grading import Grades, Scorecard, grade_run, left_out_of
+from ..grading import Grades, Scorecard, left_out_of
 from ..grid import Grid, load_personas
 from ..store import Run, load_run
 from ._compare_runs import compare_runs
 from ._draft_vs_prod import DraftVsProdOptions, draft_vs_prod
+from ._looks import compare_runs_sequential
 from ._sequential import SequentialRun, sequential_record
 
 __all__ = [
@@ -164,15 +165,7 @@ def compare_request(request: ComparisonRequest) -> ComparisonOutcome:
     candidate = load_run(request.candidate_run, store=request.store)
     record = sequential_record(candidate)
     if record is not None:
-        grades = [grade_run(run, scorecard).frame for run in (baseline, candidate)]
-        comparison = compare_sequential(
-            grades[0],
-            grades[1],
-            record.plan,
-            look=record.stopped_at,
-            baseline_conversations=baseline.conversations,
-            candidate_conversations=candidate.conversations,
-        )
+        comparison = compare_runs_sequential(baseline, candidate, scorecard)
         return ComparisonOutcome(baseline, candidate, scorecard, comparison, record)
     comparison = compare_runs(
         baseline,

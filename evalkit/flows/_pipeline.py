@@ -17,14 +17,14 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
 from ..compare import CompareOptions, Comparison, compare_grades
 from ..compare._options import check_levels
 from ..diagnose import record_flags
-from ..grading import Grades, JudgeArg, ScorecardLike, agrade_run, left_out_of
+from ..grading import GradeOptions, Grades, JudgeArg, ScorecardLike, agrade_run, left_out_of
 from ..grid import Grid
 from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike
@@ -86,6 +86,11 @@ class PipelineOptions:
         check_levels(self.confidence, self.min_effect, type(self).__name__)
 
     @property
+    def grade_options(self) -> GradeOptions:
+        """The grading knobs: ``judge_samples``."""
+        return GradeOptions(judge_samples=self.judge_samples)
+
+    @property
     def compare_options(self) -> CompareOptions:
         """``compare`` (or the defaults) with this pipeline's ``confidence`` and ``min_effect``."""
         return replace(
@@ -142,7 +147,7 @@ async def arun_and_grade(
         run_id=spec.run_id,
         options=opts.run,
     )
-    grades = await agrade_run(run, scorecard, judge, judge_samples=opts.judge_samples)
+    grades = await agrade_run(run, scorecard, judge, options=opts.grade_options)
     note_flags(run)
     return GradedRun(run, grades)
 

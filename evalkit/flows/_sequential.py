@@ -230,7 +230,7 @@ async def arun_sequential(
             if look < max_repeats:  # keep the streams busy while this look decides
                 ahead = _start_wave(grid, assistant_id, client, store, opts, look + 1)
             grades = [
-                await agrade_run(run, card, judge, judge_samples=opts.judge_samples, save=False)
+                await agrade_run(run, card, judge, save=False, options=opts.grade_options)
                 for run in runs
             ]
             comparison = compare_sequential(
@@ -250,7 +250,7 @@ async def arun_sequential(
     cancelled = _cancelled(final, grid.n_cells, look)
     # graded again to store the grades, those of conversations run ahead of the stop included;
     # the comparison stays the deciding look's
-    grades = [await agrade_run(run, card, judge, judge_samples=opts.judge_samples) for run in final]
+    grades = [await agrade_run(run, card, judge, options=opts.grade_options) for run in final]
     record = SequentialRun(
         plan,
         pd.DataFrame(rows, columns=list(LOOK_COLUMNS)),

@@ -6,7 +6,7 @@ import json
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -248,15 +248,13 @@ async def agrade_run(
     scorecard: ScorecardLike,
     judge: JudgeArg = None,
     *,
-    judge_samples: int | None = None,
     save: bool = True,
     reuse: bool = True,
-    store: bool | None = None,
     options: GradeOptions | None = None,
+    judge_samples: int | None = None,
 ) -> Grades:
     """Async :func:`grade_run`."""
-    save = _save_of("agrade_run", save, store)
-    options = _run_options(run, judge_samples, options)
+    options = _run_options(run, _samples("agrade_run", judge_samples), options)
     card = _scorecard(scorecard)
     conversations = run.conversations
     done = conversations[conversations["status"] == "done"]
@@ -296,13 +294,9 @@ async def agrade_run(
 
 def _run_options(run: Run, judge_samples: int | None, options: GradeOptions | None) -> GradeOptions:
     """A run's grading options: ``options`` honoured (its ``run_id`` must be the run's own; its
-    ``judge_cache_dir`` replaces the store's ``.judge-cache``), ``judge_samples`` given once."""
+    ``judge_cache_dir`` replaces the store's ``.judge-cache``); ``judge_samples``, the
+    deprecated keyword, replaces its field."""
     given = options or GradeOptions()
-    if judge_samples is not None and options is not None and judge_samples != given.judge_samples:
-        raise ValueError(
-            f"judge_samples={judge_samples} and options.judge_samples={given.judge_samples} "
-            "disagree: give the number of samples once"
-        )
     if given.run_id not in (GradeOptions().run_id, run.run_id):
         raise ValueError(
             f"options.run_id={given.run_id!r} is not the run's id {run.run_id!r}: grades of a "
@@ -387,50 +381,36 @@ def grade_run(
     scorecard: ScorecardLike,
     judge: JudgeArg = None,
     *,
-    judge_samples: int | None = None,
     save: bool = True,
     reuse: bool = True,
-    store: bool | None = None,
     options: GradeOptions | None = None,
+    judge_samples: int | None = None,
 ) -> Grades:
     """Grade the ``done`` conversations of a stored run; never re-simulates.
 
     Returns :class:`Grades`; with ``save`` (default) writes them atomically to
     ``<run>/grades/<rubricVersionId>.parquet`` (replacing an older grading of that rubric),
     where ``run.grades(rubric_version_id)`` reads them. Works inside a running event loop
-    (Jupyter). ``judge`` as in :func:`grade_transcripts`; ``judge_samples=k`` asks the judge k
-    times per rule and keeps the majority, recording the agreement. With ``reuse`` (default)
+    (Jupyter). ``judge`` as in :func:`grade_transcripts`. With ``reuse`` (default)
     stored grades that grading again would give back (same scorecard, same done transcripts,
     the same judge with no errors) are returned as they are: a re-grade costs a parquet read.
-    ``options`` (a :class:`GradeOptions`, as :func:`grade_transcripts` takes) is honoured:
-    its ``judge_samples`` (``judge_samples=`` is the short form; both, disagreeing, is an
-    error) and ``judge_cache_dir``; its ``run_id`` must be the run's. ``store=`` (a bool) is
-    the deprecated spelling of ``save=``: ``store`` is a place everywhere else in evalkit.
+    ``options`` (a :class:`GradeOptions`, as :func:`grade_transcripts` takes) holds the knobs:
+    ``judge_samples`` (ask the judge k times per rule and keep the majority, recording the
+    agreement) and ``judge_cache_dir``; its ``run_id`` must be the run's. The
+    ``judge_samples=`` keyword is deprecated (into ``options``).
     """
     if not isinstance(run, Run):
         raise GradingError(f"grade_run needs an evalkit.store.Run, got {type(run).__name__}")
-    save = _save_of("grade_run", save, store)
-    return run_sync(
-        lambda: agrade_run(
-            run,
-            scorecard,
-            judge,
-            judge_samples=judge_samples,
-            save=save,
-            reuse=reuse,
-            options=options,
-        )
-    )
+    samples = _samples("grade_run", judge_samples)
+    opts = options if samples is None else replace(options or GradeOptions(), judge_samples=samples)
+    return run_sync(lambda: agrade_run(run, scorecard, judge, save=save, reuse=reuse, options=opts))
 
 
-def _save_of(where: str, save: bool, store: bool | None) -> bool:
-    """``save``, or the deprecated ``store=`` bool (``store`` is a place everywhere else)."""
-    if store is None:
-        return save
-    if not isinstance(store, bool):
-        raise TypeError(
-            f"{where}(): store= was a bool (now save=); grades are saved in the run's own "
-            f"folder, so a place ({store!r}) cannot be given here"
+def _samples(where: str, judge_samples: int | None) -> int | None:
+    """The deprecated ``judge_samples=`` keyword (into ``options``), warning once."""
+    if judge_samples is not None:
+        deprecated(
+            f"{where}(): pass judge_samples= in options=GradeOptions(judge_samples=...)",
+            stacklevel=4,
         )
-    deprecated(f"{where}(): store={store} is now save={store}", stacklevel=4)
-    return store
+    return judge_samples

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._util import PollPolicy, publish
-from ._diff import ConfigEdit
+from ..targets._diff import ConfigEdit
 from ._errors import BuildInFlightError, RefineError, RefineTimeout
 from ._feedback import MAX_FEEDBACK_CHARS, suggest_feedback, validate_feedback
 from ._holdout import split_holdout

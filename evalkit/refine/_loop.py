@@ -13,21 +13,21 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final, Literal
 
 import pandas as pd
 
-from .._util import client_first, now, run_sync
+from .._util import deprecated, now, run_sync
 from .._util._result import Result
 from .._util._summary import json_records
 from ..api import AsyncClient
 from ..compare import Comparison
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade, compare_graded
-from ..grading import Grades, Scorecard, ScorecardLike
+from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
 from ..runner import RunOptions
-from ..store import Run
+from ..store import Run, StoreLike
 from ._clients import AnyClient, async_client
 from ._feedback import suggest_feedback, validate_feedback
 from ._holdout import split_holdout
@@ -138,6 +138,8 @@ class _Loop:
     grid: Grid
     scorecard: Scorecard
     options: RefineLoopOptions
+    judge: JudgeArg
+    store: StoreLike
     prefix: str
     training: frozenset[str]
     holdout: frozenset[str]
@@ -161,8 +163,8 @@ class _Loop:
             self.scorecard,
             RunSpec(target, f"{self.prefix}-{name}"),
             client=self.client,
-            judge=self.options.judge,
-            store=self.options.store,
+            judge=self.judge,
+            store=self.store,
             options=self.pipeline,
         )
         self.spent += len(graded.run.conversations)
@@ -225,19 +227,22 @@ def _default_prefix(assistant_id: str) -> str:
 
 
 async def arefine_loop(
-    assistant_id: str,
     grid: Grid,
+    assistant_id: str,
     scorecard: ScorecardLike,
-    feedback: str,
-    *moved: str,
+    *old_order: Any,
+    feedback: str | None = None,
     client: AnyClient | None = None,
+    judge: JudgeArg = None,
+    store: StoreLike = "runs",
     options: RefineLoopOptions | None = None,
 ) -> RefineLoopResult:
     """Async :func:`refine_loop`."""
-    client, (assistant_id, grid, scorecard, feedback) = _subject(
-        "arefine_loop", (assistant_id, grid, scorecard, feedback, *moved), client
+    grid, assistant_id, scorecard, feedback = _subject(
+        "arefine_loop", (grid, assistant_id, scorecard), old_order, feedback
     )
     opts = options or RefineLoopOptions()
+    judge, store = _judge_and_store("arefine_loop", opts, judge, store)
     if feedback != SUGGEST:
         validate_feedback(feedback)
     training, holdout = split_holdout((c.cell_id for c in grid.cells()), opts.holdout, opts.seed)
@@ -254,6 +259,8 @@ async def arefine_loop(
             grid,
             card,
             opts,
+            judge,
+            store,
             opts.run_prefix or _default_prefix(assistant_id),
             training,
             holdout,
@@ -281,7 +288,7 @@ async def arefine_loop(
                 timeout=opts.timeout,
                 poll=opts.poll,
                 brief=opts.brief,
-                store=opts.store,
+                store=store,
             )
             refinements.append(result)
             previous = graded
@@ -320,12 +327,14 @@ async def arefine_loop(
 
 
 def refine_loop(
-    assistant_id: str,
     grid: Grid,
+    assistant_id: str,
     scorecard: ScorecardLike,
-    feedback: str,
-    *moved: str,
+    *old_order: Any,
+    feedback: str | None = None,
     client: AnyClient | None = None,
+    judge: JudgeArg = None,
+    store: StoreLike = "runs",
     options: RefineLoopOptions | None = None,
 ) -> RefineLoopResult:
     """Refine in rounds, each measured on the same grid against the previous round and prod.
@@ -334,26 +343,70 @@ def refine_loop(
     :func:`suggest_feedback` on the previous round's training cells. Stops at the first of:
     ``options.rounds`` builds, the target held-out score, the conversation budget, a held-out
     regression against the previous round, or nothing left to fix. Works inside Jupyter.
-    ``client`` is a keyword (the old first positional place is deprecated).
+    ``judge`` (as :func:`~evalkit.grading.grade_run`: None from the environment, False leaves
+    judged rules ``na``) and ``store`` (a folder or an fsspec URL) as every flow takes them.
+    The old order ``refine_loop(assistant_id, grid, scorecard, feedback)`` works for one
+    release with a ``DeprecationWarning``.
     """
-    client, (assistant_id, grid, scorecard, feedback) = _subject(
-        "refine_loop", (assistant_id, grid, scorecard, feedback, *moved), client
+    grid, assistant_id, scorecard, feedback = _subject(
+        "refine_loop", (grid, assistant_id, scorecard), old_order, feedback
     )
+    opts = options or RefineLoopOptions()
+    judge, store = _judge_and_store("refine_loop", opts, judge, store)
+    opts = replace(opts, judge="unset", store=None)  # said once, here
     return run_sync(
         lambda: arefine_loop(
-            assistant_id, grid, scorecard, feedback, client=client, options=options
+            grid,
+            assistant_id,
+            scorecard,
+            feedback=feedback,
+            client=client,
+            judge=judge,
+            store=store,
+            options=opts,
         )
     )
 
 
 def _subject(
-    where: str, args: tuple[Any, ...], client: AnyClient | None
-) -> tuple[AnyClient | None, tuple[str, Grid, ScorecardLike, str]]:
-    """``(assistant_id, grid, scorecard, feedback)`` and the client, from new or old calls."""
-    client, subject = client_first(where, args, client)
-    if len(subject) != 4:
-        raise TypeError(
-            f"{where}() takes 4 positional arguments (assistant_id, grid, scorecard, "
-            f"feedback), got {len(subject)}"
+    where: str, given: tuple[Any, Any, Any], old: tuple[Any, ...], feedback: str | None
+) -> tuple[Grid, str, ScorecardLike, str]:
+    """``(grid, assistant_id, scorecard, feedback)`` from a call in the calling convention or
+    in the old order ``(assistant_id, grid, scorecard, feedback)`` (a string first: warn)."""
+    if isinstance(given[0], str) and isinstance(given[1], Grid):
+        if len(old) != 1 or feedback is not None:
+            raise TypeError(
+                f"{where}() takes (grid, assistant_id, scorecard, *, feedback=...); the old "
+                "order is (assistant_id, grid, scorecard, feedback)"
+            )
+        deprecated(
+            f"{where}(assistant_id, grid, scorecard, feedback) is now "
+            f"{where}(grid, assistant_id, scorecard, feedback=...)",
+            stacklevel=4,
         )
-    return client, (subject[0], subject[1], subject[2], subject[3])
+        return given[1], given[0], given[2], old[0]
+    if not isinstance(given[0], Grid) or old:
+        raise TypeError(
+            f"{where}() takes 3 positional arguments (grid, assistant_id, scorecard), then "
+            "feedback=, client=, judge=, store=, options= by keyword"
+        )
+    if feedback is None:
+        raise TypeError(f"{where}() missing the keyword argument 'feedback'")
+    return given[0], given[1], given[2], feedback
+
+
+def _judge_and_store(
+    where: str, options: RefineLoopOptions, judge: JudgeArg, store: StoreLike
+) -> tuple[JudgeArg, StoreLike]:
+    """The keywords, or (deprecated) ``RefineLoopOptions.judge``/``.store`` when set there."""
+    if options.judge != "unset":
+        deprecated(
+            f"{where}(): RefineLoopOptions(judge=...) is now {where}(..., judge=...)", stacklevel=4
+        )
+        judge = options.judge
+    if options.store is not None:
+        deprecated(
+            f"{where}(): RefineLoopOptions(store=...) is now {where}(..., store=...)", stacklevel=4
+        )
+        store = options.store
+    return judge, store

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .._util import PollPolicy
 from ..compare._options import check_min_effect
@@ -23,10 +23,10 @@ class RefineLoopOptions:
     not started), and a ``regressed`` verdict of the held-out cells against the previous round
     (``stop_on_regression``). ``holdout``: share of cells (by ``cell_id``, drawn with ``seed``)
     never used to write feedback; they decide whether a round is progress. ``min_effect``:
-    points, for every verdict. ``judge``: as in :func:`~evalkit.grading.grade_run` (False:
-    judged rules are ``na``). ``run_prefix`` names the runs (``<prefix>-prod``,
+    points, for every verdict. ``run_prefix`` names the runs (``<prefix>-prod``,
     ``<prefix>-r0``, ...; default from the assistant and the time). ``timeout``/``poll``/``brief``
-    go to each :func:`refine_and_wait`. ``store``: a folder or an fsspec URL for the runs.
+    go to each :func:`refine_and_wait`. ``judge`` and ``store`` are deprecated here: pass them
+    to :func:`refine_loop` as every flow takes them (``judge=``, ``store=``).
     """
 
     rounds: int = 3
@@ -36,8 +36,8 @@ class RefineLoopOptions:
     max_conversations: int | None = None
     stop_on_regression: bool = True
     min_effect: float = 5.0
-    judge: JudgeArg = False
-    store: StoreLike = "runs"
+    judge: JudgeArg | Literal["unset"] = "unset"
+    store: StoreLike | None = None
     run_prefix: str | None = None
     concurrency: int = 8
     timeout: float | None = None

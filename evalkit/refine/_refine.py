@@ -28,12 +28,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
-from .._util import PollPolicy, apoll, client_first, now_iso, run_sync
+from .._util import PollPolicy, apoll, now_iso, run_sync
 from ..api import ApiError, AssistantMetadata, AsyncClient, NotFoundError
 from ..store import StoreLike, local_folder
 from ..targets import ConfigSnapshot, SnapshotStore
+from ..targets._diff import PROMPT_PATH, config_edits, prompt_diff
 from ._clients import AnyClient, async_client, find_assistant
-from ._diff import PROMPT_PATH, config_edits, prompt_diff
 from ._errors import BuildInFlightError, RefineError, RefineTimeout
 from ._feedback import validate_feedback
 from ._inflight import InFlightBuild, InFlightLedger
@@ -50,19 +50,6 @@ DEFAULT_POLL: Final = PollPolicy(interval=5.0, backoff=1.5, max_interval=30.0, t
 _NO_ARTIFACTS: Final = "no build artifacts"
 
 Sleep = Callable[[float], Awaitable[None]]
-
-
-def _subject(
-    where: str, args: tuple[Any, ...], client: AnyClient | None
-) -> tuple[AnyClient | None, tuple[str, str]]:
-    """``(assistant_id, owner_feedback)`` and the client, from new or old (client-first) calls."""
-    client, subject = client_first(where, args, client)
-    if len(subject) != 2:
-        raise TypeError(
-            f"{where}() takes 2 positional arguments (assistant_id, owner_feedback), "
-            f"got {len(subject)}"
-        )
-    return client, (subject[0], subject[1])
 
 
 def _policy(poll: PollPolicy | None, timeout: float | None) -> PollPolicy:
@@ -165,7 +152,7 @@ async def _submit(
 async def arefine_and_wait(
     assistant_id: str,
     owner_feedback: str,
-    *moved: str,
+    *,
     client: AnyClient | None = None,
     timeout: float | None = None,  # noqa: ASYNC109 (the wait's bound, not a cancel scope)
     poll: PollPolicy | None = None,
@@ -183,16 +170,12 @@ async def arefine_and_wait(
     at a URL (``s3://...``) both stay on this machine (:func:`evalkit.store.local_folder`), so
     the in-flight guard covers builds started from this machine.
 
-    ``client`` (keyword; the old first positional place is deprecated) defaults to one
-    configured from the environment.
+    ``client`` (keyword) defaults to one configured from the environment.
 
     Raises :class:`~evalkit.InvalidRequestError` (feedback; nothing sent),
     :class:`BuildInFlightError` (a recorded build is in flight), :class:`RefineError` (unknown
     or hand-made assistant) and :class:`RefineTimeout` (the build id stays recorded).
     """
-    client, (assistant_id, owner_feedback) = _subject(
-        "arefine_and_wait", (assistant_id, owner_feedback, *moved), client
-    )
     feedback = validate_feedback(owner_feedback)
     if brief is not None and not isinstance(brief, Mapping):
         raise RefineError(f"brief must be a mapping (the whole brief), got {type(brief).__name__}")
@@ -260,7 +243,7 @@ async def arefine_and_wait(
 def refine_and_wait(
     assistant_id: str,
     owner_feedback: str,
-    *moved: str,
+    *,
     client: AnyClient | None = None,
     timeout: float | None = None,
     poll: PollPolicy | None = None,
@@ -270,9 +253,6 @@ def refine_and_wait(
     sleep: Sleep | None = None,
 ) -> RefineResult:
     """Sync :func:`arefine_and_wait` (works inside Jupyter's running loop)."""
-    client, (assistant_id, owner_feedback) = _subject(
-        "refine_and_wait", (assistant_id, owner_feedback, *moved), client
-    )
     return run_sync(
         lambda: arefine_and_wait(
             assistant_id,

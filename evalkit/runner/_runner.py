@@ -18,12 +18,12 @@ import secrets
 import ssl
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
-from typing import Any, Final
+from typing import Any
 
 import httpx
 from typing_extensions import Unpack
 
-from .._util import Progress, now, now_iso, positional_keywords, run_sync
+from .._util import Progress, deprecated, now, now_iso, run_sync
 from ..api import AsyncClient, Client
 from ..grid import ConversationSlot, Grid
 from ..store import (
@@ -63,21 +63,10 @@ def default_run_id(label: str) -> str:
     return f"{stamp}-{safe}-{secrets.token_hex(2)}"
 
 
-#: The parameters after ``grid, assistant_id`` that were positional before they became
-#: keyword-only, with their defaults (old positional calls still work for one release).
-_MOVED_DEFAULTS: Final[dict[str, Any]] = {
-    "client": None,
-    "target": "draft",
-    "store": "runs",
-    "run_id": None,
-    "options": None,
-}
-
-
 def run_grid(
     grid: Grid,
     assistant_id: str,
-    *moved: Any,
+    *,
     client: Client | AsyncClient | None = None,
     target: Target = "draft",
     store: StoreLike = "runs",
@@ -89,19 +78,34 @@ def run_grid(
 
     Works in scripts and inside Jupyter's running event loop. See :func:`arun_grid`.
     """
-    kw = positional_keywords(
-        "run_grid",
-        moved,
-        {"client": client, "target": target, "store": store, "run_id": run_id, "options": options},
-        _MOVED_DEFAULTS,
+    opts = _with_knobs("run_grid", options, dict(knobs))
+    return run_sync(
+        lambda: arun_grid(
+            grid,
+            assistant_id,
+            client=client,
+            target=target,
+            store=store,
+            run_id=run_id,
+            options=opts,
+        )
     )
-    return run_sync(lambda: arun_grid(grid, assistant_id, **kw, **knobs))
+
+
+def _with_knobs(where: str, options: RunOptions | None, knobs: dict[str, Any]) -> RunOptions:
+    """``options`` with the deprecated ``concurrency=``, ``progress=``, ... keywords applied."""
+    opts = options or RunOptions()
+    if not knobs:
+        return opts
+    given = ", ".join(f"{k}=" for k in sorted(knobs))
+    deprecated(f"{where}(): pass {given} in options=RunOptions(...)", stacklevel=4)
+    return opts.merged(knobs)
 
 
 async def arun_grid(
     grid: Grid,
     assistant_id: str,
-    *moved: Any,
+    *,
     client: Client | AsyncClient | None = None,
     target: Target = "draft",
     store: StoreLike = "runs",
@@ -111,12 +115,11 @@ async def arun_grid(
 ) -> Run:
     """The async twin of :func:`run_grid`.
 
-    Everything after ``grid`` and ``assistant_id`` is a keyword (positional use is deprecated).
+    Everything after ``grid`` and ``assistant_id`` is a keyword.
     ``client`` defaults to an :class:`~evalkit.AsyncClient` configured from the environment (a
     sync :class:`~evalkit.Client` is mirrored). ``target`` is ``"draft"``, ``"prod"`` or a
-    :class:`~evalkit.Variant`. ``options`` (a :class:`RunOptions`) holds the runtime knobs;
-    ``concurrency=``, ``budget=``, ``max_attempts=``, ``progress=`` and ``rerun=`` keywords
-    override its fields. Re-running with the same ``run_id`` resumes: recorded conversations
+    :class:`~evalkit.Variant`. ``options`` (a :class:`RunOptions`) holds the runtime knobs
+    (``concurrency=``, ``progress=``, ... keywords are deprecated: into ``options``). Re-running with the same ``run_id`` resumes: recorded conversations
     are kept, the rest run, nothing is duplicated; a changed grid, assistant version or target
     is refused with what changed. ``rerun=("failed", "dropped")`` also runs again the recorded
     conversations with those statuses (the new record replaces the old one).
@@ -126,21 +129,7 @@ async def arun_grid(
     (:class:`~evalkit.runner.MissingVariablesError`, naming the tokens and records) unless
     ``allow_missing_variables=True``.
     """
-    if moved:
-        kw = positional_keywords(
-            "arun_grid",
-            moved,
-            {
-                "client": client,
-                "target": target,
-                "store": store,
-                "run_id": run_id,
-                "options": options,
-            },
-            _MOVED_DEFAULTS,
-        )
-        return await arun_grid(grid, assistant_id, **kw, **knobs)
-    opts = (options or RunOptions()).merged(dict(knobs))
+    opts = _with_knobs("arun_grid", options, dict(knobs))
     owned = not isinstance(client, AsyncClient)
     aclient = _as_async_client(client)
     try:

@@ -12,7 +12,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._util import deprecated
 from ._errors import RunNotFoundError, StoreError
 from ._grades import grades_path
 from ._labels import Label, add_labels, read_labels
@@ -186,22 +185,12 @@ class Run:
         table: pa.Table = getattr(contents, name)
         return table
 
-    def grades(
-        self, rubric_version_id: str | None = None, *, scorecard: str | None = None
-    ) -> pd.DataFrame:
+    def grades(self, rubric_version_id: str | None = None) -> pd.DataFrame:
         """Grades from ``grades/*.parquet``: one row per conversation x rule.
 
         ``rubric_version_id`` (or a scorecard, whose ``rubric_version_id`` is read) keeps only
         that scorecard's rows. With no grades yet: an empty frame with the grade columns.
-        ``scorecard=`` is the deprecated spelling of ``rubric_version_id=``.
         """
-        if scorecard is not None:
-            if rubric_version_id is not None:
-                raise TypeError(
-                    "Run.grades(): give rubric_version_id= only (scorecard= is its old name)"
-                )
-            deprecated("Run.grades(): scorecard= is now rubric_version_id=")
-            rubric_version_id = scorecard
         folder = self.path / GRADES_DIR
         wanted = (
             None

@@ -11,7 +11,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
-from typing import Any, Final, Literal, Protocol, TypeAlias
+from typing import Any, Final, Literal, Protocol, TypeAlias, get_args
 
 from .._util import content_hash
 
@@ -33,8 +33,9 @@ Status: TypeAlias = Literal["done", "error", "dropped", "failed"]
 Role: TypeAlias = Literal["agent", "caller"]
 
 #: Every conversation ends in exactly one of these (DESIGN.md "Outcomes"); all four are final.
-STATUSES: Final[tuple[str, ...]] = ("done", "error", "dropped", "failed")
-ROLES: Final[tuple[str, ...]] = ("agent", "caller")
+#: The one list of statuses: the type above, the run list, the run pages and the CLI read it.
+STATUSES: Final[tuple[str, ...]] = get_args(Status)
+ROLES: Final[tuple[str, ...]] = get_args(Role)
 ENDED_BY: Final[tuple[str | None, ...]] = ("agent", "caller", None)
 
 

@@ -12,7 +12,7 @@ import pandas as pd
 
 from .._util._result import Result
 from ..targets import Variant, merge_patch, redact_config
-from ._diff import config_diff
+from ..targets._diff import config_diff
 
 if TYPE_CHECKING:
     from ..api import AsyncClient, Client

@@ -18,7 +18,7 @@ from .._exceptions import EvalkitError
 from .._util import run_sync
 from ..api import AsyncClient, Client
 from ..targets import merge_patch, strip_redacted_keys
-from ._diff import config_diff
+from ..targets._diff import config_diff
 
 if TYPE_CHECKING:
     from ._result import TuneResult

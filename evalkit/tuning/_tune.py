@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -25,9 +25,9 @@ import numpy as np
 import pandas as pd
 
 from .._exceptions import EvalkitError
-from .._util import now, run_sync
+from .._util import deprecated, now, run_sync
 from ..api import AsyncClient, Client
-from ..compare import first_repeats
+from ..compare import LatencyUnavailableError, compare_latency, first_repeats, latency_quantiles
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
@@ -70,18 +70,61 @@ async def _control_config(client: AsyncClient, assistant_id: str) -> tuple[dict[
     return redact_config(found.config.to_json()), int(meta.aliases.draft.version)
 
 
+def _in_order(
+    where: str,
+    given: tuple[Any, Any, Any],
+    old: tuple[Any, ...],
+    variants: VariantsLike | None,
+) -> tuple[Grid, str, ScorecardLike, VariantsLike]:
+    """``(grid, assistant_id, scorecard, variants)`` from a call in the calling convention or
+    in the old order ``(assistant_id, variants, grid, scorecard)`` (a string first: warn)."""
+    if isinstance(given[0], str):
+        if len(old) != 1 or variants is not None:
+            raise TypeError(
+                f"{where}() takes (grid, assistant_id, scorecard, *, variants=...); the old "
+                "order is (assistant_id, variants, grid, scorecard)"
+            )
+        deprecated(
+            f"{where}(assistant_id, variants, grid, scorecard) is now "
+            f"{where}(grid, assistant_id, scorecard, variants=...)",
+            stacklevel=4,
+        )
+        return given[2], given[0], old[0], given[1]
+    if old:
+        raise TypeError(f"{where}() takes 3 positional arguments (grid, assistant_id, scorecard)")
+    if variants is None:
+        raise TypeError(f"{where}() missing the keyword argument 'variants'")
+    return given[0], given[1], given[2], variants
+
+
 async def atune(
-    assistant_id: str,
-    variants: VariantsLike,
     grid: Grid,
+    assistant_id: str,
     scorecard: ScorecardLike,
-    *,
+    *old_order: Any,
+    variants: VariantsLike | None = None,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
     store: StoreLike = "runs",
     options: TuneOptions | None = None,
 ) -> TuneResult:
     """The async twin of :func:`tune`."""
+    grid, assistant_id, scorecard, variants = _in_order(
+        "atune", (grid, assistant_id, scorecard), old_order, variants
+    )
+    return await _atune(grid, assistant_id, scorecard, variants, client, judge, store, options)
+
+
+async def _atune(
+    grid: Grid,
+    assistant_id: str,
+    scorecard: ScorecardLike,
+    variants: VariantsLike,
+    client: Client | AsyncClient | None,
+    judge: JudgeArg,
+    store: StoreLike,
+    options: TuneOptions | None,
+) -> TuneResult:
     opts = options or TuneOptions()
     specs = variant_specs(variants)
     control_name = opts.control_name
@@ -262,6 +305,54 @@ class _Sweep:
                 )
 
 
+def _timed_answers(run: Run, waves: int) -> pd.DataFrame:
+    """A run's timed agent answers in its first ``waves`` repeats (done conversations), with
+    their cells: the turns ``compare_latency`` takes."""
+    conv = run.conversations
+    keep = conv.loc[
+        (conv["status"] == "done") & (conv["repeat"] < waves), ["conversation_id", "cell_id"]
+    ]
+    turns = run.turns[["conversation_id", "at_s", "latency_s"]]
+    return turns.merge(keep, on="conversation_id", how="inner")
+
+
+def add_latency_and_cost(
+    board: pd.DataFrame,
+    runs: Mapping[str, Run],
+    control: str,
+    opts: TuneOptions,
+    waves: Mapping[str, int],
+) -> None:
+    """Agent latency p50/p95 of every arm beside its score, whether it answers slower or
+    faster than the control (on the waves both ran, at the same time), and what its run cost
+    (NaN without a price table)."""
+    stats = {name: latency_quantiles(run) for name, run in runs.items()}
+    board["latency_p50"] = [stats.get(n, {}).get("p50", np.nan) for n in board["variant"]]
+    board["latency_p95"] = [stats.get(n, {}).get("p95", np.nan) for n in board["variant"]]
+    verdicts = []
+    for name in board["variant"]:
+        if name == control or name not in runs or control not in runs:
+            verdicts.append("")
+            continue
+        shared = waves.get(name, 0)
+        try:
+            result = compare_latency(
+                _timed_answers(runs[control], shared),
+                _timed_answers(runs[name], shared),
+                min_effect_s=opts.latency_min_effect_s,
+            )
+        except LatencyUnavailableError:
+            verdicts.append("")
+            continue
+        verdicts.append(result.verdict.value)
+    board["latency_verdict"] = verdicts
+    pricing = opts.run_options.pricing
+    board["cost"] = [
+        pricing.run_cost(runs[n]).total if pricing is not None and n in runs else np.nan
+        for n in board["variant"]
+    ]
+
+
 async def _sweep(
     client: AsyncClient,
     assistant_id: str,
@@ -330,6 +421,8 @@ async def _sweep(
     notes = {s.variant.name: s.note for s in specs}
     board.insert(2, "description", board["variant"].map(notes).fillna(""))
     board.insert(3, "run_id", board["variant"].map(sweep.run_ids))
+    waves = {name: sweep.dropped_at.get(name, opts.max_repeats) for name in sweep.runs}
+    add_latency_and_cost(board, sweep.runs, opts.control_name, opts, waves)
     summary = {
         **summary,
         "failed_arms": sorted(sweep.failed),
@@ -350,11 +443,11 @@ async def _sweep(
 
 
 def tune(
-    assistant_id: str,
-    variants: VariantsLike,
     grid: Grid,
+    assistant_id: str,
     scorecard: ScorecardLike,
-    *,
+    *old_order: Any,
+    variants: VariantsLike | None = None,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
     store: StoreLike = "runs",
@@ -368,17 +461,13 @@ def tune(
     Runs go to ``store`` as ``<run_prefix>-<arm>``; each arm runs on its own temporary clone,
     deleted when each wave ends, on failure and on Ctrl-C. With ``options.adaptive`` (the
     default) arms clearly worse than the best stop spending conversations after a wave.
-    Works in scripts and notebooks (:func:`atune` is the async twin).
+    Works in scripts and notebooks (:func:`atune` is the async twin). ``variants`` is
+    required; the old order ``tune(assistant_id, variants, grid, scorecard)`` works for one
+    release with a ``DeprecationWarning``.
     """
+    grid, assistant_id, scorecard, variants = _in_order(
+        "tune", (grid, assistant_id, scorecard), old_order, variants
+    )
     return run_sync(
-        lambda: atune(
-            assistant_id,
-            variants,
-            grid,
-            scorecard,
-            client=client,
-            judge=judge,
-            store=store,
-            options=options,
-        )
+        lambda: _atune(grid, assistant_id, scorecard, variants, client, judge, store, options)
     )

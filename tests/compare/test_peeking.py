@@ -15,7 +15,7 @@ from evalkit.flows import compare_runs
 from evalkit.flows._peeking import PEEKING_DIR
 from evalkit.grading import Scorecard
 from evalkit.grid import Grid, load_personas
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 
 pytestmark = pytest.mark.slow
 
@@ -43,7 +43,7 @@ def test_adding_repeats_and_comparing_again_is_called_peeking(tmp_path: Path) ->
                     client=client,
                     store=tmp_path,
                     run_id=f"{side}{repeats}",
-                    progress=False,
+                    options=RunOptions(progress=False),
                 )
     first = compare_runs(runs["a", 1], runs["b", 1], card, judge=False)
     assert not any("peeking" in w for w in first.warnings)

@@ -104,9 +104,9 @@ def test_one_cluster_per_failure_mode_whatever_the_script(clusters: pd.DataFrame
     assert (roman["conversations_candidate"], roman["conversations_baseline"]) == (12, 0)
     assert (nastaliq["conversations_candidate"], nastaliq["conversations_baseline"]) == (0, 6)
     # new in the draft: cells prod passed; fixed: prod failures in cells the draft passed
-    assert (english["new_in_draft"], english["fixed_in_draft"]) == (8, 0)
-    assert (roman["new_in_draft"], roman["fixed_in_draft"]) == (12, 0)
-    assert (nastaliq["new_in_draft"], nastaliq["fixed_in_draft"]) == (0, 6)
+    assert (english["new_in_candidate"], english["fixed_in_candidate"]) == (8, 0)
+    assert (roman["new_in_candidate"], roman["fixed_in_candidate"]) == (12, 0)
+    assert (nastaliq["new_in_candidate"], nastaliq["fixed_in_candidate"]) == (0, 6)
     assert clusters["cluster"].tolist() == [0, 1, 2]  # most candidate failures first
     assert clusters["share"].iloc[:2].tolist() == [0.5, 0.5]
     for examples in clusters["example_ids"]:
@@ -136,7 +136,7 @@ def test_the_same_seed_gives_the_same_clusters() -> None:
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(a.attrs["members"], b.attrs["members"])
     assert a["conversations_baseline"].isna().all()  # no baseline: no per-side counts
-    assert a["new_in_draft"].isna().all()
+    assert a["new_in_candidate"].isna().all()
 
 
 def test_small_and_empty_inputs() -> None:

@@ -15,7 +15,7 @@ from evalkit.diagnose import simulation_flags
 from evalkit.emulator import serve
 from evalkit.grading import grade_run
 from evalkit.grid import Grid, load_personas
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 from evalkit.store import Run
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,10 +37,20 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Run, Run]:
         )  # fmt: skip
         aid = built["realtimeAssistantId"]
         first = run_grid(
-            grid, aid, client=client, store=store, run_id="a", concurrency=8, progress=False
+            grid,
+            aid,
+            client=client,
+            store=store,
+            run_id="a",
+            options=RunOptions(concurrency=8, progress=False),
         )
         second = run_grid(
-            grid, aid, client=client, store=store, run_id="b", concurrency=8, progress=False
+            grid,
+            aid,
+            client=client,
+            store=store,
+            run_id="b",
+            options=RunOptions(concurrency=8, progress=False),
         )
     return first, second
 

@@ -51,7 +51,11 @@ def test_refused_before_any_conversation(
     before = emu.stats()["started"]
     with Client(emu.base_url, emu.api_key) as client, pytest.raises(MissingVariablesError) as info:
         run_grid(
-            _grid(NO_DATE), assistant_id, client=client, store=tmp_path / "runs", progress=False
+            _grid(NO_DATE),
+            assistant_id,
+            client=client,
+            store=tmp_path / "runs",
+            options=RunOptions(progress=False),
         )
     error = info.value
     assert isinstance(error, RunAborted)
@@ -94,7 +98,11 @@ def test_complete_records_run_and_a_variant_prompt_is_checked(
     full = [{"customer_name": "Ali", "appointment_date": "Monday", "appointment_time": "10 AM"}]
     with Client(emu.base_url, emu.api_key) as client:
         run = run_grid(
-            _grid(full), assistant_id, client=client, store=tmp_path / "a", progress=False
+            _grid(full),
+            assistant_id,
+            client=client,
+            store=tmp_path / "a",
+            options=RunOptions(progress=False),
         )
         assert (run.conversations["status"] == "done").all()
         variant = Variant.with_instructions("v", PROMPT + " Mention {{doctor_name}}.")
@@ -105,7 +113,7 @@ def test_complete_records_run_and_a_variant_prompt_is_checked(
                 client=client,
                 target=variant,
                 store=tmp_path / "b",
-                progress=False,
+                options=RunOptions(progress=False),
             )
 
 

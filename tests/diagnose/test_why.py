@@ -38,11 +38,11 @@ def test_the_regressed_rules_come_first_with_their_clusters(why: WhyItFailed) ->
     table = why.cluster_table()
     for rule in ("urdu-script", "asks-confirmation"):
         mine = table[table["rule"] == rule]
-        assert mine["failing in draft"].sum() > mine["failing in prod"].sum()
-        assert mine["new in draft"].sum() > 0
+        assert mine["failing in candidate"].sum() > mine["failing in baseline"].sum()
+        assert mine["new in candidate"].sum() > 0
         assert (mine["example"].str.len() > 20).all()
         assert (mine["example ids"].str.split(", ").str.len() == 2).all()
-    roman = table[(table["rule"] == "urdu-script") & (table["failing in draft"] > 0)].iloc[0]
+    roman = table[(table["rule"] == "urdu-script") & (table["failing in candidate"] > 0)].iloc[0]
     assert roman["script"] == "Latin script"  # the draft answers in Roman Urdu
     assert_result_face(why)
     sentences = why.findings

@@ -14,6 +14,7 @@ from evalkit.data import personas_path
 from evalkit.demo import CONTACTS, CONTEXT, DemoService, demo_scorecard
 from evalkit.grading import Judge, JudgeOptions, Scorecard, ScorecardError, grade_run
 from evalkit.grid import Grid, load_personas
+from evalkit.runner import RunOptions
 
 pytestmark = pytest.mark.slow
 
@@ -37,7 +38,11 @@ def test_a_300_conversation_run_grades_once_and_regrades_from_cache(tmp_path: Pa
     card = Scorecard.load(demo_scorecard())
     with DemoService(store, seed=11) as service:
         run = run_grid(
-            grid, service.assistant_id, client=service.client, store=store, progress=False
+            grid,
+            service.assistant_id,
+            client=service.client,
+            store=store,
+            options=RunOptions(progress=False),
         )
         done = int((run.conversations["status"] == "done").sum())
         grades = grade_run(run, card, service.judge)
@@ -71,7 +76,11 @@ def test_a_broken_judge_gives_error_verdicts_and_the_grading_completes(
     card = Scorecard.load(demo_scorecard())
     with DemoService(store, seed=3) as service:
         run = run_grid(
-            grid, service.assistant_id, client=service.client, store=store, progress=False
+            grid,
+            service.assistant_id,
+            client=service.client,
+            store=store,
+            options=RunOptions(progress=False),
         )
         if failure == "garbage":
             response = httpx.put(

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pytest
 
 from evalkit.grading import (
+    GradeOptions,
     GradingError,
     JudgeTask,
     Scorecard,
@@ -157,7 +158,7 @@ def test_judge_samples_majority_agreement_and_stability(tmp_path: Path) -> None:
         return table.get(task.conversation_id, ["pass", "fail", "na"])[task.sample]
 
     run = make_run(tmp_path)
-    grades = grade_run(run, CARD, FakeJudge(noisy), judge_samples=3)
+    grades = grade_run(run, CARD, FakeJudge(noisy), options=GradeOptions(judge_samples=3))
     row = grades.frame.set_index(["conversation_id", "rule_id"])
     assert row.loc[("c1", "confirm"), "verdict"] == "pass"
     assert row.loc[("c1", "confirm"), "judge_agreement"] == pytest.approx(2 / 3)

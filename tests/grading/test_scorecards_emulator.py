@@ -15,7 +15,7 @@ from evalkit.api import Client
 from evalkit.emulator import serve
 from evalkit.grading import Scorecard, grade_run
 from evalkit.grid import Grid
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 
 from .scenarios import SCENARIOS
 
@@ -49,9 +49,9 @@ def verdicts(tmp_path_factory: pytest.TempPathFactory) -> pd.DataFrame:
                 grid = Grid(personas, variables=sc.contacts, contexts=[sc.context], repeats=1)
                 run = run_grid(
                     grid, built["realtimeAssistantId"], client=client, store=store,
-                    run_id=f"{Path(sc.scorecard).stem}-{name}", progress=False,
+                    run_id=f"{Path(sc.scorecard).stem}-{name}",
                     # careless prompts leave tokens unresolved on purpose (no_placeholders)
-                    allow_missing_variables=True,
+                    options=RunOptions(progress=False, allow_missing_variables=True),
                 )  # fmt: skip
                 grades = grade_run(run, REPO / "scorecards" / sc.scorecard, judge=False)
                 frames.append(grades.frame.assign(scorecard=sc.scorecard, variant=name))

@@ -12,7 +12,7 @@ from evalkit import Client
 from evalkit.cli import app
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import Grid
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 from tests.refine.conftest import NASTALIQ_FEEDBACK, SCORECARD, Demo, demo_grid
 
 FAST = ("--poll-interval", "0.02")
@@ -56,7 +56,12 @@ def test_refine_from_a_file_and_from_a_graded_run(
     assert first.exit_code == 0, first.output
     grid: Grid = demo_grid(repeats=1).sample(4, seed=1)
     run_grid(
-        grid, demo.assistant_id, client=client, store=demo.store, run_id="before", progress=False
+        grid,
+        demo.assistant_id,
+        client=client,
+        store=demo.store,
+        run_id="before",
+        options=RunOptions(progress=False),
     )
     args = ["refine", "-a", demo.assistant_id, "--suggest-from", "before", "--store", store]
     second = runner.invoke(app, [*args, "--scorecard", str(SCORECARD), *FAST])

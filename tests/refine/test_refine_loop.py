@@ -19,9 +19,16 @@ def _pass_rate(frame, cells, rule: str) -> float:  # type: ignore[no-untyped-def
 @pytest.mark.slow
 def test_nastaliq_feedback_improves_the_held_out_cells(client: Client, demo: Demo) -> None:
     grid = demo_grid()
-    options = RefineLoopOptions(rounds=1, holdout=0.3, seed=3, store=demo.store, poll=FAST_POLL)
+    options = RefineLoopOptions(rounds=1, holdout=0.3, seed=3, poll=FAST_POLL)
     result = refine_loop(
-        demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, client=client, options=options
+        grid,
+        demo.assistant_id,
+        SCORECARD,
+        feedback=NASTALIQ_FEEDBACK,
+        client=client,
+        judge=False,
+        store=demo.store,
+        options=options,
     )
     rounds = result.rounds
     assert list(rounds.columns) == list(ROUND_COLUMNS)
@@ -52,11 +59,16 @@ def test_nastaliq_feedback_improves_the_held_out_cells(client: Client, demo: Dem
 @pytest.mark.slow
 def test_the_budget_stops_the_loop_before_a_round_it_cannot_pay(client: Client, demo: Demo) -> None:
     grid = demo_grid(repeats=1)
-    options = RefineLoopOptions(
-        rounds=3, store=demo.store, poll=FAST_POLL, max_conversations=3 * len(grid) + 1
-    )
+    options = RefineLoopOptions(rounds=3, poll=FAST_POLL, max_conversations=3 * len(grid) + 1)
     result = refine_loop(
-        demo.assistant_id, grid, SCORECARD, "suggest", client=client, options=options
+        grid,
+        demo.assistant_id,
+        SCORECARD,
+        feedback="suggest",
+        client=client,
+        judge=False,
+        store=demo.store,
+        options=options,
     )
     assert result.stop_reason == "budget"
     assert len(result.refinements) == 1
@@ -68,10 +80,17 @@ def test_the_budget_stops_the_loop_before_a_round_it_cannot_pay(client: Client, 
 
 def test_a_budget_that_cannot_pay_one_round_is_refused_up_front(client: Client, demo: Demo) -> None:
     grid = demo_grid(repeats=1)
-    options = RefineLoopOptions(store=demo.store, max_conversations=len(grid))
+    options = RefineLoopOptions(max_conversations=len(grid))
     with pytest.raises(ValueError, match="cannot pay"):
         refine_loop(
-            demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, client=client, options=options
+            grid,
+            demo.assistant_id,
+            SCORECARD,
+            feedback=NASTALIQ_FEEDBACK,
+            client=client,
+            judge=False,
+            store=demo.store,
+            options=options,
         )
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from evalkit.refine import BuildInFlightError, InFlightBuild, InFlightLedger, split_holdout
-from evalkit.refine._diff import apply_edits, config_edits, prompt_diff
 from evalkit.refine._refine import _claim
+from evalkit.targets._diff import apply_edits, config_edits, prompt_diff
 
 BEFORE = {
     "agent": {"instructions": "old prompt", "greetingInstructions": "Say hello."},

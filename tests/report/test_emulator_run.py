@@ -11,7 +11,7 @@ from evalkit.demo import CONTACTS, CONTEXT, PROD_INSTRUCTIONS
 from evalkit.emulator import serve
 from evalkit.grid import Grid, load_personas
 from evalkit.report import RunBrowser, plots
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 
 
 def test_real_run_browses_and_plots(tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ def test_real_run_browses_and_plots(tmp_path: Path) -> None:
             client=client,
             store=tmp_path,
             run_id="r",
-            progress=False,
+            options=RunOptions(progress=False),
         )
     browser = RunBrowser(run, page_size=2)
     assert len(browser.matches) == len(run.conversations) == 4

@@ -7,7 +7,7 @@ from typing import Any
 
 from evalkit.emulator import EmulatorServer
 from evalkit.grading import Scorecard, grade_run
-from evalkit.runner import run_grid
+from evalkit.runner import RunOptions, run_grid
 from evalkit.store import StoreLike
 
 from ..runner_support import build_assistant, load_grid
@@ -38,8 +38,7 @@ def run_nights(
             client=client,
             store=store,
             run_id=f"night-{night:02d}",
-            concurrency=8,
-            progress=False,
+            options=RunOptions(concurrency=8, progress=False),
         )
         grade_run(run, card, judge=False)
         runs.append(run)

@@ -20,6 +20,7 @@ from evalkit.emulator import EmulatorServer
 from evalkit.flows import HistoryOptions
 from evalkit.grading import grade_run
 from evalkit.refine import RefineLoopOptions, refine_loop
+from evalkit.runner import RunOptions
 from evalkit.store import RunWriter, catalog, list_runs, load_run, local_folder
 
 from ..refine.conftest import (  # noqa: F401  (client, emu: the refine tests' emulator fixtures)
@@ -82,11 +83,16 @@ def test_the_refine_loop_and_evalkit_refine_write_their_runs_to_a_bucket(
 ) -> None:
     demo = make_demo(emu, client, local_folder(bucket))  # prod's snapshot where a URL keeps it
     grid = demo_grid(repeats=1).sample(6, seed=2)
-    options = RefineLoopOptions(
-        rounds=1, holdout=0.3, seed=3, store=bucket, poll=FAST_POLL, run_prefix="loop"
-    )
+    options = RefineLoopOptions(rounds=1, holdout=0.3, seed=3, poll=FAST_POLL, run_prefix="loop")
     result = refine_loop(
-        demo.assistant_id, grid, SCORECARD, NASTALIQ_FEEDBACK, client=client, options=options
+        grid,
+        demo.assistant_id,
+        SCORECARD,
+        feedback=NASTALIQ_FEEDBACK,
+        client=client,
+        judge=False,
+        store=bucket,
+        options=options,
     )
     assert list(result.rounds["round"]) == [0, 1]
     runs = list_runs(bucket)
@@ -135,7 +141,7 @@ def test_history_at_a_url_keeps_its_storage_options(
                 client=c,
                 store=bucket,
                 run_id=f"n{night}",
-                progress=False,
+                options=RunOptions(progress=False),
             )
             grade_run(run, scorecard(), judge=False)
     expected = evalkit.history(bucket)

@@ -20,6 +20,7 @@ import pytest
 import evalkit
 from evalkit.emulator import EmulatorServer
 from evalkit.report import NotebookRun, execute_notebook
+from evalkit.runner import RunOptions
 
 from ..runner_fixtures import emulator_fixture
 from ..runner_support import build_assistant
@@ -78,7 +79,7 @@ def _in_chromium(page_path: Path, shot: Path) -> dict[str, Any]:
                 "width": plot.first.evaluate("e => e.naturalWidth") if plot.count() else 0,
                 "text": page.locator("body").inner_text(),
                 "runs": page.locator(
-                    "table:has(th:text-is('is_last_good')) tbody tr td:first-child"
+                    "table:has(th:text-is('is_last_good')) tbody tr td:nth-child(2)"
                 ).all_inner_texts(),
                 "elsewhere": [u for u in requests if not u.startswith(("file:", "data:"))],
             }
@@ -187,7 +188,7 @@ def _plant_a_regressed_night(emu: EmulatorServer, store: str, assistant: str, ru
             client=client,
             store=store,
             run_id=run_id,
-            progress=False,
-            allow_missing_variables=True,  # the broken prompt is the point
+            # the broken prompt is the point
+            options=RunOptions(progress=False, allow_missing_variables=True),
         )
     grade_run(run, scorecard(), judge=False)

@@ -63,10 +63,10 @@ def sweep(
 ) -> TuneResult:
     judge = Judge(model="emulator-judge", base_url=emu.judge_base_url)
     return tune(
-        assistant,
-        variants,  # type: ignore[arg-type]
         demo_grid(1),
+        assistant,
         demo_scorecard(),
+        variants=variants,  # type: ignore[arg-type]
         client=client,
         judge=judge,
         store=store,

@@ -20,8 +20,17 @@ from typer.testing import CliRunner
 
 from evalkit.api import EvalkitError
 from evalkit.cli import app
+from evalkit.compare import Verdict
 from evalkit.data import bundled_path
-from evalkit.demo import CONTACTS, CONTEXT, DEMO_PERSONAS, DemoService, demo_grid, demo_scorecard
+from evalkit.demo import (
+    CONTACTS,
+    CONTEXT,
+    DEMO_PERSONAS,
+    LATENCY_MIN_EFFECT_S,
+    DemoService,
+    demo_grid,
+    demo_scorecard,
+)
 from evalkit.runner import RunOptions
 from evalkit.targets import CLONE_PREFIX, Variant
 from evalkit.tuning import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
@@ -43,10 +52,10 @@ def clones(svc: DemoService) -> list[str]:
 
 def sweep(svc: DemoService, **options: object) -> TuneResult:
     return tune(
-        svc.assistant_id,
-        VARIANTS,
         demo_grid(1),
+        svc.assistant_id,
         demo_scorecard(),
+        variants=VARIANTS,
         client=svc.client,
         judge=svc.judge,
         store=svc.store,
@@ -64,8 +73,18 @@ def test_the_bundled_variants_say_what_they_do() -> None:
 
 
 def test_the_sweep_finds_confirms_and_drops(service: DemoService) -> None:
-    result = sweep(service, max_repeats=4)
+    result = sweep(service, max_repeats=4, latency_min_effect_s=LATENCY_MIN_EFFECT_S)
     board = result.leaderboard.set_index("variant")
+    # agent latency beside the score: by the emulator's latency rules confirm-slot (medium
+    # reasoning) answers about 1.6x as slowly as the draft and low-reasoning (a smaller model)
+    # about 0.6x; the verdicts against the control rest on timing this busy machine blurs, so
+    # only the order of the two arms (2.7x apart) is checked here
+    assert (board[["latency_p50", "latency_p95"]] > 0).all().all()
+    assert board.loc["confirm-slot", "latency_p50"] > board.loc["low-reasoning", "latency_p50"]
+    assert set(board["latency_verdict"]) <= {"", *(v.value for v in Verdict)}
+    assert board.loc["low-reasoning", "verdict"] != "regressed"
+    assert board["cost"].isna().all()  # no price table
+    assert "agent latency" in str(result)
     assert result.winner == "confirm-slot"
     assert bool(board.loc["confirm-slot", "confirmed"])
     assert board.loc["confirm-slot", "verdict"] == "improved"
@@ -122,10 +141,10 @@ def test_promote_moves_the_draft_and_never_publishes(service: DemoService) -> No
 def test_promote_needs_a_winner(service: DemoService) -> None:
     nothing = Variant.with_instructions("same", "You are Sana from {{clinic_name}}.")
     result = tune(
-        service.assistant_id,
-        [nothing],
         demo_grid(1).sample(4, seed=1),
+        service.assistant_id,
         demo_scorecard(),
+        variants=[nothing],
         client=service.client,
         judge=False,
         store=service.store,
@@ -222,10 +241,10 @@ def test_a_variant_whose_calls_all_fail_is_dropped_and_named(service: DemoServic
     broken = Variant("broken", {"llm": {"default": {"provider": "no-such-provider"}}})
     fine = Variant.with_instructions("fine", "You are Sana from {{clinic_name}}. Say hello.")
     result = tune(
-        service.assistant_id,
-        [fine, broken],
         demo_grid(1).sample(4, seed=2),
+        service.assistant_id,
         demo_scorecard(),
+        variants=[fine, broken],
         client=service.client,
         judge=False,
         store=service.store,
@@ -246,10 +265,10 @@ def test_an_arm_that_cannot_run_is_named(service: DemoService, tmp_path: Path) -
     not_a_folder.write_text("a file, not a store", encoding="utf-8")
     with pytest.raises(TuneError, match=r"\(run sweep-.*\) failed in wave 1: ") as caught:
         tune(
-            service.assistant_id,
-            [Variant.with_instructions("fine", "You are Sana. Say hello.")],
             demo_grid(1).sample(2, seed=2),
+            service.assistant_id,
             demo_scorecard(),
+            variants=[Variant.with_instructions("fine", "You are Sana. Say hello.")],
             client=service.client,
             judge=False,
             store=not_a_folder,

@@ -87,7 +87,7 @@ def test_evalkit_tune_stays_the_function_once_the_package_is_imported() -> None:
     assert package.TuneOptions is evalkit.TuneOptions
     grid = evalkit.Grid([evalkit.Persona("caller", "Answers briefly.")])
     with pytest.raises(ValueError, match="at least one variant"):
-        evalkit.tune("asst", [], grid, "scorecards/appointment-reminder-ur.yaml")
+        evalkit.tune(grid, "asst", "scorecards/appointment-reminder-ur.yaml", variants=[])
 
 
 def test_the_command_refuses_a_bad_file_before_announcing_a_sweep(tmp_path: Path) -> None:

@@ -1,20 +1,26 @@
-"""What a build changed: a unified prompt diff and every other config path whose value moved."""
+"""What a config change is, in one place: a unified diff of two configs with the prompt line
+by line (:func:`config_diff`: a tune winner, an optimize candidate, a promotion), the prompt
+diff and every other config path whose value moved (:func:`prompt_diff`,
+:func:`config_edits`: what a refine build changed and overwrote)."""
 
 from __future__ import annotations
 
 import copy
 import difflib
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from .._util import redact
+from ._snapshots import redact_config
 
 __all__ = [
     "NAME_PATH",
     "PROMPT_PATH",
     "ConfigEdit",
     "apply_edits",
+    "config_diff",
     "config_edits",
     "prompt_diff",
 ]
@@ -136,3 +142,35 @@ def prompt_diff(before: str, after: str, *, version_before: int, version_after: 
         tofile=f"{PROMPT_PATH}@v{version_after}",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _prompt(config: Mapping[str, Any]) -> str:
+    agent = config.get("agent")
+    return str((agent or {}).get("instructions") or "") if isinstance(agent, Mapping) else ""
+
+
+def config_diff(before: Mapping[str, Any], after: Mapping[str, Any], label: str) -> str:
+    """``before`` -> ``after`` as text: a unified diff of the JSON (credentials redacted on both
+    sides), then the prompt line by line when it changed; empty when equal."""
+    old, new = redact_config(dict(before)), redact_config(dict(after))
+    out = list(
+        difflib.unified_diff(
+            json.dumps(old, indent=2, sort_keys=True, ensure_ascii=False).splitlines(),
+            json.dumps(new, indent=2, sort_keys=True, ensure_ascii=False).splitlines(),
+            "current config",
+            f"{label} config",
+            lineterm="",
+        )
+    )
+    if _prompt(old) != _prompt(new):
+        out += ["", "prompt:"]
+        out += list(
+            difflib.unified_diff(
+                _prompt(old).splitlines() or [""],
+                _prompt(new).splitlines() or [""],
+                "current prompt",
+                f"{label} prompt",
+                lineterm="",
+            )
+        )
+    return "\n".join(out)

@@ -1,0 +1,74 @@
+"""A sequential look at two stored runs, callable from a notebook as from the command line
+(``evalkit compare --sequential``): the plan the candidate run recorded (and the look it
+stopped at) or a plan given, both runs graded from the cache, :func:`compare_sequential`."""
+
+from __future__ import annotations
+
+import asyncio
+
+from .._util import run_sync
+from ..compare import CompareOptions, Comparison, SequentialPlan, compare_sequential
+from ..grading import JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..store import Run
+from ._sequential import sequential_record
+
+__all__ = ["acompare_runs_sequential", "compare_runs_sequential"]
+
+
+async def acompare_runs_sequential(
+    baseline_run: Run,
+    candidate_run: Run,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    plan: SequentialPlan | None = None,
+    options: CompareOptions | None = None,
+) -> Comparison:
+    """The async twin of :func:`compare_runs_sequential`."""
+    look: int | None = None
+    if plan is None:
+        record = sequential_record(candidate_run)
+        if record is None:
+            raise ValueError(
+                f"plan: run {candidate_run.run_id!r} recorded no sequential plan (it was not run "
+                "in waves): give plan=SequentialPlan(...)"
+            )
+        plan, look = record.plan, record.stopped_at
+    card = Scorecard.validate(scorecard)
+    graded = await asyncio.gather(
+        *(agrade_run(run, card, judge) for run in (baseline_run, candidate_run))
+    )
+    return compare_sequential(
+        graded[0].frame,
+        graded[1].frame,
+        plan,
+        look=look,
+        options=options,
+        baseline_conversations=baseline_run.conversations,
+        candidate_conversations=candidate_run.conversations,
+    )
+
+
+def compare_runs_sequential(
+    baseline_run: Run,
+    candidate_run: Run,
+    scorecard: ScorecardLike,
+    judge: JudgeArg = None,
+    *,
+    plan: SequentialPlan | None = None,
+    options: CompareOptions | None = None,
+) -> Comparison:
+    """Look at two stored runs as a sequential comparison: candidate minus baseline.
+
+    ``plan`` None: the plan the candidate run recorded when it was run in waves
+    (:func:`draft_vs_prod` with ``DraftVsProdOptions(sequential=...)``), at the look it stopped
+    at; a ``plan`` given: the look as many repeats as both runs have. Grades come from the
+    cache as in :func:`compare_runs`. ``Comparison.stop`` says whether the look decides (False:
+    run the next repeat on both sides and look again). :func:`acompare_runs_sequential` is the
+    async twin.
+    """
+    return run_sync(
+        lambda: acompare_runs_sequential(
+            baseline_run, candidate_run, scorecard, judge, plan=plan, options=options
+        )
+    )
