@@ -17,7 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
