@@ -52,7 +52,15 @@ if TYPE_CHECKING:
         plan_repeats,
     )
     from .diagnose import failure_clusters, lint, simulation_flags
-    from .flows import DraftVsProd, DraftVsProdOptions, compare_runs, draft_vs_prod, history
+    from .flows import (
+        DraftVsProd,
+        DraftVsProdOptions,
+        JudgeDrift,
+        compare_judges,
+        compare_runs,
+        draft_vs_prod,
+        history,
+    )
     from .grading import (
         Grades,
         Judge,
@@ -61,6 +69,7 @@ if TYPE_CHECKING:
         grade_run,
         grade_transcripts,
         judge_agreement,
+        label_queue,
     )
     from .grid import Grid, Persona, load_personas
     from .refine import (
@@ -104,6 +113,7 @@ _HOMES: dict[str, str] = {
     "Grid": "grid",
     "InvalidRequestError": "api",
     "Judge": "grading",
+    "JudgeDrift": "flows",
     "JudgeOptions": "grading",
     "NotFoundError": "api",
     "OptimizeOptions": "tuning",
@@ -132,6 +142,7 @@ _HOMES: dict[str, str] = {
     "Verdict": "compare",
     "compare_grades": "compare",
     "compare_latency": "compare",
+    "compare_judges": "flows",
     "compare_runs": "flows",
     "compare_sequential": "compare",
     "compare_variants": "tuning",
@@ -141,6 +152,7 @@ _HOMES: dict[str, str] = {
     "grade_transcripts": "grading",
     "history": "flows",
     "judge_agreement": "grading",
+    "label_queue": "grading",
     "lint": "diagnose",
     "list_runs": "store",
     "load_personas": "grid",

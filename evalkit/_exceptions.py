@@ -26,6 +26,7 @@ Each family lives beside the code that raises it and is exported from that packa
     │       └── StreamDeadlineExceeded                  the total deadline passed first
     ├── PersonaError (ValueError)                   evalkit.grid  a persona file or value is wrong
     ├── LatencyUnavailableError (ValueError)        evalkit.compare  a run without turn timing
+    ├── PricingError (ValueError)                   evalkit.runner  a price table that cannot be used
     ├── TargetError                                 evalkit.targets  prod without a snapshot, ...
     ├── RunAborted                                  evalkit.runner  an error no retry would fix
     │   ├── ServiceUnreachable                          the service vanished mid-run
@@ -45,6 +46,8 @@ Each family lives beside the code that raises it and is exported from that packa
     │   ├── BuildInFlightError                          a recorded build is still in flight
     │   └── RefineTimeout                               the draft never moved; build id kept
     ├── Regression                                  evalkit.flows  a comparison asked to fail did
+    ├── BisectError                                 evalkit.flows  runs that cannot be bisected
+    ├── MissingSnapshotError                        evalkit.flows  no config snapshot to diff
     ├── ReportError                                 evalkit.report  a notebook report cannot be made
     └── LlmBackendError                             evalkit.emulator  the emulator's LLM backend
 

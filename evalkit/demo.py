@@ -113,10 +113,13 @@ NOTEBOOK = "compare_draft_prod.ipynb"
 TIME_SCALE = 0.002
 #: ...but a conversation may take up to a minute of real time before the ceiling ends it.
 CEILING_FLOOR_S = 60.0
-#: Emulated seconds an answer takes before the config scales it (20 ms of real time at the
-#: demo's time scale): enough for agent latency to show beside the score, and to move with
-#: the model and reasoning knobs a variant changes.
-TURN_DELAY = 10.0
+#: Emulated seconds an answer takes before the config scales it (0.1 s of real time at the
+#: demo's time scale): enough for agent latency to show beside the score above the noise of a
+#: busy machine, and to move with the model and reasoning knobs a variant changes.
+TURN_DELAY = 50.0
+#: The agent latency difference the demo's tune calls slower or faster (its answers take
+#: about 0.1 s, where a real service's take a second or more and 0.25 s is the default).
+LATENCY_MIN_EFFECT_S = 0.01
 
 
 def demo_grid(repeats: int = 3) -> Grid:
@@ -303,6 +306,7 @@ def offline_tune(
                 holdout=holdout,
                 seed=seed,
                 run_options=RunOptions(concurrency=16, progress=progress),
+                latency_min_effect_s=LATENCY_MIN_EFFECT_S,
             ),
         )
 
@@ -403,3 +407,101 @@ def run_demo(
     if notebook.html is None:
         raise RuntimeError(f"the report notebook produced no HTML: {notebook.error}")
     return DemoResult(result, notebook.html, notebook)
+
+
+@dataclass(frozen=True)
+class BiasedJudgeDemo:
+    """The biased-judge story: the lenient judge's comparison, the same runs corrected with
+    queue labels, and the exact judge's comparison (the truth the labels stand for)."""
+
+    judge_only: Comparison
+    corrected: Comparison
+    exact: Comparison
+    labels: int  # per side
+    false_pass: float
+
+    def lines(self) -> list[str]:
+        """Three verdict lines and what the labels did."""
+
+        def line(name: str, comparison: Comparison) -> str:
+            row = comparison.summary.iloc[0]
+            return (
+                f"{name:<26} {row['verdict']:<22} {row['difference']:+6.1f} points "
+                f"[{row['difference_low']:+.1f}, {row['difference_high']:+.1f}]"
+            )
+
+        return [
+            f"a judge that calls {self.false_pass:.0%} of true failures 'pass', and "
+            f"{self.labels} queue labels a side:",
+            line("judge alone", self.judge_only),
+            line("judge-corrected (PPI++)", self.corrected),
+            line("exact judge (the truth)", self.exact),
+        ]
+
+
+def run_biased_judge_demo(
+    output_dir: str | Path = "evalkit-demo",
+    *,
+    repeats: int = 3,
+    seed: int = 7,
+    labels: int = 60,
+    false_pass: float = 0.5,
+    progress: bool | None = None,
+) -> BiasedJudgeDemo:
+    """The demo's draft vs prod graded by a lenient emulated judge (``false_pass`` of true
+    failures called pass on every judged rule), which hides part of the regression; then
+    ``labels`` pairs a side drawn by :func:`~evalkit.grading.label_queue` are labelled with the
+    exact judge's verdicts (standing in for a person) and stored with their inclusion
+    probabilities, and the comparison is judge-corrected with them."""
+    from .compare import compare_grades
+    from .grading import Scorecard, grade_run, label_queue
+    from .store import Label
+
+    card = Scorecard.validate(demo_scorecard())
+    judged = [rule.rule_id for rule in card.judged_rules]
+    with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
+        svc.emulator.admin(
+            "PUT", "/judge", {"falsePassRate": false_pass, "rules": judged, "seed": seed}
+        )
+        result = svc.draft_vs_prod(demo_grid(repeats), progress=progress)
+        exact = Judge(model="exact", base_url=svc.emulator.judge_base_url)
+        truth = [
+            grade_run(run, card, exact, save=False).frame
+            for run in (result.baseline, result.candidate)
+        ]
+        for i, (run, grades, true) in enumerate(
+            zip((result.baseline, result.candidate), (result.baseline_grades,
+                result.candidate_grades), truth, strict=True)
+        ):  # fmt: skip
+            queue = label_queue(grades, n=labels, seed=seed + i)
+            said = {
+                (str(c), str(r)): str(v)
+                for c, r, v in zip(
+                    true["conversation_id"], true["rule_id"], true["verdict"], strict=True
+                )
+            }
+            run.add_labels(
+                Label(
+                    conversation_id=str(row.conversation_id),
+                    rule_id=str(row.rule_id),
+                    label=said[(str(row.conversation_id), str(row.rule_id))],
+                    labelled_by="exact judge (demo)",
+                    rubric_version_id=card.rubric_version_id,
+                    judge_verdict=str(row.verdict),
+                    inclusion_probability=float(str(row.inclusion_probability)),
+                )
+                for row in queue.itertuples()
+                if said.get((str(row.conversation_id), str(row.rule_id))) in ("pass", "fail", "na")
+            )
+        corrected = compare_grades(
+            result.baseline_grades,
+            result.candidate_grades,
+            labels=(result.baseline.labels(), result.candidate.labels()),
+        )
+        return BiasedJudgeDemo(
+            judge_only=result.comparison,
+            corrected=corrected,
+            exact=compare_grades(truth[0], truth[1]),
+            labels=labels,
+            false_pass=false_pass,
+        )

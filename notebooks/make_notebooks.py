@@ -281,7 +281,7 @@ optimize_prompt = nb(
             "or hurt), or give it an `assistant_id` and a proposer (`proposer_model` and "
             "`proposer_base_url`, key from `EVALKIT_PROPOSER_API_KEY`, or `refine=True`)."
         ),
-        params("""# Parameters (papermill: -p name value; use -r for ids such as 0012)
+        *params("""# Parameters (papermill: -p name value; use -r for ids such as 0012)
 assistant_id = None        # the assistant whose draft to improve; None: the offline demo
 proposer_model = None      # an OpenAI-compatible model (None: EVALKIT_PROPOSER_MODEL)
 proposer_base_url = None   # its endpoint (None: EVALKIT_PROPOSER_BASE_URL)
@@ -359,12 +359,13 @@ assistant_id = None        # keep this assistant's runs (None: every run)
 rubric = None              # rubric version id (None: the newest graded run's scorecard)
 since = None               # keep runs started on or after this date (UTC), e.g. "2026-11-01"
 target = None              # keep runs of this target ("prod", "draft"; None: all)
+series = None              # the series picker: one series id (see the runs table); None: every series
 min_effect = 5.0           # points: smaller differences count as no difference
 confidence = 0.95
 nights = 4                 # nights of the offline demo (only when store is None)
 seed = 7
 output_dir = None          # None: ./evalkit-output/trend (a temp folder when run beside the notebook)
-fail_on_regression = False # raise when the newest run regressed against the last-known-good run
+fail_on_regression = False # raise when a series' newest run is a confirmed regression (the nightly rule)
 title = "Nightly trend"'''),
         new_code_cell("""%matplotlib inline
 import logging
@@ -379,25 +380,48 @@ if store is None:
     store = demo.offline_nights(output_dir, nights=nights, seed=seed)
 options = HistoryOptions(min_effect=min_effect, confidence=confidence, target=target)
 trend = flows.nightly_trend(store, assistant_id=assistant_id, rubric=rubric, since=since, options=options)
+shown = trend.by_run if series is None else trend.series_frame(series)
+if series is not None and shown.empty:
+    raise ValueError(f"series: {series!r} is not one of this store's series: {', '.join(trend.series)}")
 display(Markdown(f"# {title}"))
-display(Markdown(trend.summary()))"""),
+display(Markdown(trend.markdown()))
+display(HTML(table_html(trend.summary[["series", "label", "points", "run_id", "score", "alarm"]])))"""),
         new_markdown_cell(
-            "## Score by run\n\nEach run's score (0-100) with its interval. The marker's colour is the "
-            "verdict against the run before; a ring marks a regression against the last-known-good run, "
-            "a star the runs that were last-known-good."
+            "## Score by run\n\nEach run's score (0-100) with its interval, one line per series (one "
+            "assistant, target, scorecard, grid and variant; pick one with the `series` parameter). The "
+            "marker's colour is the verdict against the run before; a triangle marks a suspect night, a "
+            "ring a regression the nightly rule confirmed, a star the runs that were last-known-good."
         ),
-        new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.score_trend(trend.by_run))))"""),
-        new_markdown_cell("## Runs\n\nOne row per graded run, oldest first."),
-        new_code_cell("""columns = ["run_id", "started_at", "target", "assistant_version", "conversations", "score",
-           "score_low", "score_high", "verdict_vs_previous", "verdict_vs_last_good", "is_last_good"]
-display(HTML(table_html(trend.by_run[columns], max_rows=200)))"""),
+        new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.score_trend(shown, labels=dict(trend.series_labels)))))"""),
+        new_markdown_cell(
+            "## Runs\n\nOne row per graded run, series after series, oldest first; `note` says why a run "
+            "is not compared (partial, a shard missing, the first of its series) and which shards were merged."
+        ),
+        new_code_cell("""columns = ["series", "run_id", "started_at", "target", "assistant_version", "conversations", "score",
+           "score_low", "score_high", "verdict_vs_previous", "verdict_vs_last_good", "is_last_good",
+           "alarm", "note"]
+display(HTML(table_html(shown[columns], max_rows=200)))"""),
+        new_markdown_cell(
+            "## What changed\n\nWhen the nightly rule confirmed a regression: what changed between that run "
+            "and its series' last-known-good run (config keys, the prompt by hunk, grid, scorecard, judge)."
+        ),
+        new_code_cell("""regression = trend.regression
+if regression is None:
+    print("no confirmed regression: nothing to explain")
+else:
+    try:
+        changes = flows.what_changed(store, regression["run_id"])
+        print(f"{regression['run_id']} against {changes.attrs['against']}: {len(changes)} change(s)")
+        display(HTML(table_html(changes, max_rows=200)))
+    except flows.MissingSnapshotError as exc:
+        print(exc)"""),
         new_markdown_cell(
             "## Rules in the newest run\n\nEach rule's score in the newest run, against the run before "
             "and against the last-known-good run."
         ),
         new_code_cell("""columns = ["rule_id", "conversations", "score", "score_low", "score_high",
            "verdict_vs_previous", "verdict_vs_last_good"]
-display(HTML(table_html(trend.newest_rules()[columns], max_rows=200)))"""),
+display(HTML(table_html(trend.newest_rules(series)[columns], max_rows=200)))"""),
         new_code_cell("""written = trend.write(output_dir)
 print(f"trend and history tables in {written.parent}")
 if fail_on_regression:

@@ -160,3 +160,21 @@ def test_one_repeat_per_cell_gates_on_non_inferiority(tmp_path: Path) -> None:
     fine = runner.invoke(app, [*same, *out, "--fail-unless-non-inferior", "--min-effect", "10"])
     assert fine.exit_code == 0, fine.output
     assert "non-inferior: yes" in fine.output
+
+
+@pytest.mark.slow
+def test_compare_writes_no_file_unless_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33, item 7: comparison.json in the working folder dirtied `git status`."""
+    store = offline_runs(tmp_path / "demo", repeats=1, progress=False)
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    args = ["compare", "prod", "draft", "--store", str(store), "-s", str(demo_scorecard())]
+    shown = runner.invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    assert list(work.iterdir()) == []
+    asked = runner.invoke(app, [*args, "-o", "out.json"])
+    assert asked.exit_code == 0, asked.output
+    assert [p.name for p in work.iterdir()] == ["out.json"]

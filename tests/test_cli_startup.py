@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ("pandas", "pyarrow", "numpy", "starlette", "uvicorn", "matplotlib", "httpx", "pydantic")
 
@@ -33,3 +34,23 @@ def test_version_and_help_answer_without_loading_the_data_side() -> None:
         )
         assert out.returncode == 0, out.stderr
         assert out.stdout.strip().endswith("False"), (args, out.stdout[-200:])
+
+
+NUMERIC = ("scipy", "sklearn", "matplotlib", "statsmodels")
+
+
+def test_lint_file_and_help_import_no_scipy_sklearn_or_matplotlib() -> None:
+    """Issue 33, item 14: `evalkit lint FILE` took 3.7 s importing scipy and scikit-learn
+    through evalkit.diagnose; a command imports only what it uses."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "assistant.yaml"
+    for args in (["lint", str(example)], ["--help"], ["lint", "--help"], ["runs", "--help"]):
+        code = (
+            "import sys\nfrom evalkit.cli import app\n"
+            f"try:\n    app({args!r})\nexcept SystemExit as e:\n    assert e.code in (0, None), e.code\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({NUMERIC!r})))\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().endswith("[]"), (args, out.stdout[-300:])

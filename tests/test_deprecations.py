@@ -284,3 +284,12 @@ def test_sequential_sentence_and_why_sentences_warn() -> None:
     why = empty_why()
     with pytest.warns(DeprecationWarning, match=r"WhyItFailed.sentences\(\): write .findings"):
         assert why.sentences() == list(why.findings)
+
+
+def test_report_css_is_the_one_stylesheet_with_a_warning() -> None:
+    import evalkit.report
+    from evalkit._util._html import stylesheet
+
+    with pytest.warns(DeprecationWarning, match=r"REPORT_CSS: the one stylesheet"):
+        css = evalkit.report.REPORT_CSS
+    assert css == stylesheet()

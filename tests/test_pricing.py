@@ -134,6 +134,7 @@ def test_a_spend_cap_stops_the_run_cleanly_and_a_resume_finishes_it(
     assert row["cost"] > first.manifest["cost"]["total"]
     assert list_runs(tmp_path).set_index("run_id").loc["r", "cost"] == pytest.approx(row["cost"])
     assert pricing.run_cost(load_run("r", tmp_path)).simulation == pytest.approx(row["cost"])
+    assert "cost EUR " in load_run("r", tmp_path)._repr_html_()  # the run's summary
 
 
 def test_runs_without_a_price_table_have_no_cost(emu: EmulatorServer, tmp_path: Path) -> None:

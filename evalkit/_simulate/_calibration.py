@@ -18,7 +18,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..compare import SequentialPlan, Verdict
-from ..compare._decision import Decision, Scenarios, decide_grid, errors_differ, scenario_scores
+from ..compare._decision import (
+    Decision,
+    Scenarios,
+    decide_grid,
+    errors_differ,
+    rule_errors_bounded,
+    scenario_scores,
+)
 from ..compare._sequential import LookEvidence, decide_look
 from ..stats import CellMoments, VarianceMethod
 from ._generator import Design, GeneratedGrades, GradeGenerator
@@ -134,7 +141,7 @@ def trial_decisions(
         _rule_scenarios(grades.candidate),
         confidence=1.0 - (1.0 - confidence) / n_rules,
         min_effect=min_effect,
-        bounded=errors_differ(rule_errors(grades.baseline), rule_errors(grades.candidate)),
+        bounded=rule_errors_bounded(rule_errors(grades.baseline), rule_errors(grades.candidate)),
     )
     n_personas = len(set(grades.persona_of_cell))
     personas = decide_grid(

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import functools
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["render_html", "stylesheet"]
+if TYPE_CHECKING:
+    from markupsafe import Markup
+
+__all__ = ["environment", "render_html", "stylesheet"]
 
 
 @functools.cache
-def _environment() -> Any:
+def environment() -> Any:
+    """The one Jinja2 environment over ``evalkit/templates`` (autoescaped; the viewer renders
+    its pages with it too)."""
     import jinja2  # deferred: commands that never render HTML do not pay for it
 
     return jinja2.Environment(
@@ -23,9 +28,12 @@ def _environment() -> Any:
     )
 
 
-def render_html(template: str, /, **context: Any) -> str:
-    """Render ``evalkit/templates/<template>`` with ``context`` (autoescaped)."""
-    return str(_environment().get_template(template).render(**context))
+def render_html(template: str, /, **context: Any) -> Markup:
+    """Render ``evalkit/templates/<template>`` with ``context`` (autoescaped). The result is
+    ``Markup``: a ``str`` that another template inserts as it is, never escaped twice."""
+    from markupsafe import Markup
+
+    return Markup(environment().get_template(template).render(**context))
 
 
 @functools.cache

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import base64
-import html
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+from .._util._html import render_html
 
 __all__ = ["MIME_TYPES", "Audio", "mime_type", "suffix"]
 
@@ -72,12 +73,19 @@ class Audio:
         """The audio as a ``data:`` URI."""
         return f"data:{self.mime_type};base64,{base64.b64encode(self.data).decode('ascii')}"
 
-    def _repr_html_(self) -> str:
-        title = html.escape(self.text[:200], quote=True)
-        return (
-            f'<audio controls preload="metadata" title="{title}">'
-            f'<source src="{self.data_uri()}" type="{self.mime_type}"></audio>'
+    def html(self, *, autoplay: bool = False) -> str:
+        """An ``<audio>`` player holding the bytes (template ``evalkit/templates/audio.html``)."""
+        return render_html(
+            "audio.html",
+            src=self.data_uri(),
+            mime_type=self.mime_type,
+            title=self.text[:200],
+            preload="metadata",
+            autoplay=autoplay,
         )
+
+    def _repr_html_(self) -> str:
+        return self.html()
 
     def ipython(self) -> Any:
         """An ``IPython.display.Audio`` of the same bytes."""

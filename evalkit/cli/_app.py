@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from .._version import __version__
-from ._errors import EXIT_CODES_HELP, EvalkitGroup
+from ._errors import EXIT_CODES_HELP, EvalkitGroup, debug_enabled, quiet_store_outage
 
 app = typer.Typer(
     name="evalkit",
@@ -59,3 +59,6 @@ def _root(
         level=logging.INFO if verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    if not debug_enabled(debug):
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(quiet_store_outage)

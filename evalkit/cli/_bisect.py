@@ -11,6 +11,7 @@ import typer
 from ._app import app
 from ._grade import judge_from_options
 from ._options import ScorecardOption, StoreOption
+from ._pricing import PricingOption, announce, load_pricing
 
 __all__ = ["format_step"]
 
@@ -38,13 +39,26 @@ def bisect_command(
     no_judge: Annotated[
         bool, typer.Option("--no-judge", help="Leave judged rules n/a (deterministic only).")
     ] = False,
+    pricing: PricingOption = None,
 ) -> None:
     """Find the change (config key or prompt hunk) that carries a regression, on clones."""
     from ..flows import BisectOptions, bisect
+    from ..runner._pricing import manifest_llm
+    from ..store import load_run
     from ._client import cli_client
 
+    prices = load_pricing(pricing)
+    llm = manifest_llm(load_run(good, store=store).manifest)
+
+    def start(changes: int, expected: float, worst: int) -> None:
+        typer.echo(f"bisect: {changes} change(s) between {good} and {bad}", err=True)
+        announce(expected, prices, [(llm, expected)])
+        typer.echo(f"worst case: {worst} conversation(s)", err=True)
+
     options = BisectOptions(
-        max_conversations=max_conversations, on_step=lambda row: typer.echo(format_step(row))
+        max_conversations=max_conversations,
+        on_step=lambda row: typer.echo(format_step(row)),
+        on_start=start,
     )
     with cli_client() as client:
         result = bisect(

@@ -82,8 +82,14 @@ def compare_command(
     ] = 5.0,
     confidence: Annotated[float, typer.Option(help="Interval level.", metavar="LEVEL")] = 0.95,
     output: Annotated[
-        Path, typer.Option("--output", "-o", help="Where comparison.json goes.", metavar="FILE")
-    ] = Path("comparison.json"),
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the comparison's JSON to FILE (nothing is written unless asked).",
+            metavar="FILE",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON instead.")] = False,
     fail_on_regression: Annotated[
         bool, typer.Option("--fail-on-regression", help="Exit 1 when the verdict is regressed.")
@@ -136,7 +142,7 @@ def compare_command(
     ] = None,
     pricing: PricingOption = None,
 ) -> None:
-    """Compare two stored runs under a scorecard (grades from cache); write comparison.json.
+    """Compare two stored runs under a scorecard (grades from cache); -o FILE writes its JSON.
 
     With --sequential --assistant ID the grid runs first, in waves, stopping early.
     Exit codes: 0 compared; 1 regressed with --fail-on-regression, not shown non-inferior with
@@ -188,9 +194,10 @@ def compare_command(
         "latency": latency,
     }
     text = json.dumps(payload, indent=2, ensure_ascii=False, default=json_default)
-    atomic_write_bytes(output, (text + "\n").encode("utf-8"), durable=False)
+    if output is not None:  # only when asked: never a file in the working folder by default
+        atomic_write_bytes(output, (text + "\n").encode("utf-8"), durable=False)
     typer.echo(text if as_json else comparison_text(comparison) + "\n" + latency_line)
-    if not as_json:
+    if output is not None and not as_json:
         typer.echo(f"comparison written to {output}")
     if fail_on_regression and comparison.verdict == "regressed":
         raise typer.Exit(REGRESSION_EXIT)

@@ -30,10 +30,29 @@ def demo_command(
             help="Run in waves of one repeat per cell and stop at the first deciding look.",
         ),
     ] = False,
+    biased_judge: Annotated[
+        bool,
+        typer.Option(
+            "--biased-judge",
+            help="A lenient judge hides part of the regression; 60 queue labels a side restore it.",
+        ),
+    ] = False,
 ) -> None:
     """Draft vs prod on the embedded emulator, end to end, ending in an HTML report."""
-    from ..demo import run_demo
+    from ..demo import run_biased_judge_demo, run_demo
     from ._outcome import RunReport
+
+    if biased_judge:
+        typer.echo(
+            "evalkit demo --biased-judge: the demo's draft vs prod graded by a lenient judge, "
+            "then corrected with hand labels from the label queue (the exact judge labels)",
+            err=True,
+        )
+        story = run_biased_judge_demo(output_dir, repeats=repeats or 3, seed=seed)
+        for line in story.lines():
+            typer.echo(line)
+        typer.echo(f"browse every run: evalkit view --store {output_dir / 'runs'}")
+        return
 
     repeats = repeats or (6 if sequential else 3)
     per_cell = (

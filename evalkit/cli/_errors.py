@@ -8,7 +8,10 @@ what went wrong and what to do, then exits with a code from :class:`ExitCode`.
 from __future__ import annotations
 
 import errno
+import logging
 import os
+import shlex
+import sys
 from collections.abc import Callable
 from enum import IntEnum
 from typing import Any, Final
@@ -20,7 +23,16 @@ from typer.core import TyperGroup
 from .._exceptions import EvalkitError
 from ._pipes import stdout_reader_gone
 
-__all__ = ["ARGV_KEY", "EvalkitGroup", "ExitCode", "debug_enabled", "describe", "fail"]
+__all__ = [
+    "ARGV_KEY",
+    "EvalkitGroup",
+    "ExitCode",
+    "debug_enabled",
+    "describe",
+    "fail",
+    "quiet_store_outage",
+    "store_outage",
+]
 
 #: ``ctx.meta`` key holding the command line as given (to print a resume line).
 ARGV_KEY: Final = "evalkit.argv"
@@ -35,12 +47,14 @@ class ExitCode(IntEnum):
     PARTIAL = 3  # a run stopped by its budget: some conversations are not recorded yet
     ABORTED = 4  # a run stopped by an error no retry would fix (RunAborted)
     FAIL_ON = 5  # a complete run that recorded an outcome named by --fail-on
+    STORE_UNREACHABLE = 6  # the store (an object store URL) could not be reached
+    JUDGE_SHIFTED = 7  # judge-drift --fail-on-shift: a new judge moved a rule's pass rate
     INTERRUPTED = 130  # Ctrl-C (SIGINT): what finished is kept
 
 
 EXIT_CODES_HELP: Final = (
     "Exit codes: 0 ok; 1 error; 2 usage; 3 partial run (budget); 4 run aborted; "
-    "5 --fail-on matched; 130 interrupted (Ctrl-C)."
+    "5 --fail-on matched; 6 store unreachable; 7 judge-drift shift; 130 interrupted (Ctrl-C)."
 )
 
 
@@ -183,6 +197,51 @@ def describe(exc: BaseException) -> str | None:
     return _one_paragraph(message)
 
 
+def _store_in(argv: list[str]) -> str:
+    """The ``--store`` given on the command line (``runs`` when none was)."""
+    for i, arg in enumerate(argv):
+        if arg == "--store" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--store="):
+            return arg.split("=", 1)[1]
+    return "runs"
+
+
+def store_outage(exc: BaseException, argv: list[str], resume: str | None = None) -> str | None:
+    """One line for a store that could not be reached: the store, why, and the command that
+    resumes (``resume``, else the command as given); None when ``exc`` is something else."""
+    if "evalkit.store" not in sys.modules:  # no store was touched (and none is imported)
+        return None
+    from ..store import StoreUnreachableError, is_unreachable
+
+    if isinstance(exc, StoreUnreachableError):
+        store, reason = exc.store, exc.reason
+    elif is_unreachable(exc, backends_only=True):
+        store = _store_in(argv)
+        reason = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+        reason = reason or type(exc).__name__
+    else:
+        return None
+    check = "check its endpoint (AWS_ENDPOINT_URL, ...) and the network"
+    if resume is None:
+        again = shlex.join(["evalkit", *argv])
+        return f"cannot reach the store {store} ({reason}); {check}, then run again: {again}"
+    return (
+        f"cannot reach the store {store} ({reason}); what finished is kept: {check}, then "
+        f"resume with: {resume}"
+    )
+
+
+def quiet_store_outage(record: logging.LogRecord) -> bool:
+    """A logging filter: drop asyncio's "Task exception was never retrieved" tracebacks of a
+    store backend's dropped connections (the store outage is said once, by the command)."""
+    if record.name != "asyncio" or not record.exc_info or record.exc_info[1] is None:
+        return True
+    from ..store import is_unreachable
+
+    return not is_unreachable(record.exc_info[1], backends_only=True)
+
+
 def _one_paragraph(text: str, limit: int = 40) -> str:
     lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
     if len(lines) > limit:
@@ -217,6 +276,9 @@ class EvalkitGroup(TyperGroup):
                 raise  # `evalkit runs | head -1`: typer ends quietly (see _pipes)
             if debug_enabled(bool(ctx.params.get("debug"))):
                 raise
+            outage = store_outage(exc, list(ctx.meta.get(ARGV_KEY, [])))
+            if outage is not None:
+                raise fail(outage, ExitCode.STORE_UNREACHABLE) from None
             message = describe(exc)
             if message is None:
                 raise

@@ -14,6 +14,7 @@ from ._app import app
 from ._errors import EXIT_CODES_HELP
 from ._grade import judge_from_options
 from ._options import PersonasOption, ScorecardOption, StoreOption
+from ._pricing import PricingOption, announce, assistant_llms, load_pricing
 from ._run import default_personas
 
 
@@ -94,6 +95,7 @@ def optimize_command(
         typer.Option("--max-prompt-chars", min=1, metavar="N", help="Your service's prompt limit."),
     ] = None,
     store: StoreOption = "runs",
+    pricing: PricingOption = None,
     run_prefix: Annotated[
         str | None,
         typer.Option("--run-prefix", metavar="ID", help="Name (or resume) the search's runs."),
@@ -136,6 +138,7 @@ def optimize_command(
             "give --refine or a proposer model and endpoint, not both", param_hint="--refine"
         )
     source: ProposerArg = "refine" if refine else Proposer(proposer_model, proposer_base_url)
+    prices = load_pricing(pricing)
     grid = Grid(personas or default_personas(), variables=variables, contexts=context or None)
     options = OptimizeOptions(
         rounds=rounds,
@@ -144,7 +147,7 @@ def optimize_command(
         holdout=holdout,
         seed=seed,
         max_repeats=max_repeats,
-        run_options=RunOptions(concurrency=concurrency),
+        run_options=RunOptions(concurrency=concurrency, pricing=prices),
         run_prefix=run_prefix or default_run_prefix(),
         max_prompt_chars=max_prompt_chars,
         on_round=lambda row: typer.echo(_round_line(row), err=True),
@@ -155,8 +158,8 @@ def optimize_command(
         most = min(most, max_conversations)
     typer.echo(
         f"optimize: up to {rounds} round(s) of {candidates} candidate(s) on {cells} cells x "
-        f"{max_repeats} repeats; expected at most {most} conversations "
-        f"({options.draft_cost(cells)} for the draft, up to {options.round_cost(cells)} a round)",
+        f"{max_repeats} repeats ({options.draft_cost(cells)} conversations for the draft, up to "
+        f"{options.round_cost(cells)} a round)",
         err=True,
     )
     typer.echo(
@@ -165,6 +168,8 @@ def optimize_command(
         err=True,
     )
     with cli_client() as client:
+        llm = assistant_llms(client, assistant)[0] if prices else None
+        announce(most, prices, [(llm, most)], bound="at most ")
         result = optimize(
             grid,
             assistant,

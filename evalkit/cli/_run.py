@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ._app import app
-from ._errors import ARGV_KEY, EXIT_CODES_HELP, ExitCode, describe, fail
+from ._errors import ARGV_KEY, EXIT_CODES_HELP, ExitCode, describe, fail, store_outage
 from ._options import PersonasOption, StoreOption
 from ._pricing import MaxCostOption, PricingOption, announce, assistant_llms, load_pricing
 
@@ -197,6 +197,7 @@ def _run(
 ) -> RunReport:
     """Run, and turn Ctrl-C and RunAborted into what was kept, a resume line and an exit."""
     from ..runner import RunAborted, run_grid
+    from ..store import StoreUnreachableError
 
     try:
         run = run_grid(
@@ -219,6 +220,9 @@ def _run(
             )
             typer.echo(f"Resume with: {_resume(argv, run_id)}", err=True)
         raise fail("interrupted (Ctrl-C)", ExitCode.INTERRUPTED) from None
+    except StoreUnreachableError as exc:
+        outage = store_outage(exc, argv, _resume(argv, run_id))
+        raise fail(outage or str(exc), ExitCode.STORE_UNREACHABLE) from None
     except RunAborted as exc:
         kept = _stored_report(store, run_id)
         message = describe(exc) or str(exc)

@@ -18,7 +18,7 @@ from .._util import publish
 from ._alarms import NightlyRule
 from ._compare import compare_grades
 from ._comparison import Comparison
-from ._latency import compare_latency
+from ._latency import compare_latency, latency_quantiles
 from ._latency_result import LatencyComparison, LatencyUnavailableError
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
@@ -40,6 +40,7 @@ __all__ = [
     "compare_sequential",
     "decide",
     "first_repeats",
+    "latency_quantiles",
     "plan_repeats",
 ]
 

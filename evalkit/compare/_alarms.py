@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats as st
 

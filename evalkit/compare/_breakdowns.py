@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..stats import CellMoments, VarianceMethod, pass_hat_k, wilson_interval
-from ._decision import Decision, Scenarios, decide_grid, errors_differ
+from ._decision import Decision, Scenarios, decide_grid, rule_errors_bounded
 from ._headline import Headline
 from ._options import CompareOptions
 from ._sides import ERROR, FAIL, NA, PASS, Side, Sides, moments_by
@@ -97,7 +97,7 @@ def by_rule(sides: Sides, confidence: float, min_effect: float) -> pd.DataFrame:
         table[f"na_{label}"] = side.rule_counts[NA]
         table[f"error_{label}"] = side.rule_counts[ERROR]
     base, cand = (s.rule_counts for s in sides.pair)
-    bounded = errors_differ((base[ERROR], base[-1]), (cand[ERROR], cand[-1]))
+    bounded = rule_errors_bounded((base[ERROR], base[-1]), (cand[ERROR], cand[-1]))
     decision = decide_grid(
         *(_rule_scenarios(s, len(rules), len(sides.cells)) for s in sides.pair),
         confidence=level,

@@ -37,6 +37,7 @@ __all__ = [
     "Scenarios",
     "decide_grid",
     "errors_differ",
+    "rule_errors_bounded",
     "scenario_scores",
 ]
 
@@ -98,6 +99,24 @@ def errors_differ(
     """Whether ``(errors, n)`` differ between the sides beyond chance (Fisher's exact test)."""
     p = fisher_exact_p(baseline[0], baseline[1], candidate[0], candidate[1])
     return np.asarray(p) < alpha
+
+
+def rule_errors_bounded(baseline: tuple[Any, Any], candidate: tuple[Any, Any]) -> Any:
+    """Where a judged rule's verdict must hold under the error bounds: wherever the sides'
+    judge-error rates ``(errors, n)`` differ at all, not only beyond chance.
+
+    A rule's own errors are the missing verdicts of that rule, and a judge that errs more on
+    the candidate's failing conversations hides exactly that rule's failures: a screen at
+    :data:`ERRORS_ALPHA` lets enough of those through to lift the per-rule family's false
+    alarms above nominal (6.3% at 5%), so each rule is bounded whenever its error rates
+    differ in either (harmful) direction. The headline keeps the screen: its errors are
+    spread over many rules' points.
+    """
+    eb, nb = (np.asarray(x, dtype=np.float64) for x in baseline)
+    ec, nc = (np.asarray(x, dtype=np.float64) for x in candidate)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        differ = (eb * nc != ec * nb) & ((eb + ec) > 0)
+    return differ | np.asarray(errors_differ(baseline, candidate), dtype=bool)
 
 
 @dataclass(frozen=True)

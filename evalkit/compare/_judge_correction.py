@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..grading._correction import MIN_LABELS, Matched
 
@@ -43,6 +43,7 @@ class JudgeCorrection:
     skipped: dict[str, str] = field(default_factory=dict)  # rule -> why not corrected
     tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # per side, per rule
     given: bool = False
+    usable: int = 0  # labels with a probability on judged pass/fail verdicts, all rules
 
     @property
     def sentence(self) -> str:
@@ -61,14 +62,18 @@ class JudgeCorrection:
         }
 
     def warnings(self) -> list[str]:
-        out = []
+        """Plain sentences: labels left out, rules not corrected (once any label could
+        correct), and what the verdict rests on."""
+        out: list[str] = []
         hand = sum(self.without_probability.values())
+        if not self.usable and not hand:
+            return out
         if hand:
             out.append(
                 f"{hand} hand label(s) have no inclusion probability (picked by hand, not "
                 "from the label queue): counted for agreement, left out of the judge correction"
             )
-        for rule, why in sorted(self.skipped.items()):
+        for rule, why in sorted(self.skipped.items() if self.usable else ()):
             out.append(f"rule {rule} is not judge-corrected: {why}")
         if self.sentence:
             out.append(
@@ -170,4 +175,5 @@ def apply_labels(
         skipped=skipped,
         tables=tables,
         given=True,
+        usable=sum(r.labelled for rep in reports for r in rep.values()),
     )

@@ -19,7 +19,7 @@ from ._latency_result import (
 )
 from ._verdict import Verdict, decide
 
-__all__ = ["compare_latency"]
+__all__ = ["compare_latency", "latency_quantiles"]
 
 #: Fewer cells than this on a side and the interval is said to rest on a small design.
 _FEW_CELLS = 5
@@ -282,3 +282,15 @@ def compare_latency(
         first_turn=first_turn,
         interleaved=None if apart is None else not apart,
     )
+
+
+def latency_quantiles(run: Any, quantiles: Sequence[float] = (0.5, 0.95)) -> dict[str, float]:
+    """Agent latency quantiles of one run (``{"p50": s, "p95": s}``, done conversations'
+    timed answers); NaN where the run has none (recorded before turn timing)."""
+    try:
+        side = _side(run, "run")
+    except LatencyUnavailableError:
+        return {quantile_name(q): float("nan") for q in quantiles}
+    values = side.latency["value"].to_numpy(dtype=np.float64)
+    got = np.quantile(values, list(quantiles), method="inverted_cdf")
+    return {quantile_name(q): float(v) for q, v in zip(quantiles, got, strict=True)}

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import pandas as pd
 
-from ..grading import GradesLike, as_grades_frame
+if TYPE_CHECKING:  # grading brings scipy: `evalkit lint FILE` must not import it
+    from ..grading import GradesLike
 
 __all__ = ["failing_documents", "grades_frame"]
 
@@ -26,6 +27,8 @@ MAX_CHARS: Final = 600
 def grades_frame(grades: GradesLike, name: str = "grades") -> pd.DataFrame:
     """A :class:`~evalkit.Grades` or its DataFrame, as the DataFrame (with the columns
     clustering needs)."""
+    from ..grading import as_grades_frame
+
     frame = as_grades_frame(grades, name)
     missing = [c for c in ("conversation_id", "rule_id", "verdict") if c not in frame.columns]
     if missing:

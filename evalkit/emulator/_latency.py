@@ -28,7 +28,7 @@ __all__ = [
 #: answer time. Unset knobs match nothing (vendor_c's unset reasoningEffort: no reasoning
 #: phase), except vendor_f's thinkingLevel, which the spec says behaves as ``low`` when absent.
 LATENCY_RULES: Final[tuple[tuple[str, str, float], ...]] = (
-    ("model", "llm-5.4-nano", 0.6),
+    ("model", "llm-5.4-nano", 0.5),
     ("model", "llm-5.4-mini", 1.0),
     ("model", "llm-4o-mini", 0.85),
     ("model", "llm-oss-120b", 1.3),

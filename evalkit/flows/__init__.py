@@ -20,6 +20,7 @@ from ._history import (
     latest_regression,
     series_labels,
 )
+from ._judge_drift import JudgeDrift, compare_judges
 from ._looks import acompare_runs_sequential, compare_runs_sequential
 from ._notebook import (
     ComparisonOutcome,
@@ -52,6 +53,7 @@ __all__ = [
     "DraftVsProdOptions",
     "GradedRun",
     "HistoryOptions",
+    "JudgeDrift",
     "MissingSnapshotError",
     "NightlyTrend",
     "PipelineOptions",
@@ -65,6 +67,7 @@ __all__ = [
     "arun_and_grade",
     "bisect",
     "compare_graded",
+    "compare_judges",
     "compare_request",
     "compare_runs",
     "compare_runs_sequential",

@@ -4,8 +4,10 @@ The changes are :func:`what_changed`'s config keys and prompt hunks between the 
 configuration tried is the good run's config with a subset of them applied, run on a temporary
 clone (a :class:`~evalkit.targets.Variant` over the draft, deleted on every path out) over the
 good run's grid in waves of one repeat per cell, compared after each wave with the good run's
-stored grades by :func:`~evalkit.compare.compare_sequential` (group-sequential looks: a clear
-regression or a clear "no regression" stops early). The search halves the set
+stored grades by :func:`~evalkit.compare.compare_sequential` (its interval adjusted for the
+looks); a configuration is decided as soon as that interval lies wholly on one side of half the
+bad run's difference (:func:`~evalkit.flows._bisect_search.side_of`), at the last look by its
+point estimate. The search halves the set
 (:mod:`evalkit.flows._bisect_search`) until one change, or an interacting pair, remains. The
 runs tried are kept in a scratch store, deleted at the end (the store's history stays clean).
 """
@@ -19,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._exceptions import EvalkitError
 from .._util import run_sync
@@ -31,7 +33,7 @@ from ..grid import Grid
 from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike, grid_identity, load_run
 from ..targets import Variant
-from ._bisect_search import find_culprit, worst_case_tests
+from ._bisect_search import find_culprit, side_of, worst_case_tests
 from ._changes import CHANGE_COLUMNS, apply_changes, config_of, diff_runs
 
 __all__ = ["STEP_COLUMNS", "BisectError", "BisectOptions", "BisectResult", "abisect", "bisect"]
@@ -59,14 +61,16 @@ class BisectError(EvalkitError):
 @dataclass(frozen=True)
 class BisectOptions:
     """Knobs of :func:`bisect`: the sequential ``plan`` of each configuration tried (None:
-    the good run's repeats, effect 10 points), ``max_conversations`` (refused up front when
-    the worst case exceeds it), ``run`` options and ``on_step`` (called with each step's row
-    as it is decided; the command prints it)."""
+        the good run's repeats, effect 10 points), ``max_conversations`` (refused up front when
+        the worst case exceeds it), ``run`` options and ``on_step`` (called with each step's row
+        as it is decided; the command prints it) and ``on_start`` (called before anything runs with
+    the number of changes, the expected and the worst-case conversations)."""
 
     plan: SequentialPlan | None = None
     max_conversations: int | None = None
     run: RunOptions = field(default_factory=lambda: RunOptions(progress=False))
     on_step: Callable[[dict[str, Any]], None] | None = None
+    on_start: Callable[[int, float, int], None] | None = None
 
     def __post_init__(self) -> None:
         if self.max_conversations is not None and self.max_conversations < 1:
@@ -117,7 +121,7 @@ class BisectResult(Result):
         }
 
 
-def _check(good: Run, bad: Run, card: Scorecard) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _check(good: Run, bad: Run, card: Scorecard) -> tuple[pd.DataFrame, float]:
     a, b = good.manifest.get("assistant_id"), bad.manifest.get("assistant_id")
     if a != b:
         raise BisectError(
@@ -146,7 +150,7 @@ def _check(good: Run, bad: Run, card: Scorecard) -> tuple[pd.DataFrame, pd.DataF
             f"{row['difference']:+.1f} points [{row['difference_low']:+.1f}, "
             f"{row['difference_high']:+.1f}], verdict {comparison.verdict.value}; nothing to bisect"
         )
-    return grades[0], grades[1]
+    return grades[0], float(comparison.summary.iloc[0]["difference"])
 
 
 def _merge_diff(base: Mapping[str, Any], target: Mapping[str, Any]) -> dict[str, Any]:
@@ -180,6 +184,7 @@ class _Bisection:
     plan: SequentialPlan
     opts: BisectOptions
     draft: dict[str, Any]
+    midpoint: float
     steps: list[dict[str, Any]] = field(default_factory=list)
 
     async def regresses(self, subset: tuple[int, ...]) -> bool:
@@ -195,9 +200,9 @@ class _Bisection:
         }
         comparison = None
         run: Run | None = None
-        for look in range(
-            1, self.plan.max_repeats + 1 if self.plan.max_repeats else grid.repeats + 1
-        ):
+        looks = self.plan.max_repeats or grid.repeats
+        side: bool | None = None
+        for look in range(1, looks + 1):
             run = await arun_grid(
                 grid,
                 str(self.good.manifest["assistant_id"]),
@@ -210,7 +215,15 @@ class _Bisection:
             grades = await agrade_run(run, self.card, self.judge, save=False)
             comparison = compare_sequential(self.good_grades, grades.frame, self.plan, look=look)
             row["looks"] = look
-            if comparison.stop:
+            at = comparison.summary.iloc[0]
+            side = side_of(
+                float(at["difference"]),
+                float(at["difference_low"]),
+                float(at["difference_high"]),
+                self.midpoint,
+                look == looks,
+            )
+            if side is not None:
                 break
         assert comparison is not None
         assert run is not None
@@ -221,7 +234,7 @@ class _Bisection:
             "difference": float(summary["difference"]),
             "difference_low": float(summary["difference_low"]),
             "difference_high": float(summary["difference_high"]),
-            "regressed": comparison.verdict is Verdict.REGRESSED,
+            "regressed": bool(side),
         }
         self.steps.append(row)
         logger.info("bisect step %d: %s -> %s", step, row["changes"] or "(none)", row["verdict"])
@@ -259,7 +272,7 @@ async def abisect(
     opts = options or BisectOptions()
     card = Scorecard.validate(scorecard)
     good, bad = load_run(good_run, store=store), load_run(bad_run, store=store)
-    good_grades, _ = _check(good, bad, card)
+    good_grades, bad_difference = _check(good, bad, card)
     rows = [r for r in diff_runs(good, bad) if r["kind"] in ("config", "prompt")]
     if not rows:
         raise BisectError(
@@ -281,6 +294,8 @@ async def abisect(
         expected,
         worst,
     )
+    if opts.on_start is not None:
+        opts.on_start(len(rows), expected, worst)
     if opts.max_conversations is not None and worst > opts.max_conversations:
         raise BisectError(
             f"bisect of {len(rows)} change(s) may need {worst} conversations "
@@ -290,7 +305,7 @@ async def abisect(
     scratch = tempfile.TemporaryDirectory(prefix="evalkit-bisect-")  # the tried runs
     state = _Bisection(
         scratch.name, good, good_grades, rows, card, client, judge, plan, opts,
-        await _draft_config(client, str(good.manifest["assistant_id"])),
+        await _draft_config(client, str(good.manifest["assistant_id"])), bad_difference / 2,
     )  # fmt: skip
     state._bad_config = config_of(bad)
     indices = list(range(len(rows)))

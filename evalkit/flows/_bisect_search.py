@@ -3,9 +3,10 @@ until the one (or the interacting pair) that carries the regression remains.
 
 ``test(subset)`` answers whether the good config with ``subset`` applied regresses (and is
 called at most once per subset). With one culprit among ``n`` changes the search tries about
-``1.5 log2 n`` configurations (the second half only when the first does not regress); when
-neither half regresses alone, the culprit needs one change from each half and is searched on
-both sides with the other half applied (Zeller's delta debugging, "Yesterday, my program
+``log2 n + 1`` configurations (a first half that does not regress sends it into the second half
+untested, and the change left is checked alone); when that check fails, a thorough search tries
+both halves at every level, and when neither half regresses alone, the culprit needs one change
+from each half and is searched on both sides with the other half applied (Zeller's delta debugging, "Yesterday, my program
 worked", 1999, in its bisection form).
 """
 
@@ -14,19 +15,38 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 
-__all__ = ["find_culprit", "worst_case_tests"]
+__all__ = ["find_culprit", "side_of", "worst_case_tests"]
 
 Test = Callable[[tuple[int, ...]], bool]
 
 
+def side_of(difference: float, low: float, high: float, midpoint: float, last: bool) -> bool | None:
+    """Whether a configuration sides with the bad run (True) or the good one (False), from
+    its difference against the good run and that difference's interval: decided when the
+    interval lies wholly on one side of ``midpoint`` (half the bad run's difference), at the
+    ``last`` look by the point estimate; None: look again. Bisect asks "closer to bad or to
+    good?", a classification with equal error on both sides, not "significantly worse?"."""
+    if high < midpoint:
+        return True
+    if low > midpoint:
+        return False
+    return difference < midpoint if last else None
+
+
 def worst_case_tests(n: int) -> int:
-    """Configurations tried at most for one culprit among ``n`` changes (both halves at every
-    level); an interacting pair costs more, and is bounded by the budget as it goes."""
-    return 0 if n <= 1 else 2 * math.ceil(math.log2(n))
+    """Configurations tried at most for one culprit among ``n`` changes: the fast path's
+    ``log2 n`` and its check, then the thorough search's two halves per level (an interacting
+    pair costs more)."""
+    return 0 if n <= 1 else 3 * math.ceil(math.log2(n)) + 1
 
 
 def find_culprit(changes: Sequence[int], test: Test) -> tuple[int, ...]:
-    """The smallest set of ``changes`` (indices) found to carry the regression."""
+    """The smallest set of ``changes`` (indices) found to carry the regression.
+
+    The fast path assumes one culprit: a first half that does not regress sends the search
+    into the second half untested (the whole set regresses), and the change left is tried
+    alone at the end. Only when it does not regress alone does the thorough search run,
+    trying both halves at every level and finding an interacting pair."""
     cache: dict[tuple[int, ...], bool] = {}
 
     def regresses(subset: tuple[int, ...]) -> bool:
@@ -35,17 +55,27 @@ def find_culprit(changes: Sequence[int], test: Test) -> tuple[int, ...]:
             cache[key] = test(key)
         return cache[key]
 
-    def search(items: tuple[int, ...], fixed: tuple[int, ...]) -> tuple[int, ...]:
+    def fast(items: tuple[int, ...]) -> tuple[int, ...]:
+        while len(items) > 1:
+            half = len(items) // 2
+            items = items[:half] if regresses(items[:half]) else items[half:]
+        return items
+
+    def thorough(items: tuple[int, ...], fixed: tuple[int, ...]) -> tuple[int, ...]:
         if len(items) <= 1:
             return items
         half = len(items) // 2
         first, second = items[:half], items[half:]
         if regresses(fixed + first):
-            return search(first, fixed)
+            return thorough(first, fixed)
         if regresses(fixed + second):
-            return search(second, fixed)
-        left = search(first, fixed + second)  # interacting: one from each side
-        right = search(second, fixed + left)
+            return thorough(second, fixed)
+        left = thorough(first, fixed + second)  # interacting: one from each side
+        right = thorough(second, fixed + left)
         return left + right
 
-    return tuple(sorted(search(tuple(changes), ())))
+    everything = tuple(changes)
+    single = fast(everything)
+    if len(everything) <= 1 or regresses(single):
+        return single
+    return tuple(sorted(thorough(everything, ())))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
@@ -10,7 +11,14 @@ import pandas as pd
 from .._util import run_sync
 from .._util._result import Result
 from ..api import AsyncClient, Client
-from ..compare import Comparison, SequentialPlan, Verdict
+from ..compare import (
+    Comparison,
+    LatencyComparison,
+    LatencyUnavailableError,
+    SequentialPlan,
+    Verdict,
+    compare_latency,
+)
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
 from ..store import Run, StoreLike
@@ -91,12 +99,30 @@ class DraftVsProd(Result):
         """The comparison's headline (draft minus prod)."""
         return self.comparison.headline()
 
+    @functools.cached_property
+    def latency(self) -> LatencyComparison | None:
+        """Agent response time, draft against prod (:func:`~evalkit.compare.compare_latency`;
+        ``regressed`` = slower); None when a run has no turn timing."""
+        try:
+            return compare_latency(self.baseline, self.candidate)
+        except LatencyUnavailableError:
+            return None
+
     @property
     def summary(self) -> pd.DataFrame:
-        """One row: ``baseline_run_id``, ``candidate_run_id``, then the comparison's row."""
+        """One row: ``baseline_run_id``, ``candidate_run_id``, the comparison's row, then
+        agent latency p50/p95 of both sides and its verdict (NaN without turn timing)."""
         row = self.comparison.summary.copy()
         row.insert(0, "candidate_run_id", self.candidate.run_id)
         row.insert(0, "baseline_run_id", self.baseline.run_id)
+        latency = self.latency
+        rows = (
+            {} if latency is None else {r["quantile"]: r for r in latency.table.to_dict("records")}
+        )
+        for q in ("p50", "p95"):
+            for side in ("baseline", "candidate"):
+                row[f"latency_{q}_{side}"] = float(rows[q][side]) if q in rows else float("nan")
+        row["latency_verdict"] = None if latency is None else latency.verdict.value
         return row
 
     def to_dict(self) -> dict[str, Any]:
@@ -107,6 +133,7 @@ class DraftVsProd(Result):
             "rubric_version_id": self.scorecard.rubric_version_id,
             "comparison": self.comparison.to_dict(),
             "sequential": None if self.sequential is None else self.sequential.to_dict(),
+            "latency": None if self.latency is None else self.latency.to_dict(),
         }
 
     def html_context(self) -> dict[str, Any]:
@@ -114,6 +141,7 @@ class DraftVsProd(Result):
             **self.comparison.html_context(),
             "comparison": self.comparison,
             "sequential_headline": None if self.sequential is None else self.sequential.headline(),
+            "latency": self.latency,
         }
 
     @property

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from ..compare import CompareOptions, NightlyRule, Verdict, compare_grades
 from ..compare._alarms import AlarmWatch

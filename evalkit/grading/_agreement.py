@@ -26,7 +26,12 @@ from ..stats import wilson_interval
 from ..store import Run
 from ._grades import GradesLike, as_grades_frame
 
-__all__ = ["judge_agreement", "wilson_interval"]  # wilson_interval: evalkit.stats's
+__all__ = [
+    "DRIFT_COLUMNS",
+    "judge_agreement",
+    "judge_drift_table",
+    "wilson_interval",
+]  # wilson_interval: evalkit.stats's
 
 _CATEGORIES = ("pass", "fail", "na")
 _FAIL = _CATEGORIES.index("fail")
@@ -213,3 +218,69 @@ def _kappa_score_limits(
         max((accuracy[0] - expected) / (1 - expected), -1.0),
         min((accuracy[1] - expected) / (1 - expected), 1.0),
     )
+
+
+DRIFT_COLUMNS = [
+    "rule_id", "n", "agree", "agreement", "agreement_low", "agreement_high", "kappa",
+    "kappa_low", "kappa_high", "kappa_note", "pass_rate_a", "pass_rate_a_low",
+    "pass_rate_a_high", "pass_rate_b", "pass_rate_b_low", "pass_rate_b_high", "difference",
+    "difference_low", "difference_high", "shifted",
+]  # fmt: skip
+
+
+def judge_drift_table(
+    grades_a: GradesLike,
+    grades_b: GradesLike,
+    *,
+    confidence: float = 0.95,
+    min_effect: float = 5.0,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Two judges' verdicts on the same transcripts, per judged rule: agreement (Wilson) and
+    kappa (as :func:`judge_agreement`, never zero-width, NaN with the reason when undefined),
+    the pass rate under each (Wilson), and judge b minus judge a in points with a MOVER
+    interval that uses the two judges' correlation on the same conversations (Zou & Donner
+    2008; Newcombe 1998's paired method). ``shifted``: the interval excludes zero and the
+    estimate is beyond ``min_effect`` points. Pairs where either judge did not say pass or
+    fail are left out."""
+    from ..stats import mover_difference
+
+    a = as_grades_frame(grades_a)
+    b = as_grades_frame(grades_b)
+    judged = a.get("grader", pd.Series("", index=a.index)).fillna("").astype(str)
+    a = a[~judged.str.startswith("check:")]
+    both = a[["conversation_id", "rule_id", "verdict"]].merge(
+        b[["conversation_id", "rule_id", "verdict"]],
+        on=["conversation_id", "rule_id"],
+        suffixes=("_a", "_b"),
+    )
+    decided = both["verdict_a"].isin(["pass", "fail"]) & both["verdict_b"].isin(["pass", "fail"])
+    both = both[decided]
+    agreement = judge_agreement(
+        both.rename(columns={"verdict_a": "verdict"})[["conversation_id", "rule_id", "verdict"]],
+        both.rename(columns={"verdict_b": "label"})[["conversation_id", "rule_id", "label"]],
+        confidence=confidence,
+        seed=seed,
+    ).set_index("rule_id")
+    rows = []
+    for rule, group in both.groupby("rule_id", sort=True):
+        ya = (group["verdict_a"] == "pass").to_numpy(dtype=np.float64)
+        yb = (group["verdict_b"] == "pass").to_numpy(dtype=np.float64)
+        n = len(ya)
+        la, ha = wilson_interval(ya.sum(), n, confidence)
+        lb, hb = wilson_interval(yb.sum(), n, confidence)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r = float(np.corrcoef(ya, yb)[0, 1]) if ya.std() > 0 and yb.std() > 0 else 0.0
+        low, high = mover_difference((yb.mean(), lb, hb), (ya.mean(), la, ha), r)
+        diff = 100 * float(yb.mean() - ya.mean())
+        low, high = 100 * float(low), 100 * float(high)
+        g = {str(k): v for k, v in agreement.loc[str(rule)].to_dict().items()}
+        rows.append(
+            [
+                str(rule), n, int(g["agree"]), g["accuracy"], g["accuracy_low"],
+                g["accuracy_high"], g["kappa"], g["kappa_low"], g["kappa_high"],
+                g["kappa_note"], ya.mean(), la, ha, yb.mean(), lb, hb, diff, low, high,
+                bool((low > 0 or high < 0) and abs(diff) > min_effect),
+            ]
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=DRIFT_COLUMNS)

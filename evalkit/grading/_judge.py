@@ -5,8 +5,9 @@ One call per task (a transcript and the rules still to decide on it), at most
 answer or a failed call is tried again up to ``options.attempts`` times, then every rule of
 the task becomes verdict ``error`` with the reason (never ``fail``), and :meth:`Judge.ajudge`
 still returns normally. Once a task has failed for want of a reachable endpoint (connection
-errors, 5xx), later tasks get a single attempt each until a call succeeds again, so a judge
-that is down costs one call per task, not ``attempts`` with waits.
+errors, 5xx, a missed deadline), one call probes it and the other tasks wait for that probe
+(:mod:`._judge_probe`); when it fails they become ``error`` at once, so a judge that is down or
+trickling bytes costs a few deadlines in all, not one (or ``attempts``) per task.
 
 Deadline and size: each call has a total deadline, ``options.timeout`` (connect, send, and every
 byte of the answer: an endpoint that trickles one byte a second or never answers is abandoned
@@ -66,6 +67,7 @@ from ._judge_http import (
     token_count,
 )
 from ._judge_parse import AnswerVerdict, MalformedAnswer, parse_answer
+from ._judge_probe import ProbeGate
 from ._judge_prompt import build_messages, response_format
 from ._judge_types import JUDGE_PROMPT_VERSION, JudgedRule, JudgeTask, JudgeVerdict
 
@@ -248,9 +250,13 @@ class Judge:
             self._shared.add(cache_hits=len(answers))
         if work:
             sem = self._shared.semaphore(self.options.concurrency)
+            gate = ProbeGate(interval=self.options.timeout)
             async with self._slots(min(len(work), self.options.concurrency)) as slots:
                 results = await asyncio.gather(
-                    *(self._judge_task(slots, sem, task, rules, cache) for _, task, rules in work)
+                    *(
+                        self._judge_task(slots, sem, gate, task, rules, cache)
+                        for _, task, rules in work
+                    )
                 )
             for (i, _, _), verdicts in zip(work, results, strict=True):
                 answers.update(((i, v.rule_id), v) for v in verdicts)
@@ -363,6 +369,7 @@ class Judge:
         self,
         slots: asyncio.Queue[httpx.AsyncClient],
         sem: asyncio.Semaphore,
+        gate: ProbeGate,
         task: JudgeTask,
         rules: tuple[JudgedRule, ...],
         cache: JudgeCache | None,
@@ -370,7 +377,7 @@ class Judge:
         async with sem:
             http = slots.get_nowait()  # never empty: at most n tasks of this call hold sem
             try:
-                verdicts = await self._attempts(http, task, rules)
+                verdicts = await self._attempts(http, gate, task, rules)
             finally:
                 slots.put_nowait(http)
         if cache is not None and any(v.verdict != "error" for v in verdicts):
@@ -389,55 +396,98 @@ class Judge:
                 cache.put(self._key(task, rule), verdict)
 
     async def _attempts(
-        self, http: httpx.AsyncClient, task: JudgeTask, rules: tuple[JudgedRule, ...]
+        self,
+        http: httpx.AsyncClient,
+        gate: ProbeGate,
+        task: JudgeTask,
+        rules: tuple[JudgedRule, ...],
     ) -> list[JudgeVerdict]:
         shared, options = self._shared, self.options
         limit = 1 if shared.endpoint_down else options.attempts
         usage = _Usage()
         ids = [r.rule_id for r in rules]
         turns = {index for index, _, _ in task.turns}
-        attempt, reason, outage = 0, "", False
-        while attempt < limit:
-            attempt += 1
-            with_format = self._wants_response_format()
-            try:
-                content = await self._call(http, task, rules, with_format, usage)
-                answer = parse_answer(content, ids, turns)
-            except MalformedAnswer as exc:
-                reason, outage = f"malformed answer: {exc}", False
-                logger.debug(
-                    "judge answer for %s malformed (attempt %d/%d): %s",
-                    task.conversation_id,
-                    attempt,
-                    limit,
-                    exc,
-                )
-                continue
-            except (ApiError, httpx.HTTPError, CallDeadlineExceeded) as exc:
-                if with_format and self._format_refused(exc):
-                    attempt -= 1  # a negotiation, not an attempt
+        attempt, reason = 0, ""
+        probing = False
+        try:
+            while attempt < limit:
+                if shared.endpoint_down:
+                    admitted = await gate.admit(task)
+                    if admitted == "down":
+                        return self._errors(task, rules, self._down(attempt, reason, gate), usage)
+                    probing = admitted == "probe"
+                attempt += 1
+                with_format = self._wants_response_format()
+                try:
+                    content = await self._call(http, task, rules, with_format, usage)
+                    answer = parse_answer(content, ids, turns)
+                except MalformedAnswer as exc:
+                    probing = self._settle(gate, task, probing, up=True)
+                    reason = f"malformed answer: {exc}"
+                    logger.debug(
+                        "judge answer for %s malformed (attempt %d/%d): %s",
+                        task.conversation_id,
+                        attempt,
+                        limit,
+                        exc,
+                    )
                     continue
-                reason = self._clean(f"{type(exc).__name__}: {exc}")
-                outage = is_outage(exc)
-                logger.debug(
-                    "judge call for %s failed (attempt %d/%d): %s",
-                    task.conversation_id,
-                    attempt,
-                    limit,
-                    reason,
-                )
-                if attempt >= limit or not retryable(exc):
-                    break
-                policy = options.policy
-                await policy.async_sleep(policy.wait_for(attempt, exc, shared.rng))
-                continue
-            return self._verdicts(task, rules, answer, usage)
-        if outage and not shared.endpoint_down:
-            shared.endpoint_down = True
-            logger.warning(
-                "the judge endpoint looks down (%s); one attempt per task until it answers", reason
-            )
+                except (ApiError, httpx.HTTPError, CallDeadlineExceeded) as exc:
+                    if with_format and self._format_refused(exc):
+                        probing = self._settle(gate, task, probing, up=True)
+                        attempt -= 1  # a negotiation, not an attempt
+                        continue
+                    reason = self._clean(f"{type(exc).__name__}: {exc}")
+                    outage = is_outage(exc)
+                    was_down = shared.endpoint_down
+                    probing = self._settle(gate, task, probing, up=not outage, reason=reason)
+                    if outage:
+                        self._looks_down(reason)
+                    logger.debug(
+                        "judge call for %s failed (attempt %d/%d): %s",
+                        task.conversation_id,
+                        attempt,
+                        limit,
+                        reason,
+                    )
+                    if attempt >= limit or not retryable(exc):
+                        break
+                    if was_down and isinstance(exc, CallDeadlineExceeded):
+                        break  # a deadline missed again while down: waiting more proves nothing
+                    policy = options.policy
+                    await policy.async_sleep(policy.wait_for(attempt, exc, shared.rng))
+                    continue
+                probing = self._settle(gate, task, probing, up=True)
+                return self._verdicts(task, rules, answer, usage)
+        finally:
+            self._settle(gate, task, probing, up=False, reason=reason)  # cancelled mid-probe
         return self._errors(task, rules, f"judge error after {attempt} attempt(s): {reason}", usage)
+
+    @staticmethod
+    def _settle(
+        gate: ProbeGate, task: JudgeTask, probing: bool, *, up: bool, reason: str = ""
+    ) -> bool:
+        """Tell ``gate`` how ``task``'s probe went (when it was probing); False from then on."""
+        if probing:
+            gate.settle(task, up, reason)
+        return False
+
+    def _looks_down(self, reason: str) -> None:
+        if not self._shared.endpoint_down:
+            self._shared.endpoint_down = True
+            logger.warning(
+                "the judge endpoint looks down (%s); one call probes it while the other tasks "
+                "wait, and they fail fast if the probe fails",
+                reason,
+            )
+
+    @staticmethod
+    def _down(attempt: int, reason: str, gate: ProbeGate) -> str:
+        said = reason or gate.reason
+        return (
+            f"judge error after {attempt} attempt(s): {said}; the endpoint is down (a probe "
+            "just failed), so this task was not asked: grade again once it answers"
+        )
 
     async def _call(
         self,

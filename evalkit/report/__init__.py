@@ -38,7 +38,6 @@ from ._page import report_page
 from ._runs_html import runs_overview_html, write_runs_overview
 from ._tables import rule_table
 from ._transcript_html import (
-    REPORT_CSS,
     TranscriptOptions,
     anchor_id,
     html_page,
@@ -53,7 +52,6 @@ __all__ = [
     "NASTALIQ_FONT_STACK",
     "NOTEBOOK_ONLY_TAG",
     "OUTPUT_FOLDER",
-    "REPORT_CSS",
     "ArabicFont",
     "BrowserControls",
     "Filters",
@@ -88,3 +86,16 @@ __all__ = [
 ]
 
 publish(globals())
+
+
+def __getattr__(name: str) -> object:
+    if name == "REPORT_CSS":  # one release: the report's CSS is the one stylesheet now
+        from .._util import deprecated
+        from .._util._html import stylesheet
+
+        deprecated(
+            "evalkit.report.REPORT_CSS: the one stylesheet is evalkit/templates/evalkit.css "
+            "(every page and display inlines or links it)"
+        )
+        return stylesheet()
+    raise AttributeError(f"module 'evalkit.report' has no attribute {name!r}")

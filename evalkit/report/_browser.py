@@ -11,21 +11,22 @@ only set widget values; nothing is printed. Without a kernel, drive the widgets 
 
 from __future__ import annotations
 
-import html
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+from markupsafe import Markup
 
+from .._util._html import render_html, stylesheet
 from ..api import Client
 from ..grading import GradesLike, as_grades_frame
 from ..store import Run
 from ._browser_controls import BrowserControls
 from ._filters import ANY, Filters, filter_conversations, record_text, searchable_text
 from ._frames import conversation_scores
-from ._transcript_html import REPORT_CSS, TranscriptOptions, side_by_side_html, transcript_html
+from ._transcript_html import TranscriptOptions, side_by_side_html, table_html, transcript_html
 
 if TYPE_CHECKING:
     import ipywidgets
@@ -220,7 +221,7 @@ class RunBrowser:
         self.controls = BrowserControls(
             self._main.run, self._main.grades_of, self._main.turns_of, self._client
         )
-        css = w.HTML(f"<style>{REPORT_CSS}</style>")
+        css = w.HTML(render_html("style.html", css=stylesheet()))
         filters = w.GridBox(
             controls,
             layout=w.Layout(grid_template_columns=_FILTER_COLUMNS, grid_gap="4px 16px"),
@@ -352,7 +353,7 @@ class RunBrowser:
     # ------------------------------------------------------------------ rendering
     def _page_table(self, ids: list[str]) -> str:
         if not ids:
-            return '<p class="ek-note">No conversation matches these filters.</p>'
+            return render_html("note.html", text="No conversation matches these filters.")
         conv = self._main.conversations.loc[ids]
         frame = pd.DataFrame(
             {
@@ -370,14 +371,7 @@ class RunBrowser:
                 other.scores.get(p) if (p := other.partner(self._main.key(cid))) else None
                 for cid in ids
             ]
-        return frame.to_html(
-            index=False,
-            escape=True,
-            border=0,
-            classes="ek-table",
-            na_rep="–",
-            float_format="{:.0f}".format,
-        )
+        return table_html(frame, max_rows=len(frame), float_format="{:.0f}")
 
     def _pair_html(self, cid: str | None) -> str:
         if not cid or cid not in self._main.conversations.index:
@@ -389,7 +383,7 @@ class RunBrowser:
         other = (
             self._other.transcript(partner)
             if partner is not None
-            else '<p class="ek-note">No conversation of this cell in this run.</p>'
+            else render_html("note.html", text="No conversation of this cell in this run.")
         )
         return side_by_side_html({self._main.label: main, self._other.label: other})
 
@@ -404,14 +398,15 @@ class RunBrowser:
         if by == "persona_label":
             base = Filters(base.persona and _ALL, base.rule, base.verdict, base.status, base.text)
         ids = set(self.matching(base))
-        parts = [f"<style>{REPORT_CSS}</style>"]
+        groups = []
         for value, group in conv[conv.index.isin(ids)].groupby(by, sort=True):
             shown = [str(c) for c in group.index[:limit]]
-            parts.append(
-                f"<h3>{html.escape(by)}: {html.escape(str(value))} "
-                f'<span class="ek-note">({len(shown)} of {len(group)} shown)</span></h3>'
+            groups.append(
+                {
+                    "value": str(value),
+                    "shown": len(shown),
+                    "total": len(group),
+                    "pairs": [Markup(self._pair_html(cid)) for cid in shown],
+                }
             )
-            parts.extend(self._pair_html(cid) for cid in shown)
-        if len(parts) == 1:
-            parts.append('<p class="ek-note">No conversation matches these filters.</p>')
-        return f'<div class="ek">{"".join(parts)}</div>'
+        return render_html("browser_groups.html", by=by, groups=groups, css=stylesheet())

@@ -144,7 +144,7 @@ class BrowserControls:
         except (ApiError, ConfigurationError, StoreError, ValueError) as exc:
             self.status.value = f"cannot play: {exc}"
             return
-        self.player.value = audio._repr_html_().replace("<audio ", "<audio autoplay ", 1)
+        self.player.value = audio.html(autoplay=True)
         self.status.value = (
             f"turn {turn}: {len(audio.data)} bytes{' (cached)' if audio.cached else ''}"
         )

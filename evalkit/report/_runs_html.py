@@ -2,31 +2,17 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from .._util import atomic_write_bytes
+from .._util._html import render_html
 from ..store import STATUSES, Run
+from ._transcript_html import html_page, table_html
 
 _STATUSES = STATUSES  # the one list of statuses, in evalkit.store
-
-_CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:1200px;
-color:#1d2330;padding:0 1rem}
-h1{font-size:1.5rem}h2{font-size:1.15rem;margin-top:2rem}
-table{border-collapse:collapse;margin:.5rem 0}
-td,th{border:1px solid #d5d9e0;padding:.3rem .6rem;text-align:left;vertical-align:top}
-th{background:#f3f5f8}
-.pair{display:grid;grid-template-columns:1fr 1fr;gap:1rem}
-.conv{border:1px solid #d5d9e0;border-radius:6px;padding:.5rem .8rem;margin:.5rem 0}
-.conv h3{font-size:.9rem;margin:.2rem 0 .5rem;color:#4a5468}
-.t{margin:.25rem 0}.agent b{color:#1f5fbf}.caller b{color:#9a4d00}
-.urdu{direction:rtl;unicode-bidi:plaintext}
-.note{color:#4a5468;font-size:.9rem}
-"""
 
 
 def _outcome_table(runs: Sequence[Run]) -> pd.DataFrame:
@@ -51,18 +37,12 @@ def _outcome_table(runs: Sequence[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _transcript_html(run: Run, conversation_id: str) -> str:
-    turns = run.transcript(conversation_id)
+def _transcript(run: Run, conversation_id: str) -> dict[str, object]:
     conv = run.conversations.set_index("conversation_id").loc[conversation_id]
-    lines = [
-        f'<div class="t {html.escape(str(t.role))}"><b>{html.escape(str(t.role))}</b>: '
-        f'<span class="urdu">{html.escape(str(t.text))}</span></div>'
-        for t in turns.itertuples()
-    ]
-    head = (
-        f"{html.escape(str(run.manifest.get('target', '')))} · {html.escape(str(conv['status']))}"
-    )
-    return f'<div class="conv"><h3>{head}</h3>{"".join(lines)}</div>'
+    return {
+        "head": f"{run.manifest.get('target', '')} · {conv['status']}",
+        "turns": [(str(t.role), str(t.text)) for t in run.transcript(conversation_id).itertuples()],
+    }
 
 
 def _examples(conversations: pd.DataFrame, shared: set[str], n: int) -> list[str]:
@@ -76,28 +56,30 @@ def _examples(conversations: pd.DataFrame, shared: set[str], n: int) -> list[str
 
 
 def runs_overview_html(runs: Sequence[Run], title: str = "evalkit runs", examples: int = 3) -> str:
-    """The overview page: an outcome table, then up to ``examples`` cells shown across runs."""
-    parts = [f"<h1>{html.escape(title)}</h1>", "<h2>Outcomes</h2>"]
-    parts.append(_outcome_table(runs).to_html(index=False, na_rep="–", border=0))
+    """The overview page: an outcome table, then up to ``examples`` cells shown across runs
+    (the template ``evalkit/templates/runs_overview.html``)."""
+    cells = []
     if runs:
         shared = set(runs[0].conversations["conversation_id"])
         for run in runs[1:]:
             shared &= set(run.conversations["conversation_id"])
-        parts.append("<h2>The same conversations, side by side</h2>")
         for cid in _examples(runs[0].conversations, shared, examples):
             row = runs[0].conversations.set_index("conversation_id").loc[cid]
-            parts.append(
-                f'<p class="note">persona <b>{html.escape(str(row["persona_label"]))}</b>, '
-                f"variables <code>{html.escape(str(row['variables']))}</code></p>"
+            cells.append(
+                {
+                    "persona": str(row["persona_label"]),
+                    "variables": str(row["variables"]),
+                    "panes": [_transcript(r, cid) for r in runs],
+                }
             )
-            parts.append(
-                '<div class="pair">' + "".join(_transcript_html(r, cid) for r in runs) + "</div>"
-            )
-    body = "\n".join(parts)
-    return (
-        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-        f"<style>{_CSS}</style></head><body>{body}</body></html>"
+    body = render_html(
+        "runs_overview.html",
+        title=title,
+        outcomes=table_html(_outcome_table(runs), max_rows=len(runs) or 1),
+        cells=cells,
+        compared=bool(runs),
     )
+    return html_page(title, body)
 
 
 def write_runs_overview(runs: Sequence[Run], path: str | Path, title: str = "evalkit runs") -> Path:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from .._util import canonical_json
@@ -31,11 +32,23 @@ def run_config(resolved: ResolvedTarget) -> dict[str, Any]:
     return resolved.snapshot.config
 
 
+@cache
+def _linted() -> set[str]:
+    """The (target, findings) pairs already logged in this process."""
+    return set()
+
+
 def log_lint(resolved: ResolvedTarget) -> None:
-    """Log the lint findings of the config the run uses (the table in ``evalkit.api``)."""
+    """Log the lint findings of the config the run uses (the table in ``evalkit.api``), once
+    per target and findings per process (a tune's waves and arms would repeat them)."""
     found = config_pitfalls(run_config(resolved))
     if not found:
         return
+    said = "; ".join(f"[{f.severity}] {f.rule_id} at {f.path}: {f.message}" for f in found)
+    key = canonical_json([resolved.label, resolved.assistant_id, resolved.version, said])
+    if key in _linted():
+        return
+    _linted().add(key)
     level = logging.WARNING if any(f.severity != "info" for f in found) else logging.INFO
     logger.log(
         level,
@@ -43,7 +56,7 @@ def log_lint(resolved: ResolvedTarget) -> None:
         resolved.label,
         resolved.assistant_id,
         resolved.version,
-        "; ".join(f"[{f.severity}] {f.rule_id} at {f.path}: {f.message}" for f in found),
+        said,
     )
 
 

@@ -33,11 +33,13 @@ from ..store import (
     RunWriter,
     StoreError,
     StoreLike,
+    StoreUnreachableError,
     TurnRecord,
     local_folder,
     open_store,
     read_stored_manifest,
     storage_error,
+    unreachable_store,
 )
 from ..targets import ResolvedTarget, SnapshotStore, Target, resolve_target, simulation_target
 from ._breaker import CircuitBreaker
@@ -146,7 +148,8 @@ async def arun_grid(
             opts.pricing.require(run_llm(resolved))
         run_id = run_id or default_run_id(resolved.label)
         definition = RunDefinition.of(grid, resolved)
-        writer = _open_writer(store, run_id, definition, resolved, aclient.host, len(grid))
+        with unreachable_store(store):
+            writer = _open_writer(store, run_id, definition, resolved, aclient.host, len(grid))
         return await _run(writer, grid, aclient, resolved, opts)
     finally:
         if owned:
@@ -225,6 +228,12 @@ def _finalize_after(writer: RunWriter, error: BaseException) -> None:
     If finalizing fails too (the disk is still full), the writer is closed all the same, so a
     resume in this process is never refused as locked, and ``error`` carries a note saying so.
     """
+    if isinstance(error, StoreUnreachableError):  # nothing more can be written there
+        error.add_note(
+            "the run was not finalized (the store is gone); its journal keeps what finished"
+        )
+        writer.close()
+        return
     try:
         with defer_sigint():
             writer.finalize({"outcome": "interrupted", "finished_at": now_iso()})
@@ -334,7 +343,8 @@ async def _run_all(
 
     async def record(finished: list[tuple[ConversationRecord, list[TurnRecord]]]) -> None:
         for conversation, turns in finished:
-            await writer.aappend(conversation, turns)
+            with unreachable_store(writer.path.parent):  # a store gone mid-run: stop, resumable
+                await writer.aappend(conversation, turns)
             spend.add(conversation)
             bar.update(conversation.status)
 

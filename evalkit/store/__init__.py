@@ -56,6 +56,7 @@ from ._records import (
 from ._remote import RemotePath
 from ._sql import VIEWS, sql, store_table
 from ._tables import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
+from ._unreachable import StoreUnreachableError, is_unreachable, unreachable_store
 from ._urls import STORE_BACKENDS, StoreLike, UnsupportedStoreError, is_store_url, open_store
 from ._wide import expand_variables
 from ._writer import RunWriter, finalize_run
@@ -84,6 +85,7 @@ __all__ = [
     "StoreError",
     "StoreLike",
     "StoreLocation",
+    "StoreUnreachableError",
     "TurnRecord",
     "UnsupportedStoreError",
     "add_labels",
@@ -100,6 +102,7 @@ __all__ = [
     "identity_hash",
     "import_labels",
     "is_store_url",
+    "is_unreachable",
     "labels_table",
     "list_runs",
     "load_run",
@@ -115,6 +118,7 @@ __all__ = [
     "storage_errors",
     "store_table",
     "transcript_hash",
+    "unreachable_store",
     "write_grades",
 ]
 

@@ -10,8 +10,9 @@ import pyarrow as pa
 
 from ._errors import CorruptRunError
 from ._layout import GRADES_DIR
-from ._location import StoreLocation, as_location
+from ._location import StoreLocation
 from ._tables import GRADES_SCHEMA, Place, table_metadata, to_frame, write_parquet_atomic
+from ._urls import as_location
 
 __all__ = ["grades_frame", "grades_metadata", "grades_path", "write_grades"]
 

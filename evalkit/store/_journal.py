@@ -43,7 +43,7 @@ from .._util import redact_text
 from ._committer import GroupCommitter, Pending
 from ._errors import CorruptRunError, RunLockedError, StoreError, storage_error, storage_errors
 from ._records import CONVERSATION_FIELDS, ROLES, STATUSES, ConversationRecord, TurnRecord
-from ._tables import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
+from ._schemas import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
 
 if sys.platform != "win32":
     import fcntl

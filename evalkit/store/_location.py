@@ -8,7 +8,6 @@ Code outside :mod:`evalkit.store` holds a :class:`StoreLocation` and never asks 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Protocol
@@ -17,14 +16,7 @@ if TYPE_CHECKING:
     from ._journal import JournalContents, JournalWriter
     from ._object_journal import ObjectJournalWriter
 
-__all__ = ["StoreLocation", "as_location"]
-
-
-def as_location(place: str | os.PathLike[str] | StoreLocation) -> StoreLocation:
-    """``place`` as a :class:`StoreLocation` (a path or URL is opened with defaults)."""
-    from ._urls import open_store  # the implementations import this module
-
-    return open_store(place)
+__all__ = ["StoreLocation"]
 
 
 class StoreLocation(Protocol):

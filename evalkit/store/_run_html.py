@@ -1,17 +1,18 @@
-"""A run's rich display in Jupyter: identity, target, conversations by status, gradings."""
+"""A run's rich display in Jupyter: identity, target, conversations by status, gradings (the
+template ``evalkit/templates/run_card.html``)."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from typing import Any
 
+from .._util._html import render_html, stylesheet
 from ._records import STATUSES
 
 __all__ = ["run_html"]
 
 
-def _grading_rows(manifest: Mapping[str, Any]) -> list[str]:
+def _gradings(manifest: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     grades = manifest.get("grades")
     if not isinstance(grades, Mapping):
         return []
@@ -20,36 +21,36 @@ def _grading_rows(manifest: Mapping[str, Any]) -> list[str]:
         info = summary if isinstance(summary, Mapping) else {}
         score = info.get("mean_score")
         shown = f"{score:.1f}" if isinstance(score, int | float) else "no score"
-        rows.append(
-            f"<tr><td><code>{html.escape(str(rubric))}</code></td>"
-            f"<td>{html.escape(str(info.get('conversations', '?')))}</td><td>{shown}</td></tr>"
-        )
+        rows.append((str(rubric), str(info.get("conversations", "?")), shown))
     return rows
+
+
+def _spent(manifest: Mapping[str, Any]) -> str:
+    """``cost USD 1.23`` when the run ran with a price table, else empty."""
+    cost = manifest.get("cost")
+    if isinstance(cost, Mapping) and isinstance(cost.get("total"), int | float):
+        return f"cost {cost.get('currency') or ''} {cost['total']:,.2f}"
+    return ""
 
 
 def run_html(
     run_id: str, where: str, manifest: Mapping[str, Any], counts: Mapping[str, int]
 ) -> str:
     """The HTML of a run: what ran where, how many conversations ended how, what is graded."""
-    esc = html.escape
-    target = manifest.get("target") or "?"
-    assistant = manifest.get("assistant_id") or "?"
     version = manifest.get("assistant_version")
-    at = f" version {esc(str(version))}" if version is not None else ""
-    statuses = ", ".join(f"{s} {counts.get(s, 0)}" for s in STATUSES if counts.get(s, 0))
     finished = manifest.get("finalized_at")
-    state = f"finished {esc(str(finished))}" if finished else "not finalized (running or stopped)"
-    gradings = _grading_rows(manifest)
-    graded = (
-        "<table><thead><tr><th>rubric</th><th>conversations scored</th><th>mean score</th>"
-        f"</tr></thead><tbody>{''.join(gradings)}</tbody></table>"
-        if gradings
-        else "<p>not graded yet</p>"
-    )
-    return (
-        f'<div class="evalkit-run"><p><b>Run</b> <code>{esc(run_id)}</code> at '
-        f"<code>{esc(where)}</code>: target {esc(str(target))} of assistant "
-        f"<code>{esc(str(assistant))}</code>{at}; started {esc(str(manifest.get('created_at')))}, "
-        f"{state}</p><p>{counts.get('total', 0)} conversation(s): {esc(statuses or 'none')}</p>"
-        f"{graded}</div>"
+    return render_html(
+        "run_card.html",
+        css=stylesheet(),
+        run_id=run_id,
+        where=where,
+        target=str(manifest.get("target") or "?"),
+        assistant=str(manifest.get("assistant_id") or "?"),
+        version=None if version is None else str(version),
+        started=str(manifest.get("created_at")),
+        state=f"finished {finished}" if finished else "not finalized (running or stopped)",
+        total=counts.get("total", 0),
+        statuses=", ".join(f"{s} {counts.get(s, 0)}" for s in STATUSES if counts.get(s, 0)),
+        gradings=_gradings(manifest),
+        spent=_spent(manifest),
     )

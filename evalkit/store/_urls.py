@@ -27,6 +27,7 @@ __all__ = [
     "RunPath",
     "StoreLike",
     "UnsupportedStoreError",
+    "as_location",
     "is_store_url",
     "open_store",
     "store_url",
@@ -145,3 +146,8 @@ def _unsupported(url: str, scheme: str, reason: str) -> UnsupportedStoreError:
     return UnsupportedStoreError(
         f"store {url!r}: the {scheme}:// scheme cannot be opened{detail}; {hint}", None
     )
+
+
+def as_location(place: str | os.PathLike[str] | StoreLocation) -> StoreLocation:
+    """``place`` as a :class:`StoreLocation` (a path or URL is opened with defaults)."""
+    return open_store(place)

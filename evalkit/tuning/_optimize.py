@@ -53,7 +53,7 @@ from ._options import TuneOptions
 from ._proposer import Proposal, ProposalBatch
 from ._proposer_prompt import ProposalRequest
 from ._split import holdout_mask
-from ._tune import _control_config, _grid_with_repeats, _Sweep
+from ._tune import TuneError, _control_config, _grid_with_repeats, _Sweep
 
 __all__ = ["CandidateSource", "aoptimize", "optimize"]
 
@@ -75,7 +75,14 @@ ProposerArg = CandidateSource | Literal["refine"]
 
 
 class _RoundSweep(_Sweep):
-    """A round's race: the draft (already run to the end in an earlier round) is not run again."""
+    """A round's race: the draft (already run to the end in an earlier round) is not run again;
+    the draft alone (before the first round) is a race of no candidates."""
+
+    async def run_wave(self, wave: int) -> None:
+        if not self.names:
+            await self.run_arm(self.control, wave, self.opts.run_options.concurrency)
+            return
+        await super().run_wave(wave)
 
     async def run_arm(self, name: str, wave: int, concurrency: int) -> None:
         run = self.runs.get(name)
@@ -113,6 +120,7 @@ class _Search:
     rationale: dict[str, str] = field(default_factory=dict)
     dropped_at: dict[str, int] = field(default_factory=dict)
     refused: list[dict[str, Any]] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)
     round_rows: list[dict[str, Any]] = field(default_factory=list)
     best: str = DRAFT
     spent: int = 0
@@ -164,7 +172,7 @@ class _Search:
             self.judge,
             self.store,
             tune_opts,
-            names,
+            list(names),
             targets,
             {n: f"{self.prefix}-{n}" for n in targets},
             self.held_out,
@@ -223,11 +231,18 @@ class _Search:
         sweep = self.sweep(names)
         level = drop_bound_confidence(len(names), self.opts.max_repeats, self.opts.drop_alpha)
         for wave in range(1, self.opts.max_repeats + 1):
-            await sweep.run_wave(wave)
+            try:
+                await sweep.run_wave(wave)
+            except TuneError:
+                if not names or len(sweep.failed) < len(names):
+                    raise  # the draft failed: the search cannot go on
+                break  # every candidate of the round failed: the next round goes on
             if names and self.opts.adaptive and wave < self.opts.max_repeats:
                 for name in sweep.drop_after(wave, level):
                     logger.info("optimize %s: %s dropped after wave %d", self.prefix, name, wave)
         self.dropped_at.update(sweep.dropped_at)
+        for name, message in sweep.failed.items():
+            self.failed[name] = message
         self.sweep_state.setdefault("runs", {}).update(sweep.runs)
         self.sweep_state.setdefault("grades", {}).update(sweep.grades)
 
@@ -402,6 +417,25 @@ def _decide(search: _Search, config: Mapping[str, Any], version: int) -> Optimiz
                 "dropped_at": search.dropped_at.get(name, pd.NA),
                 "verdict": None if v is None else str(v["verdict"]),
                 "kept": name in kept,
+                "rationale": search.rationale.get(name, ""),
+            }
+        )
+    for name, message in search.failed.items():
+        if name in arms:
+            continue  # finished a wave: raced, dropped where it failed
+        rows.append(
+            {
+                "round": search.round_of[name],
+                "candidate": name,
+                "parent": search.parent[name],
+                "status": f"failed: {message}",
+                "conversations": 0,
+                "difference": np.nan,
+                "difference_low": np.nan,
+                "difference_high": np.nan,
+                "dropped_at": pd.NA,
+                "verdict": None,
+                "kept": False,
                 "rationale": search.rationale.get(name, ""),
             }
         )

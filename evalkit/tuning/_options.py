@@ -24,7 +24,9 @@ class TuneOptions:
     the runner's knobs; ``concurrency`` is the sweep's total, shared out among the arms a wave
     runs at once, and each wave's conversation budget is set by the sweep. ``run_prefix``: run
     ids are ``<prefix>-<arm>`` (None: a fresh stamp; give the same prefix to resume a sweep).
-    ``drop_alpha``: the error of dropping the truly best arm.
+    ``drop_alpha``: the error of dropping the truly best arm. ``latency_min_effect_s``: the
+    agent latency difference (seconds) below which an arm is not called slower or faster than
+    the control (``compare_latency``'s ``min_effect_s``).
     """
 
     control: Literal["draft", "prod"] | Variant = "draft"
@@ -38,8 +40,14 @@ class TuneOptions:
     drop_alpha: float = 0.05
     run_prefix: str | None = None
     judge_samples: int = 1
+    latency_min_effect_s: float = 0.25
 
     def __post_init__(self) -> None:
+        if not self.latency_min_effect_s >= 0:
+            raise ValueError(
+                "TuneOptions.latency_min_effect_s must be >= 0 seconds, got "
+                f"{self.latency_min_effect_s!r}"
+            )
         if not isinstance(self.max_repeats, int) or self.max_repeats < 1:
             raise ValueError(
                 f"TuneOptions.max_repeats must be an integer >= 1, got {self.max_repeats!r}"

@@ -26,10 +26,27 @@ _SHOWN = (
     "score",
     "difference",
     "verdict",
+    "agent latency p50 / p95",
+    "cost",
     "dropped_at",
     "confirmed",
     "note",
 )
+
+
+def latency_words(row: Mapping[Any, Any]) -> str:
+    """``0.82 / 1.90 s (regressed)``: an arm's agent latency beside its score."""
+    p50, p95 = row.get("latency_p50"), row.get("latency_p95")
+    if p50 is None or pd.isna(p50):
+        return "-"
+    verdict = row.get("latency_verdict") or ""
+    slower = {"regressed": "slower", "improved": "faster"}.get(str(verdict), "")
+    return f"{p50:.3g} / {p95:.3g} s{f' ({slower})' if slower else ''}"
+
+
+def cost_words(row: Mapping[Any, Any]) -> str:
+    cost = row.get("cost")
+    return "-" if cost is None or pd.isna(cost) else f"{cost:,.2f}"
 
 
 def _json_value(value: Any) -> Any:
@@ -195,7 +212,9 @@ class TuneResult(Result):
         for row in self.leaderboard.to_dict("records"):
             lines.append(
                 f"  {row['variant']:<24} {row['verdict']:<22} score {_interval(row, 'score')}, "
-                f"difference {_interval(row, 'difference')}, n = {row['conversations']}"
+                f"difference {_interval(row, 'difference')}, n = {row['conversations']}, "
+                f"agent latency {latency_words(row)}"
+                f"{', cost ' + cost_words(row) if cost_words(row) != '-' else ''}"
                 f"{'; ' + row['note'] if row['note'] else ''}"
             )
         lines += ["", f"method: {self.method}"]
@@ -213,6 +232,8 @@ class TuneResult(Result):
                     _interval(row, "score"),
                     _interval(row, "difference"),
                     str(row["verdict"]),
+                    latency_words(row),
+                    cost_words(row),
                     "" if pd.isna(row["dropped_at"]) else str(row["dropped_at"]),
                     "yes" if row["confirmed"] else "",
                     str(row["note"]),

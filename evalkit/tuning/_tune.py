@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ import pandas as pd
 from .._exceptions import EvalkitError
 from .._util import deprecated, now, run_sync
 from ..api import AsyncClient, Client
-from ..compare import first_repeats
+from ..compare import LatencyUnavailableError, compare_latency, first_repeats, latency_quantiles
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
@@ -305,6 +305,54 @@ class _Sweep:
                 )
 
 
+def _timed_answers(run: Run, waves: int) -> pd.DataFrame:
+    """A run's timed agent answers in its first ``waves`` repeats (done conversations), with
+    their cells: the turns ``compare_latency`` takes."""
+    conv = run.conversations
+    keep = conv.loc[
+        (conv["status"] == "done") & (conv["repeat"] < waves), ["conversation_id", "cell_id"]
+    ]
+    turns = run.turns[["conversation_id", "at_s", "latency_s"]]
+    return turns.merge(keep, on="conversation_id", how="inner")
+
+
+def add_latency_and_cost(
+    board: pd.DataFrame,
+    runs: Mapping[str, Run],
+    control: str,
+    opts: TuneOptions,
+    waves: Mapping[str, int],
+) -> None:
+    """Agent latency p50/p95 of every arm beside its score, whether it answers slower or
+    faster than the control (on the waves both ran, at the same time), and what its run cost
+    (NaN without a price table)."""
+    stats = {name: latency_quantiles(run) for name, run in runs.items()}
+    board["latency_p50"] = [stats.get(n, {}).get("p50", np.nan) for n in board["variant"]]
+    board["latency_p95"] = [stats.get(n, {}).get("p95", np.nan) for n in board["variant"]]
+    verdicts = []
+    for name in board["variant"]:
+        if name == control or name not in runs or control not in runs:
+            verdicts.append("")
+            continue
+        shared = waves.get(name, 0)
+        try:
+            result = compare_latency(
+                _timed_answers(runs[control], shared),
+                _timed_answers(runs[name], shared),
+                min_effect_s=opts.latency_min_effect_s,
+            )
+        except LatencyUnavailableError:
+            verdicts.append("")
+            continue
+        verdicts.append(result.verdict.value)
+    board["latency_verdict"] = verdicts
+    pricing = opts.run_options.pricing
+    board["cost"] = [
+        pricing.run_cost(runs[n]).total if pricing is not None and n in runs else np.nan
+        for n in board["variant"]
+    ]
+
+
 async def _sweep(
     client: AsyncClient,
     assistant_id: str,
@@ -373,6 +421,8 @@ async def _sweep(
     notes = {s.variant.name: s.note for s in specs}
     board.insert(2, "description", board["variant"].map(notes).fillna(""))
     board.insert(3, "run_id", board["variant"].map(sweep.run_ids))
+    waves = {name: sweep.dropped_at.get(name, opts.max_repeats) for name in sweep.runs}
+    add_latency_and_cost(board, sweep.runs, opts.control_name, opts, waves)
     summary = {
         **summary,
         "failed_arms": sorted(sweep.failed),

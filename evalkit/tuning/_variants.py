@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from .._exceptions import EvalkitError
+from .._util import unknown_name
 from ..targets import Variant, merge_patch
 
 __all__ = ["VariantSpec", "VariantsFileError", "load_variants", "variant_specs"]
@@ -45,9 +46,10 @@ class VariantSpec:
 def _entry(raw: Any, where: str, folder: Path) -> VariantSpec:
     if not isinstance(raw, Mapping):
         raise VariantsFileError(f"{where}: expected a mapping with name and patch or instructions")
-    unknown = sorted(set(raw) - _KEYS)
+    unknown = sorted(str(key) for key in set(raw) - _KEYS)
     if unknown:
-        raise VariantsFileError(f"{where}: unknown field(s) {unknown}; fields are {sorted(_KEYS)}")
+        named = "; ".join(unknown_name(key, _KEYS, "field") for key in unknown)
+        raise VariantsFileError(f"{where}: {named}; fields are {sorted(_KEYS)}")
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         raise VariantsFileError(f"{where}.name: a non-empty string is required")
@@ -91,13 +93,22 @@ def load_variants(path: str | Path) -> list[VariantSpec]:
     entries = data.get("variants") if isinstance(data, Mapping) else data
     if not isinstance(entries, list) or not entries:
         raise VariantsFileError(f"variants file {file}: expected a non-empty list under 'variants'")
-    specs = [
-        _entry(raw, f"{file.name}: variants[{i}]", file.parent) for i, raw in enumerate(entries)
+    specs: list[VariantSpec] = []
+    problems: list[str] = []
+    for i, raw in enumerate(entries):  # every problem at once, as scorecards report them
+        try:
+            specs.append(_entry(raw, f"variants[{i}]", file.parent))
+        except VariantsFileError as exc:
+            problems.append(str(exc))
+    names = [
+        str(raw["name"]).strip() for raw in entries if isinstance(raw, Mapping) and "name" in raw
     ]
-    names = [s.variant.name for s in specs]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise VariantsFileError(f"variants file {file}: names must be unique, repeated: {dupes}")
+        problems.append(f"names must be unique, repeated: {dupes}")
+    if problems:
+        listed = "\n".join(f"  - {p}" for p in problems)
+        raise VariantsFileError(f"variants file {file}: {len(problems)} problem(s):\n{listed}")
     return specs
 
 

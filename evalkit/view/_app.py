@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
+from .._util._html import stylesheet
 from ..api import ApiError, Client, ConfigurationError
 from ..audio import speak
 from ..data import nastaliq_font_path
@@ -34,9 +35,11 @@ from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
 from ._compare_pages import changes_page, compare_page, history_page
+from ._optimize_pages import optimisations, optimize_page
 from ._options import ViewerOptions, is_loopback
 from ._pages import Pages
 from ._paths import compare_path, seg
+from ._queue_page import queue_page
 from ._site import Site
 
 __all__ = ["STATIC", "ViewerApp", "build_app", "nastaliq_font"]
@@ -45,7 +48,17 @@ logger = logging.getLogger("evalkit.view")
 
 AUDIO_FORMAT = "MP3_22050_32"
 AUDIO_MIME = "audio/mpeg"
-STATIC = {"viewer.css": "text/css", "viewer.js": "text/javascript"}
+STATIC = {"evalkit.css": "text/css", "viewer.js": "text/javascript"}
+
+
+def static_bytes(name: str) -> bytes:
+    """A file of :data:`STATIC`: the one stylesheet (``evalkit/templates/evalkit.css``, shared
+    with the report and every notebook display) or the viewer's script."""
+    if name == "evalkit.css":
+        return stylesheet().encode("utf-8")
+    return files("evalkit.view").joinpath("static", name).read_bytes()
+
+
 MAX_FORM_BYTES = 16_384
 
 
@@ -102,7 +115,9 @@ def _error(request: Request, heading: str, exc: BaseException) -> str:
     message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
     depth = request.url.path.count("/") - (2 if app.options.token else 1)
     root = "../" * max(depth, 0)
-    return app.pages.render("error.html", root, title=heading, heading=heading, message=message)
+    return app.pages.render(
+        "view/error.html", root, title=heading, heading=heading, message=message
+    )
 
 
 def _viewer(request: Request) -> ViewerApp:
@@ -111,7 +126,8 @@ def _viewer(request: Request) -> ViewerApp:
 
 
 def _index(request: Request) -> str:
-    return _viewer(request).pages.index()
+    pages = _viewer(request).pages
+    return pages.index(searches=optimisations(pages))
 
 
 def _run(request: Request) -> str:
@@ -130,6 +146,12 @@ def _conversation(request: Request) -> str:
     return _viewer(request).pages.conversation(p["run_id"], p["cid"])
 
 
+def _queue(request: Request) -> str:
+    return queue_page(
+        _viewer(request).pages, request.path_params["run_id"], dict(request.query_params)
+    )
+
+
 def _compare(request: Request) -> str:
     p = request.path_params
     return compare_page(_viewer(request).pages, p["baseline"], p["candidate"])
@@ -137,6 +159,10 @@ def _compare(request: Request) -> str:
 
 def _history(request: Request) -> str:
     return history_page(_viewer(request).pages, request.path_params["assistant"])
+
+
+def _optimize(request: Request) -> str:
+    return optimize_page(_viewer(request).pages, request.path_params["prefix"])
 
 
 def _changes(request: Request) -> str:
@@ -191,6 +217,7 @@ async def _label(request: Request) -> Response:
             labelled_by=form.get("labelled_by", "").strip()[:100],
             rubric_version_id=data.rubric,
             judge_verdict=form.get("judge_verdict") or None,
+            inclusion_probability=form.get("inclusion_probability") or None,  # type: ignore[arg-type]
         )
         data.run.add_labels([label])
 
@@ -200,6 +227,9 @@ async def _label(request: Request) -> Response:
         return HTMLResponse(_error(request, "Not found", exc), status_code=404)
     except ValueError as exc:
         return HTMLResponse(_error(request, "Not accepted", exc), status_code=400)
+    following = form.get("next", "")
+    if following.startswith("../../queue.html?") and "//" not in following:
+        return RedirectResponse(following, status_code=303)  # the label queue's next pair
     anchor = f"#rule-{seg(form.get('rule_id', ''))}"
     return RedirectResponse(f"../{seg(cid)}.html{anchor}", status_code=303)
 
@@ -268,8 +298,7 @@ async def _static(request: Request) -> Response:
         return Response(font, media_type="font/ttf", headers={"Cache-Control": "max-age=86400"})
     if name not in STATIC:
         return Response("not found", status_code=404, media_type="text/plain")
-    data = files("evalkit.view").joinpath("static", name).read_bytes()
-    return Response(data, media_type=STATIC[name])
+    return Response(static_bytes(name), media_type=STATIC[name])
 
 
 def nastaliq_font() -> Path | None:
@@ -290,10 +319,12 @@ def _routes() -> list[BaseRoute]:
         Route("/runs/{run_id}/", _root),
         Route("/runs/{run_id}/index.html", _page(_run)),
         Route("/runs/{run_id}/c/{cid}.html", _page(_conversation)),
+        Route("/runs/{run_id}/queue.html", _page(_queue)),
         Route("/runs/{run_id}/c/{cid}/label", _label, methods=["POST"]),
         Route("/runs/{run_id}/audio/{cid}/{turn:int}.mp3", _audio),
         Route("/compare/{baseline}/{candidate}.html", _page(_compare)),
         Route("/history/{assistant}.html", _page(_history)),
+        Route("/optimize/{prefix}.html", _page(_optimize)),
         Route("/changes/{run_id}.html", _page(_changes)),
         Route("/static/{name}", _static),
     ]

@@ -9,12 +9,11 @@ import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from .._util import atomic_write_bytes
-from ._app import STATIC, nastaliq_font
+from ._app import STATIC, nastaliq_font, static_bytes
 from ._compare_pages import changes_page, compare_page, flagged_runs, history_page
 from ._pages import Pages
 from ._paths import file_name
@@ -60,7 +59,7 @@ def _pairs(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
 
 def _static(out: Path) -> None:
     for name in STATIC:
-        _write(out / "static" / name, files("evalkit.view").joinpath("static", name).read_bytes())
+        _write(out / "static" / name, static_bytes(name))
     font = nastaliq_font()
     if font is not None:
         _write(out / "static" / "nastaliq.ttf", font.read_bytes())

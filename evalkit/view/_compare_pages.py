@@ -10,6 +10,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from .._exceptions import EvalkitError
+from .._util._html import render_html
 from ..compare import Comparison, compare_grades
 from ..flows import history, series_labels, what_changed
 from ..report import TranscriptOptions, side_by_side_html, table_html, transcript_html
@@ -51,13 +52,15 @@ def _pair(pages: Pages, a: RunData, b: RunData, cell: str) -> str:
         conv = data.conversations
         ids = conv.index[conv["cell_id"] == cell]
         if not len(ids):
-            panes[data.run_id] = '<p class="ek-note">No conversation of this cell here.</p>'
+            panes[data.run_id] = render_html("note.html", text="No conversation of this cell here.")
             continue
         cid = str(ids[0])
         score = data.scores.get(cid)
         shown = f" · score {score:.0f}" if score is not None and not pd.isna(score) else ""
         title = f"{cid} · {conv.at[cid, 'persona_label']!s}{shown}"
-        link = f'<p><a href="{root}{conversation_path(data.run_id, cid)}">open {cid}</a></p>'
+        link = render_html(
+            "link.html", href=f"{root}{conversation_path(data.run_id, cid)}", text=f"open {cid}"
+        )
         panes[data.run_id] = link + transcript_html(
             data.turns_of(cid),
             data.grades_of(cid),
@@ -120,20 +123,40 @@ def compare_page(pages: Pages, baseline: str, candidate: str) -> str:
         "candidate_href": f"../../{run_path(candidate)}",
         "rubric": a.rubric,
         "problem": _problem(a, b),
+        **_latency(a, b),
     }
     if context["problem"] is None:
-        comparison: Comparison = compare_grades(a.grades, b.grades)
+        comparison: Comparison = compare_grades(a.grades, b.grades, labels=(a.labels(), b.labels()))
         cells = comparison.by_cell.dropna(subset=["difference"])
         moved = cells.reindex(cells["difference"].abs().sort_values(ascending=False).index)
         labels = b.labels()
         context.update(
-            card=Markup(comparison._repr_html_()),
+            # the verdict card without its inline stylesheet: the page links the same one
+            card=render_html(
+                "comparison.html", result=comparison, css=None, **comparison.html_context()
+            ),
             forest=Markup(figure_to_img_tag(rule_forest(comparison))),
             by_rule=Markup(table_html(_rule_table(comparison, a, b))),
             pairs=[Markup(_pair(pages, a, b, str(c))) for c in moved["cell_id"][:EXAMPLES]],
             agreement=pages._agreement(b, labels),
         )
-    return pages.render("compare.html", "../../", **context)
+    return pages.render("view/compare.html", "../../", **context)
+
+
+def _latency(a: RunData, b: RunData) -> dict[str, Any]:
+    """Agent latency beside the score: the latency card and the distributions per side, or
+    why there is none (runs recorded before turn timing)."""
+    from ..compare import LatencyUnavailableError, compare_latency
+    from ..report.plots import agent_latency, figure_to_img_tag
+
+    try:
+        result = compare_latency(a.run, b.run)
+    except LatencyUnavailableError as exc:
+        return {"latency_note": str(exc)}
+    return {
+        "latency_card": Markup(result._repr_html_()),
+        "latency_plot": Markup(figure_to_img_tag(agent_latency([a.run, b.run]))),
+    }
 
 
 def _rule_table(comparison: Comparison, a: RunData, b: RunData) -> pd.DataFrame:
@@ -160,7 +183,7 @@ def history_page(pages: Pages, assistant_id: str) -> str:
     frame = history(pages.site.root, assistant_id=assistant_id)
     if frame.empty:
         context["problem"] = f"No graded runs of assistant {assistant_id} in this store."
-        return pages.render("history.html", "../", **context)
+        return pages.render("view/history.html", "../", **context)
     labels = series_labels(frame)
     context["plot"] = Markup(figure_to_img_tag(score_trend(frame, labels=labels)))
     sections = []
@@ -182,7 +205,7 @@ def history_page(pages: Pages, assistant_id: str) -> str:
             }
         )
     context["sections"] = sections
-    return pages.render("history.html", "../", **context)
+    return pages.render("view/history.html", "../", **context)
 
 
 def flagged_runs(pages: Pages, assistant_id: str) -> list[str]:
@@ -205,8 +228,8 @@ def changes_page(pages: Pages, run_id: str) -> str:
         frame = what_changed(pages.site.root, run_id)
     except (EvalkitError, ValueError) as exc:
         context["problem"] = str(exc)
-        return pages.render("changes.html", "../", **context)
+        return pages.render("view/changes.html", "../", **context)
     context["against"] = frame.attrs.get("against")
     context["against_href"] = f"../{run_path(str(context['against']))}"
     context["rows"] = frame.to_dict("records")
-    return pages.render("changes.html", "../", **context)
+    return pages.render("view/changes.html", "../", **context)

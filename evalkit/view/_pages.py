@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-from jinja2 import Environment, PackageLoader, select_autoescape
+from jinja2 import Environment
 from markupsafe import Markup
 
+from .._util._html import environment as html_environment
+from .._util._html import render_html
 from .._version import __version__
 from ..report import (
-    REPORT_CSS,
     Filters,
     TranscriptOptions,
     anchor_id,
@@ -40,13 +41,9 @@ TRANSCRIPT_ANCHOR = "turn"
 
 
 def environment() -> Environment:
-    """The template environment: package templates, HTML autoescaped."""
-    return Environment(
-        loader=PackageLoader("evalkit.view", "templates"),
-        autoescape=select_autoescape(["html"]),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    """The one template environment (``evalkit/templates``, HTML autoescaped)."""
+    env: Environment = html_environment()
+    return env
 
 
 def _fmt(value: Any, spec: str = ".0f") -> str:
@@ -91,7 +88,6 @@ class Pages:
             "root": root,
             "live": self.live,
             "store": self.site.label,
-            "report_css": Markup(REPORT_CSS),
             "version": __version__,
             "refresh": None,
             "crumbs": [],
@@ -99,7 +95,11 @@ class Pages:
         return self.env.get_template(template).render({**base, **context})
 
     # ------------------------------------------------------------------ index
-    def index(self, comparisons: list[tuple[str, str]] | None = None) -> str:
+    def index(
+        self,
+        comparisons: list[tuple[str, str]] | None = None,
+        searches: list[tuple[str, str]] | None = None,
+    ) -> str:
         frame = self.site.catalog()
         rows = [self._run_row(row) for row in frame.to_dict("records")]
         for previous, row in zip([None, *rows[:-1]], rows, strict=True):
@@ -115,13 +115,14 @@ class Pages:
             ]
         running = self.live and any(r["running"] for r in rows)
         return self.render(
-            "index.html",
+            "view/index.html",
             "",
             title="Runs",
             refresh=f"{3 * self.refresh_s:g}" if running else None,  # the catalog costs more
             runs=rows,
             comparisons=[(compare_path(a, b), f"{a} → {b}") for a, b in (comparisons or [])],
             histories=self._histories(frame),
+            searches=searches or [],
         )
 
     @staticmethod
@@ -185,7 +186,7 @@ class Pages:
         rows = [self._conv_row(data, cid, text, int(counts.get(cid, 0))) for cid in shown]
         rules = data.grades.drop_duplicates("rule_id")[["rule_id", "title"]].itertuples(index=False)
         return self.render(
-            "run.html",
+            "view/run.html",
             "../../",
             title=f"Run {run_id}",
             crumbs=[("../../index.html", "runs"), (None, run_id)],
@@ -216,6 +217,14 @@ class Pages:
             f"started {str(m.get('created_at', '–'))[:16].replace('T', ' ')}",
             f"scorecard {data.rubric}" if data.rubric else "not graded",
         ]
+        from ..compare import latency_quantiles
+
+        latency = latency_quantiles(data.run)
+        if not pd.isna(latency["p50"]):
+            parts.append(f"agent latency p50 {latency['p50']:.3g} s, p95 {latency['p95']:.3g} s")
+        cost = m.get("cost")
+        if isinstance(cost, dict) and isinstance(cost.get("total"), int | float):
+            parts.append(f"cost {cost.get('currency', '')} {cost['total']:,.2f}".replace("  ", " "))
         if data.running:
             parts.append("still running")
         return " · ".join(parts)
@@ -283,7 +292,7 @@ class Pages:
             TranscriptOptions(anchor=TRANSCRIPT_ANCHOR, rules=False, after_turn=after),
         )
         return self.render(
-            "conversation.html",
+            "view/conversation.html",
             "../../../",
             title=f"{cid} · {run_id}",
             crumbs=[("../../../index.html", "runs"), ("../index.html", run_id), (None, cid)],
@@ -310,9 +319,12 @@ class Pages:
     def _players(cid: str, turns: pd.DataFrame) -> dict[int, str]:
         agent = turns[turns["role"] == "agent"]
         return {
-            int(i): (
-                f'<audio class="vw-play" controls preload="none" '
-                f'src="../audio/{seg(cid)}/{int(i)}.mp3" title="play turn {int(i)}"></audio>'
+            int(i): render_html(
+                "audio.html",
+                cls="vw-play",
+                preload="none",
+                src=f"../audio/{seg(cid)}/{int(i)}.mp3",
+                title=f"play turn {int(i)}",
             )
             for i in agent["index"]
         }

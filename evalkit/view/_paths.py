@@ -8,7 +8,7 @@
     compare/<baseline>/<candidate>.html
     history/<assistant>.html
     changes/<run>.html               what changed since its series' last-known-good run
-    static/viewer.css, viewer.js, nastaliq.ttf
+    static/evalkit.css (the one stylesheet), viewer.js, nastaliq.ttf
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ def config(**llm: object) -> dict[str, object]:
 
 def test_the_rules_table_decides_the_agent_factor() -> None:
     assert agent_latency_factor(config()) == pytest.approx(1.0)
-    assert agent_latency_factor(config(model="llm-5.4-nano")) == pytest.approx(0.6)
+    assert agent_latency_factor(config(model="llm-5.4-nano")) == pytest.approx(0.5)
     slower = [agent_latency_factor(config(reasoningEffort=e)) for e in ("low", "medium", "high")]
     assert slower == sorted(slower)
     assert slower[0] > 1.0

@@ -68,3 +68,15 @@ def test_a_a_with_a_lenient_judge_and_labels_rarely_alarms() -> None:
         verdict = compare_grades(b, c, labels=_labels(b, c, seed)).verdict.value
         alarms += verdict in ("improved", "regressed")
     assert alarms <= _ceiling(TRIALS, 0.05), alarms
+
+
+def test_judged_rules_with_informative_errors_keep_the_per_rule_family_at_nominal() -> None:
+    """Judge errors that fall on the candidate's failing conversations (half of them) used to
+    lift the per-rule family's false alarms to 6.3%: rules are now bounded whenever their
+    error rates differ at all."""
+    from evalkit._simulate import CALIBRATION_DESIGNS, calibrate
+
+    design = next(d for d in CALIBRATION_DESIGNS if d.name.startswith("informative"))
+    trials = 2000
+    result = calibrate(design, 0.0, trials=trials, seed=77)
+    assert result["rule_alarm"] * trials <= _ceiling(trials, 0.05), result["rule_alarm"]

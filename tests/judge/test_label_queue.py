@@ -178,27 +178,30 @@ def test_the_label_endpoint_refuses_other_sites_unknown_rules_and_bad_bytes(
     from evalkit.view import ViewerOptions, ViewerServer
 
     run = _graded(tmp_path)
-    with ViewerServer(ViewerOptions(store=run.path.parent, port=0)) as viewer:
+    with (
+        ViewerServer(ViewerOptions(store=run.path.parent, port=0)) as viewer,
+        httpx.Client(timeout=120) as http,
+    ):
         base = viewer.base + f"runs/{run.run_id}/"
-        page = httpx.get(base + "c/c1.html").text
+        page = http.get(base + "c/c1.html").text
         token = page.split('name="form_token" value="', 1)[1].split('"', 1)[0]
         url = base + "c/c1/label"
         form = {"form_token": token, "rule_id": "confirm", "label": "fail"}
-        refused = httpx.post(url, data=form, headers={"sec-fetch-site": "cross-site"})
+        refused = http.post(url, data=form, headers={"sec-fetch-site": "cross-site"})
         assert refused.status_code == 403
-        refused = httpx.post(url, data=form, headers={"origin": "https://evil.example"})
+        refused = http.post(url, data=form, headers={"origin": "https://evil.example"})
         assert refused.status_code == 403
-        unknown = httpx.post(url, data={**form, "rule_id": "no-such-rule"})
+        unknown = http.post(url, data={**form, "rule_id": "no-such-rule"})
         assert unknown.status_code == 400
         assert "no-such-rule" in unknown.text
         raw = f"form_token={token}&rule_id=confirm&label=fail&note=%FF%FE".encode()
-        bad = httpx.post(
+        bad = http.post(
             url, content=raw, headers={"content-type": "application/x-www-form-urlencoded"}
         )
         assert bad.status_code == 400
         assert "note: not valid UTF-8" in bad.text
         assert load_run(run.path).labels().empty
-        ok = httpx.post(
+        ok = http.post(
             url, data=form, headers={"sec-fetch-site": "same-origin"}, follow_redirects=False
         )
         assert ok.status_code == 303

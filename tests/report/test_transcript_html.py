@@ -6,9 +6,9 @@ from html.parser import HTMLParser
 
 import pandas as pd
 
+from evalkit._util._html import stylesheet
 from evalkit.report import (
     NASTALIQ_FONT_STACK,
-    REPORT_CSS,
     TranscriptOptions,
     html_page,
     table_html,
@@ -54,7 +54,7 @@ def tags(page: str) -> list[tuple[str, dict[str, str | None]]]:
 def test_text_is_escaped() -> None:
     page = transcript_html(TURNS, GRADES)
     assert "<script>" not in page
-    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in page
     assert "<b>yes</b>" not in page
     assert "&lt;b&gt;yes&lt;/b&gt;" in page
     assert "Answers in &lt;Urdu&gt;" in page
@@ -95,9 +95,10 @@ def test_evidence_turns_are_marked_and_linked() -> None:
 
 def test_css_is_self_contained_with_a_nastaliq_stack() -> None:
     assert NASTALIQ_FONT_STACK.startswith('"Noto Nastaliq Urdu", "Jameel Noori Nastaleeq"')
-    assert NASTALIQ_FONT_STACK in REPORT_CSS
-    assert "direction:rtl" in REPORT_CSS
-    assert "text-align:right" in REPORT_CSS
+    css = stylesheet()  # the one stylesheet: evalkit/templates/evalkit.css
+    assert NASTALIQ_FONT_STACK in css
+    assert "direction: rtl" in css
+    assert "text-align: right" in css
     page = html_page("<T>", transcript_html(TURNS, GRADES))
     for outside in ("http://", "https://", "@import", "url(", "@font-face"):
         assert outside not in page

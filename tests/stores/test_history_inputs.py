@@ -27,7 +27,7 @@ def test_history_options_refuse_a_negative_effect_and_a_confidence_outside_zero_
 ) -> None:
     with pytest.raises(ValueError, match="min_effect must be >= 0 points, got -3"):
         HistoryOptions(min_effect=-3)
-    with pytest.raises(ValueError, match="confidence must be between 0 and 1, got 95"):
+    with pytest.raises(ValueError, match=r"confidence must be in \(0.5, 1\), got 95"):
         HistoryOptions(confidence=95)
     out = CliRunner().invoke(app, ["history", "--store", str(tmp_path), "--min-effect", "-3"])
     assert out.exit_code == 1

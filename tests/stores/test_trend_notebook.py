@@ -79,7 +79,7 @@ def _in_chromium(page_path: Path, shot: Path) -> dict[str, Any]:
                 "width": plot.first.evaluate("e => e.naturalWidth") if plot.count() else 0,
                 "text": page.locator("body").inner_text(),
                 "runs": page.locator(
-                    "table:has(th:text-is('is_last_good')) tbody tr td:first-child"
+                    "table:has(th:text-is('is_last_good')) tbody tr td:nth-child(2)"
                 ).all_inner_texts(),
                 "elsewhere": [u for u in requests if not u.startswith(("file:", "data:"))],
             }

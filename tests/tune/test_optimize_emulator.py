@@ -5,6 +5,7 @@ below one round, counts malformed answers, and keeps the proposer's key out of s
 
 from __future__ import annotations
 
+import json
 import pickle
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     assert repr(result).startswith("<OptimizeResult: improved")
     assert "the winner&#39;s change" in result._repr_html_() or "winner" in result._repr_html_()
     data = result.to_dict()
-    assert data["winner"] == result.winner.name
+    assert json.loads(json.dumps(data))["winner"] == result.winner.name  # JSON-ready as it is
     assert len(data["lineage"]) == int((rounds["status"] == "raced").sum())
     assert not [a for a in service.client.list_assistants() if a.name.startswith(CLONE_PREFIX)]
     # resumed with the same prefix: no proposer call and no conversation again
@@ -93,6 +94,18 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     assert again.rounds.equals(result.rounds)
     # promoting writes the winner's prompt to the draft (a dry run shows the diff)
     assert "Sana" in result.promote(service.client, dry_run=True).diff
+    # the viewer lists the search and shows its rounds, candidates and reasons
+    from evalkit.view import ViewerOptions, ViewerServer
+
+    with ViewerServer(ViewerOptions(store=service.store, port=0)) as viewer:
+        index = httpx.get(viewer.base + "index.html").text
+        assert 'href="optimize/opt.html"' in index
+        page = httpx.get(viewer.base + "optimize/opt.html")
+        assert page.status_code == 200
+        assert "Round 2" in page.text
+        assert "refused: drops {{customer_name}}" in page.text
+        assert f'href="../runs/opt-{result.winner.name}/index.html"' in page.text
+        assert httpx.get(viewer.base + "optimize/ghost.html").status_code == 404
 
 
 def test_budget_below_one_round_is_refused_up_front(service: DemoService) -> None:
@@ -161,8 +174,6 @@ def _grid_files(folder: Path) -> tuple[Path, Path]:
 def test_the_command_prints_the_budget_the_rounds_and_the_diff(
     service: DemoService, tmp_path: Path
 ) -> None:
-    import json
-
     from typer.testing import CliRunner
 
     from evalkit.cli import app
@@ -177,6 +188,10 @@ def test_the_command_prints_the_budget_the_rounds_and_the_diff(
         "EVALKIT_PROPOSER_API_KEY": "sk-proposer-secret",
     }
     out = tmp_path / "optimize.json"
+    pricing = tmp_path / "pricing.yaml"
+    pricing.write_text(
+        "currency: USD\nsimulation:\n  vendor_c/*: {per_minute: 0.05}\n", encoding="utf-8"
+    )
     args = [
         "optimize",
         "--assistant",
@@ -205,12 +220,13 @@ def test_the_command_prints_the_budget_the_rounds_and_the_diff(
         "16",
         "--output",
         str(out),
+        "--pricing",
+        str(pricing),
     ]
     result = CliRunner().invoke(app, args, env=env)
     assert result.exit_code == 0, result.output
-    assert "expected at most 324 conversations (36 for the draft, up to 144 a round)" in (
-        result.output
-    )
+    assert "(36 conversations for the draft, up to 144 a round)" in result.output
+    assert "expected: at most 324 conversation(s), about USD" in result.output
     assert "round 1: 4 proposed (1 proposer call(s), 0 malformed)" in result.output
     assert "round 2: " in result.output
     assert "\nimproved: r" in result.output
@@ -247,3 +263,26 @@ def test_refine_builds_as_candidates(service: DemoService) -> None:
     after = next(a for a in service.client.list_assistants() if a.id == service.assistant_id)
     assert after.config.to_json() == draft  # restored from its snapshot
     assert result.decision["proposer"] == {"kind": "refine", "assistant_id": service.assistant_id}
+
+
+class _Killed(Exception):
+    pass
+
+
+def test_a_killed_search_resumes_without_repeating_a_finished_round(
+    service: DemoService,
+) -> None:
+    def kill(row: object) -> None:
+        raise _Killed  # the process dies right after round 1 is recorded
+
+    with pytest.raises(_Killed):
+        _search(service, run_prefix="killed", on_round=kill)
+    before = _stats(service)
+    resumed = _search(service, run_prefix="killed")
+    after = _stats(service)
+    assert after["proposerCalls"] - before["proposerCalls"] == 1  # round 2's call only
+    raced_in_2 = int(resumed.progress.set_index("round").loc[2, "raced"])
+    round_2 = resumed.rounds[(resumed.rounds["round"] == 2) & (resumed.rounds["status"] == "raced")]
+    # only round 2's candidates ran: nothing of the draft or of round 1 again
+    assert after["started"] - before["started"] == int(round_2["conversations"].sum())
+    assert raced_in_2 == len(round_2)

@@ -49,7 +49,7 @@ def test_patch_instructions_and_instruction_files(tmp_path: Path) -> None:
         ("variants: [{name: a}]", r"variants\[0\]: a variant needs a patch or instructions"),
         (
             "variants: [{name: a, instruction: x}]",
-            r"variants\[0\]: unknown field\(s\) \['instruction'\]",
+            r"variants\[0\]: unknown field 'instruction' \(did you mean 'instructions'\?\)",
         ),
         (
             "variants: [{name: a, instructions_file: nope.txt}]",
@@ -100,5 +100,22 @@ def test_the_command_refuses_a_bad_file_before_announcing_a_sweep(tmp_path: Path
     args = ["tune", "-a", "x", "--variants", str(path), "-s", str(scorecard)]
     out = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "runs")])
     assert out.exit_code == 1
-    assert "variants[0]: unknown field(s) ['instrucions']" in out.output
+    assert "variants[0]: unknown field 'instrucions' (did you mean 'instructions'?)" in out.output
     assert "sweep runs" not in out.output
+
+
+def test_every_problem_of_a_file_is_reported_at_once(tmp_path: Path) -> None:
+    """Issue 33, item 9: one problem at a time hid the duplicate name behind the first."""
+    text = (
+        "variants:\n"
+        "  - {name: a, patch: {a: 1}}\n"
+        "  - {name: a, instrutions: x}\n"
+        "  - {name: b, patch: [1]}\n"
+    )
+    with pytest.raises(VariantsFileError) as caught:
+        load_variants(write(tmp_path, text))
+    message = str(caught.value)
+    assert "3 problem(s)" in message
+    assert "variants[1]: unknown field 'instrutions' (did you mean 'instructions'?)" in message
+    assert "variants[2].patch: must be a mapping" in message
+    assert "repeated: ['a']" in message

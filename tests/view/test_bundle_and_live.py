@@ -57,7 +57,7 @@ def test_the_bundle_opens_from_disk_and_filters_with_nothing_fetched_elsewhere(
         page.locator("a", has_text="→").first.click()
         assert "Verdict:" in page.inner_text(".evalkit-verdict")
         screenshot(page, "viewer-bundle-compare.png")
-        assert any(u.endswith("static/viewer.css") for u in w.requests)
+        assert any(u.endswith("static/evalkit.css") for u in w.requests)
         assert w.outside == [], w.outside
 
 

@@ -16,11 +16,11 @@ import pytest
 
 
 def test_templates_and_static_files_are_package_data() -> None:
-    root = files("evalkit.view")
+    templates = files("evalkit").joinpath("templates")  # the one template set
     for name in ("base.html", "index.html", "run.html", "conversation.html", "compare.html"):
-        assert root.joinpath("templates", name).is_file(), name
-    for name in ("viewer.css", "viewer.js"):
-        assert root.joinpath("static", name).is_file(), name
+        assert templates.joinpath("view", name).is_file(), name
+    assert templates.joinpath("evalkit.css").is_file()  # the one stylesheet
+    assert files("evalkit.view").joinpath("static", "viewer.js").is_file()
 
 
 @pytest.mark.slow

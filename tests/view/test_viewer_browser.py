@@ -137,5 +137,12 @@ def test_compares_two_runs_with_the_reports_card_and_forest_plot(store: Path) ->
         screenshot(page, "viewer-compare.png")
         page.goto(viewer.url)
         page.locator("a", has_text="graded runs").click()
-        assert page.locator("img.ek-plot").evaluate("e => e.naturalWidth") > 300
+        every = page.locator("img.ek-plot[alt='Score by run, with intervals']")
+        assert every.evaluate("e => e.naturalWidth") > 300  # one line per series
+        sections = page.locator("section.vw-series")
+        assert sections.count() == 2  # prod and draft: two series, never one line
+        picker = page.locator("nav.vw-series-picker a")
+        assert picker.count() == 2
+        picker.last.click()
+        assert page.url.endswith("#series-" + sections.last.get_attribute("id").split("-", 1)[1])
         assert w.outside == [], w.outside

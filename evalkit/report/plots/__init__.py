@@ -2,6 +2,7 @@
 
     fig = rule_forest(comparison)          # per-rule differences with adjusted intervals
     fig = arm_forest(tune_result)          # a sweep's arms against the control
+    fig = agent_latency([prod_run, draft_run])  # agent answer times per side (and persona)
     fig = optimize_rounds(optimize_result) # a prompt search's candidates by round
     fig = score_trend(evalkit.history(store))  # nightly scores with intervals and verdicts
     fig = sequential_looks(result.looks, min_effect=5, max_conversations=216)  # early stop
@@ -17,6 +18,7 @@ from ..._util import publish
 from .._frames import conversation_scores
 from ._arms import arm_forest
 from ._common import CAPTION_GID
+from ._latency import agent_latency
 from ._optimize import optimize_rounds
 from ._png import figure_to_img_tag, figure_to_png
 from ._rules import rule_forest
@@ -27,6 +29,7 @@ from ._trend import score_trend
 
 __all__ = [
     "CAPTION_GID",
+    "agent_latency",
     "arm_forest",
     "conversation_scores",
     "figure_to_img_tag",

@@ -7,7 +7,7 @@ line, the confirmed winner starred. Refused candidates are counted in the captio
 
 from __future__ import annotations
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from matplotlib.figure import Figure
 
 from ...tuning import OptimizeResult

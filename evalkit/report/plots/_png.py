@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import base64
-import html
 import io
 
 from matplotlib.figure import Figure
+
+from ..._util._html import render_html
 
 __all__ = ["figure_to_img_tag", "figure_to_png"]
 
@@ -21,11 +22,7 @@ def figure_to_png(fig: Figure, dpi: int = 100) -> bytes:
 def figure_to_img_tag(fig: Figure, alt: str = "", dpi: int = 100) -> str:
     """An ``<img>`` tag holding ``fig`` as a PNG data URI, scaled to the report's width."""
     data = base64.b64encode(figure_to_png(fig, dpi)).decode("ascii")
-    alt_text = html.escape(alt or _title(fig), quote=True)
-    return (
-        f'<img class="ek-plot" alt="{alt_text}" style="max-width:100%;height:auto" '
-        f'src="data:image/png;base64,{data}">'
-    )
+    return render_html("img.html", alt=alt or _title(fig), src=f"data:image/png;base64,{data}")
 
 
 def _title(fig: Figure) -> str:

@@ -52,3 +52,18 @@
     });
   });
 })();
+// "Label next": one keystroke per verdict (p pass, f fail, n n/a, s skip).
+(function () {
+  "use strict";
+  var queue = document.querySelector("form.vw-queue");
+  if (!queue) return;
+  var evidence = document.querySelector(".ek-evidence");
+  if (evidence && evidence.scrollIntoView) evidence.scrollIntoView({block: "center"});
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var target = queue.querySelector("[data-key='" + event.key.toLowerCase() + "']");
+    if (!target) return;
+    event.preventDefault();
+    target.click();
+  });
+})();

@@ -1,0 +1,93 @@
+"""The live viewer's "label next" mode: walk a run's label queue one pair at a time.
+
+``/runs/<run>/queue.html?n=50&seed=0&i=0`` shows pair ``i`` of the seeded queue
+(:func:`evalkit.grading.label_queue`): the rule, the judge's verdict and reason, the transcript
+with the evidence turn highlighted, progress ("12 of 50"), and one button per verdict (keys
+``p`` pass, ``f`` fail, ``n`` n/a, ``s`` skip). A label is stored with the pair's inclusion
+probability and the page moves to the next pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+from markupsafe import Markup
+
+from ..grading import label_queue
+from ..report import TranscriptOptions, transcript_html
+from ..store import LABEL_VALUES
+from ._pages import Pages
+from ._paths import seg
+
+__all__ = ["queue_link", "queue_page"]
+
+TRANSCRIPT_ANCHOR = "q-turn-"
+
+
+def _int(query: Mapping[str, str], name: str, default: int, low: int) -> int:
+    value = query.get(name)
+    if value in (None, ""):
+        return default
+    try:
+        number = int(str(value))
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, got {value!r}") from None
+    if number < low:
+        raise ValueError(f"{name} must be at least {low}, got {number}")
+    return number
+
+
+def queue_link(n: int, seed: int, i: int) -> str:
+    """The queue page's query for pair ``i``."""
+    return f"queue.html?n={n}&seed={seed}&i={i}"
+
+
+def queue_page(pages: Pages, run_id: str, query: Mapping[str, str]) -> str:
+    """Pair ``i`` of the run's label queue (module docstring)."""
+    n = _int(query, "n", 50, 1)
+    seed = _int(query, "seed", 0, 0)
+    i = _int(query, "i", 0, 0)
+    data = pages.site.run(run_id)
+    queue = label_queue(data.grades, n=n, seed=seed) if len(data.grades) else None
+    total = 0 if queue is None else len(queue)
+    context: dict[str, Any] = {
+        "title": f"label next · {run_id}",
+        "crumbs": [("../../index.html", "runs"), ("index.html", run_id), (None, "label next")],
+        "run_id": run_id,
+        "total": total,
+        "position": i + 1,
+        "done": queue is None or i >= total,
+        "form_token": pages.form_token,
+        "labeller": pages.labeller,
+        "label_values": LABEL_VALUES,
+        "n": n,
+        "seed": seed,
+    }
+    if context["done"] or queue is None:
+        return pages.render("queue.html", "../../", **context)
+    item = queue.iloc[i]
+    cid, rule = str(item["conversation_id"]), str(item["rule_id"])
+    grade = data.grades_of(cid)
+    grade = grade[grade["rule_id"].astype(str) == rule]
+    row = grade.iloc[0]
+    turn = row.get("evidence_turn")
+    transcript = transcript_html(
+        data.turns_of(cid), grade, TranscriptOptions(anchor=TRANSCRIPT_ANCHOR, rules=False)
+    )
+    context.update(
+        cid=cid,
+        cid_file=seg(cid),
+        rule_id=rule,
+        rule_title=str(row.get("title", rule)),
+        verdict=str(item["verdict"]),
+        rationale=str(row.get("rationale") or ""),
+        evidence_turn=None if turn is None or pd.isna(turn) else int(turn),
+        anchor=TRANSCRIPT_ANCHOR,
+        probability=float(item["inclusion_probability"]),
+        next_href=f"../../{queue_link(n, seed, i + 1)}",
+        skip_href=queue_link(n, seed, i + 1),
+        transcript=Markup(transcript),
+    )
+    return pages.render("queue.html", "../../", **context)

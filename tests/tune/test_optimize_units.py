@@ -1,0 +1,144 @@
+"""The pieces of optimize that need no service: the pre-run check of a candidate, what a round
+shows its proposer (never a held-out cell), the proposer's prompt and answer parsing."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from evalkit.grading import Scorecard
+from evalkit.tuning import OptimizeOptions, ProposalRequest
+from evalkit.tuning._candidates import check_candidate, needed_tokens
+from evalkit.tuning._failures import failing_rules
+from evalkit.tuning._proposer import _entries
+from evalkit.tuning._proposer_prompt import PROPOSER_PROMPT_VERSION, FailingRule, build_messages
+
+RECORDS = [{"name": "Ayesha", "day": "Monday"}, {"name": "Bilal", "day": "Friday"}]
+CURRENT = "Call {{name}} about {{day}}. Be polite."
+
+
+def check(text: str, **kw: object) -> str | None:
+    keep = needed_tokens(CURRENT, RECORDS)
+    return check_candidate(text, current=CURRENT, keep=keep, records=RECORDS, **kw)  # type: ignore[arg-type]
+
+
+def test_candidates_refused_before_running() -> None:
+    assert check("Call {{name}} about {{day}}. Be polite and brief.") is None
+    assert check("   ") == "empty prompt"
+    assert check("Here is the improved prompt: call them.") == "prose, not a prompt"
+    assert check("Call {{name}}. Be polite.") == "drops {{day}}, which the records fill"
+    added = check("Call {{name}} about {{day}} at {{clinic}}.")
+    assert added is not None
+    assert added.startswith("adds tokens the records do not fill: {{clinic}}")
+    assert check(CURRENT) == "unchanged from the current prompt"
+    twin = "Call {{name}} about {{day}}. Smile."
+    assert check(twin, seen=[twin]) == "the same as another candidate"
+    long = "Call {{name}} about {{day}}. " + "x" * 100
+    assert check(long, max_chars=50) == f"{len(long):,} characters, over the prompt limit of 50"
+
+
+def test_a_token_some_record_lacks_need_not_be_kept() -> None:
+    records = [{"name": "A", "day": "Mon"}, {"name": "B"}]
+    assert needed_tokens(CURRENT, records) == {"name"}
+
+
+def _grades() -> pd.DataFrame:
+    rows = []
+    for cell, fails in (("sel-1", "confirm"), ("sel-2", "confirm"), ("held-1", "close")):
+        for rep in range(2):
+            cid = f"{cell}-{rep}"
+            for rule, title in (("confirm", "Asks to confirm"), ("close", "Says goodbye")):
+                rows.append(
+                    {
+                        "conversation_id": cid,
+                        "cell_id": cell,
+                        "run_id": "r",
+                        "rule_id": rule,
+                        "title": title,
+                        "verdict": "fail" if rule == fails else "pass",
+                        "points": 50.0,
+                        "rationale": f"{cell} {rule} rationale",
+                        "evidence_turn": None,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _turns(grades: pd.DataFrame) -> pd.DataFrame:
+    ids = sorted(set(grades["conversation_id"]))
+    return pd.DataFrame(
+        {
+            "run_id": "r",
+            "conversation_id": ids,
+            "index": 1,
+            "role": "agent",
+            "text": [f"hello from {i}" for i in ids],
+        }
+    )
+
+
+def test_a_round_never_shows_held_out_cells() -> None:
+    card = Scorecard.validate(
+        {
+            "rubricVersionId": "t",
+            "rules": [
+                {"ruleId": "confirm", "title": "Asks to confirm", "points": 50,
+                 "check": {"type": "judge", "criterion": "asks yes or no"}},
+                {"ruleId": "close", "title": "Says goodbye", "points": 50,
+                 "check": {"type": "contains", "any": ["bye"], "speaker": "agent"}},
+            ],
+        }
+    )  # fmt: skip
+    grades = _grades()
+    rules = failing_rules(grades, _turns(grades), card, held_out={"held-1"})
+    assert [r.rule_id for r in rules] == ["confirm"]  # "close" failed on held-out cells only
+    (rule,) = rules
+    assert rule.criterion == "asks yes or no"
+    assert (rule.failures, rule.decided) == (4, 4)
+    text = json.dumps([r.to_json() for r in rules])
+    assert "held-1" not in text
+
+
+def test_the_prompt_is_versioned_and_carries_the_block() -> None:
+    request = ProposalRequest(
+        "Call {{name}}.",
+        (FailingRule("confirm", "Asks to confirm", "asks yes or no", 3, 4, 45.0),),
+        must_keep=("name",),
+        candidates=3,
+        round=2,
+    )
+    system, user = build_messages(request)
+    assert PROPOSER_PROMPT_VERSION in system["content"]
+    assert "Propose 3 different candidate prompts" in system["content"]
+    assert "{{token}}" in system["content"]
+    block = json.loads(user["content"].split("```json\n", 1)[1].rsplit("```", 1)[0])
+    assert block["must_keep"] == ["name"]
+    assert block["failing_rules"][0]["failed"] == "3 of 4 calls"
+    assert block["round"] == 2
+
+
+def test_answers_are_parsed_or_called_malformed() -> None:
+    found, dropped = _entries(
+        '```json\n{"candidates": [{"instructions": "A", "rationale": "r"}, {"nope": 1}]}\n```'
+    )
+    assert [p.instructions for p in found] == ["A"]
+    assert dropped == 1
+    from evalkit.grading._judge_parse import MalformedAnswer
+
+    with pytest.raises(MalformedAnswer, match="no JSON object"):
+        _entries("I would make it friendlier.")
+    with pytest.raises(MalformedAnswer, match="no candidates list"):
+        _entries('{"prompt": "x"}')
+
+
+def test_options_are_checked_naming_the_field() -> None:
+    with pytest.raises(ValueError, match=r"OptimizeOptions.rounds must be an integer >= 1"):
+        OptimizeOptions(rounds=0)
+    with pytest.raises(ValueError, match=r"OptimizeOptions.holdout must be in \(0, 1\)"):
+        OptimizeOptions(holdout=0.0)
+    with pytest.raises(ValueError, match=r"OptimizeOptions\.max_conversations"):
+        OptimizeOptions(max_conversations=0)
+    opts = OptimizeOptions(candidates=4, max_repeats=2, rounds=3)
+    assert (opts.minimum(18), opts.expected(18)) == (180, 468)
