@@ -144,9 +144,11 @@ def test_first_hour_outside_the_repository(tmp_path: Path) -> None:
 def test_emulator_demo_assistant_prints_a_run_line(tmp_path: Path) -> None:
     with emulator_command("--demo-assistant", cwd=tmp_path) as proc:
         assert proc.stdout is not None
-        lines = []
-        while not (lines and lines[-1].startswith("# admin API")) and len(lines) < 40:
-            lines.append(proc.stdout.readline().strip())  # the banner ends with the admin line
+        lines = []  # the banner, up to the run line it must print
+        while (
+            not (lines and lines[-1].startswith("# evalkit run --assistant ")) and len(lines) < 40
+        ):
+            lines.append(proc.stdout.readline().strip())
         exports = dict(
             line.removeprefix("export ").split("=", 1)
             for line in lines
