@@ -37,7 +37,8 @@ Each family lives beside the code that raises it and is exported from that packa
     │   ├── IdentityMismatchError                       resume with another definition
     │   ├── RunLockedError                              another writer has the run open
     │   ├── UnsupportedStoreError                       a store URL whose backend is missing
-    │   └── CorruptRunError                             unreadable manifest, journal or table
+    │   ├── CorruptRunError                             unreadable manifest, journal or table
+    │   └── StoreUnreachableError                       the store's backend could not be reached
     ├── GradingError                                evalkit.grading  e.g. judged rules, no judge
     ├── TuneError                                   evalkit.tuning  an arm could not run or grade
     ├── PromoteError                                evalkit.tuning  no winner, or the draft moved

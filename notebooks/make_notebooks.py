@@ -135,6 +135,20 @@ display(HTML(plots.figure_to_img_tag(heatmap)))"""),
 display(HTML(plots.figure_to_img_tag(plots.outcomes_by_status(sides))))
 display(HTML(plots.figure_to_img_tag(plots.turns_and_latency(sides))))"""),
         new_markdown_cell(
+            "## Agent latency\n\nHow long the agent took to answer (each agent turn's arrival minus the "
+            "previous turn's), per side, with the p50 and p95 difference and its interval (a bootstrap "
+            "over cells, then conversations). A run recorded before turn timing has none."
+        ),
+        new_code_cell("""from evalkit.compare import LatencyUnavailableError, compare_latency
+
+try:
+    latency = compare_latency(outcome.baseline, outcome.candidate)
+except LatencyUnavailableError as exc:
+    display(Markdown(f"No latency comparison: {exc}"))
+else:
+    display(latency)
+    display(HTML(plots.figure_to_img_tag(plots.agent_latency([outcome.baseline, outcome.candidate]))))"""),
+        new_markdown_cell(
             "## Conversations side by side\n\nThe same cells on both sides, with each rule's verdict, "
             "its reason and the evidence turn."
         ),

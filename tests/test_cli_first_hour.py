@@ -145,7 +145,9 @@ def test_first_hour_outside_the_repository(tmp_path: Path) -> None:
 def test_emulator_demo_assistant_prints_a_run_line(tmp_path: Path) -> None:
     with emulator_command("--demo-assistant", cwd=tmp_path) as proc:
         assert proc.stdout is not None
-        lines = [proc.stdout.readline().strip() for _ in range(10)]
+        lines = []
+        while not (lines and lines[-1].startswith("# admin API")) and len(lines) < 40:
+            lines.append(proc.stdout.readline().strip())  # the banner ends with the admin line
         exports = dict(
             line.removeprefix("export ").split("=", 1)
             for line in lines

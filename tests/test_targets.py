@@ -108,7 +108,13 @@ def run_tapped(
     async def go() -> Any:
         async with AsyncClient(emu.base_url, emu.api_key, transport=tap) as client:
             return await arun_grid(
-                g, assistant_id, client=client, target=target, store=store, progress=False, **kw
+                g,
+                assistant_id,
+                client=client,
+                target=target,
+                store=store,
+                options=RunOptions(progress=False),
+                **kw,
             )
 
     return asyncio.run(go()), tap

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 
 from .._util._result import Result
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, grade_transcripts

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._util import PollPolicy, publish
-from ..targets._diff import ConfigEdit
+from ..targets import ConfigEdit  # noqa: F401  (its home is evalkit.targets; kept importable here)
 from ._errors import BuildInFlightError, RefineError, RefineTimeout
 from ._feedback import MAX_FEEDBACK_CHARS, suggest_feedback, validate_feedback
 from ._holdout import split_holdout
@@ -18,7 +18,6 @@ __all__ = [
     "ROUND_COLUMNS",
     "SUGGEST",
     "BuildInFlightError",
-    "ConfigEdit",
     "InFlightBuild",
     "InFlightLedger",
     "PollPolicy",

@@ -13,6 +13,7 @@ from ._clones import (
     find_clones,
     owner_gone,
 )
+from ._diff import ConfigEdit
 from ._snapshots import ConfigSnapshot, SnapshotStore, redact_config, strip_redacted_keys
 from ._targets import (
     ResolvedTarget,
@@ -29,6 +30,7 @@ __all__ = [
     "CLONE_PREFIX",
     "CloneLease",
     "CloneOwner",
+    "ConfigEdit",
     "ConfigSnapshot",
     "ResolvedTarget",
     "SnapshotStore",

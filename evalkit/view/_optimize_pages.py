@@ -104,7 +104,7 @@ def optimize_page(pages: Pages, prefix: str) -> str:
         )
     draft = f"{prefix}-draft"
     return pages.render(
-        "optimization.html",
+        "view/optimization.html",
         "../",
         title=f"Prompt search {prefix}",
         crumbs=[("../index.html", "runs"), (None, f"prompt search {prefix}")],

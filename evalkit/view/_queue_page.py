@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd  # type: ignore[import-untyped, unused-ignore]
+import pandas as pd
 from markupsafe import Markup
 
 from ..grading import label_queue
@@ -66,7 +66,7 @@ def queue_page(pages: Pages, run_id: str, query: Mapping[str, str]) -> str:
         "seed": seed,
     }
     if context["done"] or queue is None:
-        return pages.render("queue.html", "../../", **context)
+        return pages.render("view/queue.html", "../../", **context)
     item = queue.iloc[i]
     cid, rule = str(item["conversation_id"]), str(item["rule_id"])
     grade = data.grades_of(cid)
@@ -90,4 +90,4 @@ def queue_page(pages: Pages, run_id: str, query: Mapping[str, str]) -> str:
         skip_href=queue_link(n, seed, i + 1),
         transcript=Markup(transcript),
     )
-    return pages.render("queue.html", "../../", **context)
+    return pages.render("view/queue.html", "../../", **context)

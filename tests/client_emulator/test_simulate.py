@@ -46,8 +46,11 @@ five-minute ceiling falls at 1.5 s, after two turns."""
 
 @pytest.fixture(scope="module")
 def slow_emu() -> Iterator[EmulatorServer]:
-    """An emulator whose turns come slowly while pings come fast."""
-    with serving(time_scale=SLOW_TIME_SCALE, seed=SEED, turn_delay=TURN_DELAY) as server:
+    """An emulator whose turns come slowly while pings come fast (exactly 0.6 s each: no
+    latency jitter, so the ceiling always falls after the second turn)."""
+    with serving(
+        time_scale=SLOW_TIME_SCALE, seed=SEED, turn_delay=TURN_DELAY, turn_jitter=0.0
+    ) as server:
         yield server
 
 
