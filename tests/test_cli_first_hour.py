@@ -26,6 +26,7 @@ COMMANDS = (
     [],
     ["run"],
     ["runs"],
+    ["sql"],
     ["assistants"],
     ["assistants", "create"],
     ["personas", "list"],

@@ -38,7 +38,7 @@ GENERATED = (
     "tune_prompt.ipynb",
 )
 EXECUTION_TIMEOUT = 480.0
-#: "prod prod: 5 of 54 (9%): 5 done" -> the progress's description ("prod prod")
+#: "prod: 5 of 54 (9%): 5 done" -> the progress's description ("prod")
 PROGRESS_LINE = re.compile(r"^(?P<what>.+?): (?:\d+ of \d+|finished after|stopped after)")
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Literal, TextIO
 
-__all__ = ["Progress", "progress_mode"]
+__all__ = ["Progress", "progress_label", "progress_mode"]
 
 Mode = Literal["bar", "widget", "lines", "off"]
 _MODES = ("bar", "widget", "lines", "off")
@@ -41,6 +41,15 @@ def progress_mode(enabled: bool | None, stream: TextIO | None = None) -> Mode:
         return "widget" if _has_ipywidgets() else "bar"
     isatty: Callable[[], bool] | None = getattr(stream, "isatty", None)
     return "bar" if isatty is not None and isatty() else "lines"
+
+
+def progress_label(target: str, run_id: str) -> str:
+    """What a progress line is about: ``"prod run-7"``, or ``"prod"`` alone when the run is
+    named after its target (never ``"prod prod"``), or the run id when it starts with the
+    target's label."""
+    if run_id == target or run_id.startswith(f"{target}-") or not target:
+        return run_id
+    return f"{target} {run_id}" if run_id else target
 
 
 class Progress:

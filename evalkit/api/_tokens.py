@@ -66,8 +66,12 @@ class MissingVariables:
             rows = self.rows[name]
             shown = ", ".join(str(r) for r in rows[:limit])
             more = f" and {len(rows) - limit} more" if len(rows) > limit else ""
-            every = "every record" if len(rows) == self.records else f"records {shown}{more}"
-            lines.append(f"{{{{{name}}}}}: no value in {every} (of {self.records})")
+            if len(rows) == self.records:
+                lines.append(f"{{{{{name}}}}}: no record has a value (all {self.records})")
+            else:
+                lines.append(
+                    f"{{{{{name}}}}}: no value in records {shown}{more} (of {self.records})"
+                )
         return "; ".join(lines)
 
 

@@ -25,6 +25,7 @@ from . import (
     _report,
     _run,
     _runs,
+    _sql,
     _targets,
     _tune,
     _view,
@@ -55,6 +56,7 @@ _COMMAND_MODULES = (
     _tune,
     _optimize,
     _lint,
+    _sql,
 )
 
 

@@ -69,6 +69,12 @@ def agreement_command(
     from ..store import load_run
 
     frame = judge_agreement(load_run(run, store), rubric_version_id=rubric)
+    if frame.empty or int(frame["n_labelled"].fillna(0).sum()) == 0:
+        typer.echo(
+            f"no labels yet for run {run}: label verdicts in `evalkit view`, or "
+            f"`evalkit labels queue {run} --csv FILE` then `evalkit labels import FILE`"
+        )
+        return
     columns = ["rule_id", "n_labelled", "n", "accuracy", "accuracy_low", "accuracy_high"]
     columns += ["f1_fail", "f1_fail_low", "f1_fail_high", "kappa", "kappa_low", "kappa_high"]
     shown = frame[columns]

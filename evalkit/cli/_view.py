@@ -33,6 +33,12 @@ def view_command(
     """Serve the viewer until Ctrl-C: runs, conversations, transcripts, labels, audio."""
     if ctx.invoked_subcommand is not None:
         return
+    if "://" not in store and not Path(store).is_dir():
+        raise typer.BadParameter(
+            f"no folder {store!r} (from {Path.cwd()}): the viewer would show no runs; "
+            "pass the folder your runs were written to",
+            param_hint="--store",
+        )
     from ..view import ViewerOptions, serve_forever
 
     def announce(url: str) -> None:

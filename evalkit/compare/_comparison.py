@@ -115,7 +115,7 @@ def left_out_line(r: dict[str, Any], left_out: dict[str, dict[str, int]]) -> str
     return (
         f"left out (baseline / candidate): not done {statuses('baseline')} / "
         f"{statuses('candidate')}, unscored conversations {pair('unscored')}, judged rules in "
-        f"error {pair('error')}, n/a {pair('na')}, unpaired cells {pair('unpaired_cells')}"
+        f"error {pair('error')}, rule grades n/a (the rule did not apply) {pair('na')}, unpaired cells {pair('unpaired_cells')}"
     )
 
 

@@ -31,6 +31,10 @@ ECHO_SIMILARITY: Final = 0.9
 ECHO_MIN_CHARS: Final = 20
 LOOP_MIN_WORDS: Final = 4
 LOOP_TIMES: Final = 3
+#: Short utterances (``min_words`` up to ``LOOP_MIN_WORDS``) loop when one is said at least
+#: ``times`` times and makes up at least ``share`` of the caller's turns ("Who is this?" in
+#: four turns of five); a one-word answer ("Jee.") repeats naturally.
+SHORT_LOOP: Final = {"min_words": 2, "times": 3, "share": 0.5}
 
 _AS_AGENT_RE: Final = re.compile(
     r"how (?:can|may) i (?:help|assist) you|i(?: am|'m) calling (?:from|on behalf)|"
@@ -116,6 +120,22 @@ def _loops(call: Call) -> str | None:
         if counts[said] >= LOOP_TIMES or back_to_back:
             how = f"{counts[said]} times" if counts[said] >= LOOP_TIMES else "twice in a row"
             return f"the caller says the same thing {how}: {text[:80]!r}"
+    return _short_loop(call)
+
+
+def _short_loop(call: Call) -> str | None:
+    """A short utterance repeated so often it is most of what the caller says."""
+    said = [(normalise(text), text) for role, text in call.turns if role == "caller"]
+    counts: dict[str, int] = {}
+    for norm, _ in said:
+        if SHORT_LOOP["min_words"] <= len(norm.split()) < LOOP_MIN_WORDS:
+            counts[norm] = counts.get(norm, 0) + 1
+    for norm, n in counts.items():
+        if n >= SHORT_LOOP["times"] and n >= SHORT_LOOP["share"] * len(said):
+            text = next(t for s, t in said if s == norm)
+            return (
+                f"the caller says the same short thing in {n} of {len(said)} turns: {text[:80]!r}"
+            )
     return None
 
 
@@ -153,7 +173,7 @@ FLAG_RULES: Final[tuple[FlagRule, ...]] = (
     FlagRule(
         "caller-loops",
         f"the caller says the same thing (at least {LOOP_MIN_WORDS} words) {LOOP_TIMES} times, "
-        "or twice in a row with no agent turn between",
+        "or twice in a row with no agent turn between, or a shorter thing in most of its turns",
         _loops,
     ),
     FlagRule(

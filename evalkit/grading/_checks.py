@@ -133,7 +133,9 @@ def _quote(values: Sequence[str]) -> str:
 
 
 def _who(speaker: str) -> str:
-    return "any" if speaker == "all" else speaker
+    """The speaker before a noun: ``"caller "``, or nothing for every speaker (``"no turn"``,
+    never ``"no any turn"``)."""
+    return "" if speaker == "all" else f"{speaker} "
 
 
 # ----------------------------------------------------------------------------- text
@@ -152,7 +154,7 @@ def _text_hits(t: Transcripts, c: m.ContainsCheck | m.NotContainsCheck) -> pd.Da
 
 def check_contains(t: Transcripts, c: m.ContainsCheck) -> pd.DataFrame:
     """Pass when the text, or one of ``any``, occurs in some turn of ``speaker``."""
-    out = _frame(t, "fail", f"no {_who(c.speaker)} turn contains {_quote(c.needles)}")
+    out = _frame(t, "fail", f"no {_who(c.speaker)}turn contains {_quote(c.needles)}")
     hits = _text_hits(t, c)
     _set(out, hits, "pass", _where(hits) + " contains '" + hits["match"] + "'")
     return out
@@ -160,7 +162,7 @@ def check_contains(t: Transcripts, c: m.ContainsCheck) -> pd.DataFrame:
 
 def check_not_contains(t: Transcripts, c: m.NotContainsCheck) -> pd.DataFrame:
     """Pass when none of the texts occurs in any turn of ``speaker``."""
-    out = _frame(t, "pass", f"no {_who(c.speaker)} turn contains {_quote(c.needles)}")
+    out = _frame(t, "pass", f"no {_who(c.speaker)}turn contains {_quote(c.needles)}")
     hits = _text_hits(t, c)
     _set(out, hits, "fail", _where(hits) + " contains '" + hits["match"] + "'")
     return out
@@ -227,19 +229,19 @@ def check_regex(t: Transcripts, c: m.RegexCheck) -> pd.DataFrame:
     hit, text, late = _regex_matches(t, c)
     sub = t.of(c.speaker)
     if mode == "all":
-        out = _frame(t, "pass", f"every {who} turn matches /{c.pattern}/")
+        out = _frame(t, "pass", f"every {who}turn matches /{c.pattern}/")
         misses = _first(sub, ~hit)
         _set(out, misses, "fail", _where(misses) + f" does not match /{c.pattern}/")
         none = t.ids.difference(pd.Index(sub[CID].unique()))
-        _mark(out, none, "na", f"no {who} turns")
+        _mark(out, none, "na", f"no {who}turns")
     else:
         hits = _first(sub, hit, text)
         said = _where(hits) + " matches /" + c.pattern + "/ ('" + hits["match"] + "')"
         if mode == "any":
-            out = _frame(t, "fail", f"no {who} turn matches /{c.pattern}/")
+            out = _frame(t, "fail", f"no {who}turn matches /{c.pattern}/")
             _set(out, hits, "pass", said)
         else:
-            out = _frame(t, "pass", f"no {who} turn matches /{c.pattern}/")
+            out = _frame(t, "pass", f"no {who}turn matches /{c.pattern}/")
             _set(out, hits, "fail", said)
     if len(late):
         _set(out, late, "error", late["reason"])
@@ -248,7 +250,7 @@ def check_regex(t: Transcripts, c: m.RegexCheck) -> pd.DataFrame:
 
 def check_no_placeholders(t: Transcripts, c: m.NoPlaceholdersCheck) -> pd.DataFrame:
     """Pass when no ``{{token}}`` or ``{identifier}`` is left in the speaker's turns."""
-    out = _frame(t, "pass", f"no unresolved template token in {_who(c.speaker)} turns")
+    out = _frame(t, "pass", f"no unresolved template token in {_who(c.speaker)}turns")
     hit, text = _search(t, c.speaker, PLACEHOLDER_RE2)
     hits = _first(t.of(c.speaker), hit, text)
     _set(out, hits, "fail", _where(hits) + " says '" + hits["match"] + "' (unresolved token)")
@@ -302,7 +304,7 @@ def check_agent_speaks_first(t: Transcripts, c: m.AgentSpeaksFirstCheck) -> pd.D
 
 def check_max_turn_chars(t: Transcripts, c: m.MaxTurnCharsCheck) -> pd.DataFrame:
     """Pass when no turn of ``speaker`` is longer than ``max_chars`` characters."""
-    out = _frame(t, "pass", f"every {_who(c.speaker)} turn has at most {c.max_chars} characters")
+    out = _frame(t, "pass", f"every {_who(c.speaker)}turn has at most {c.max_chars} characters")
     lengths = pc.utf8_length(t.uniques()).to_numpy(zero_copy_only=False)
     codes = t.codes(c.speaker)
     long = _first(t.of(c.speaker), (lengths > c.max_chars)[codes], lengths.astype(str)[codes])
@@ -314,7 +316,7 @@ def check_max_turn_chars(t: Transcripts, c: m.MaxTurnCharsCheck) -> pd.DataFrame
 def check_no_repetition(t: Transcripts, c: m.NoRepetitionCheck) -> pd.DataFrame:
     """Pass when no utterance of at least ``min_chars`` characters (normalised, punctuation
     removed) occurs more than ``max_occurrences`` times."""
-    out = _frame(t, "pass", f"no {_who(c.speaker)} utterance said more than {c.max_occurrences}x")
+    out = _frame(t, "pass", f"no {_who(c.speaker)}utterance said more than {c.max_occurrences}x")
     key = pc.replace_substring_regex(t.uniques("norm"), r"[^\pL\pN ]+", "")
     key = pc.utf8_trim_whitespace(pc.replace_substring_regex(key, " +", " "))
     long = pc.utf8_length(key).to_numpy(zero_copy_only=False) >= c.min_chars
@@ -410,13 +412,13 @@ def check_script(t: Transcripts, c: m.ScriptCheck) -> pd.DataFrame:
     name = "Arabic script" if c.script == "arabic" else "Latin script"
     rationale = (share * 100).round().astype("Int64").astype(
         str
-    ) + f"% of {_who(c.speaker)} letters are {name} (needs {c.min_share:.0%})"
+    ) + f"% of {_who(c.speaker)}letters are {name} (needs {c.min_share:.0%})"
     out = _frame(t, np.where(ok, "pass", "fail"), rationale)
     turn_share = letters[c.script] / (letters["arabic"] + letters["latin"]).replace(0, np.nan)
     worst = _first(letters, (turn_share < c.min_share).to_numpy())
     failed = worst.index.intersection(t.ids[~ok.to_numpy()])
     out.loc[failed, "evidence_turn"] = worst.loc[failed, "index"].astype("Int64")
-    _mark(out, share.isna(), "na", f"no {_who(c.speaker)} letters")
+    _mark(out, share.isna(), "na", f"no {_who(c.speaker)}letters")
     return out
 
 
@@ -452,7 +454,7 @@ def check_uses_variable(t: Transcripts, c: m.UsesVariableCheck) -> pd.DataFrame:
         return out
     out.loc[has.index, "verdict"] = "fail"
     out.loc[has.index, "rationale"] = (
-        f"no {_who(c.speaker)} turn says {c.variable} ('" + has.astype(str) + "')"
+        f"no {_who(c.speaker)}turn says {c.variable} ('" + has.astype(str) + "')"
     )
     kind: TextKind = "norm_cs" if c.case_sensitive else "norm"
     sub, codes = t.of(c.speaker), t.codes(c.speaker)

@@ -24,6 +24,7 @@ import httpx
 from typing_extensions import Unpack
 
 from .._util import Progress, deprecated, now, now_iso, run_sync
+from .._util._progress import progress_label
 from ..api import AsyncClient, Client
 from ..grid import ConversationSlot, Grid
 from ..store import (
@@ -205,7 +206,7 @@ async def _run(
                 runner = ConversationRunner(
                     client, simulate_id, resolved, writer.run_id, opts.max_attempts
                 )
-                label = f"{resolved.label} {writer.run_id}"
+                label = progress_label(resolved.label, writer.run_id)
                 with Progress(len(grid), len(keep), label, opts.progress) as bar:
                     outcome = await _run_all(runner, streams, pending, writer, bar, opts)
     except BaseException as exc:

@@ -129,13 +129,32 @@ def sql(
         ":memory:",
         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
     )
+    registered: dict[str, Any] = {}
     try:
         for view in used:
             data: Any = catalog(root) if view == "runs" else store_table(view, root)
             con.register(view, data)
+            registered[view] = data
         try:
             return con.execute(query).df()
         except duckdb.Error as exc:
-            raise StoreError(f"sql over {root}: {exc}", None) from exc
+            raise StoreError(
+                f"sql over {root}: {exc}\n{_views_text(root, registered)}", None
+            ) from exc
     finally:
         con.close()
+
+
+def _views_text(root: RunPath, registered: Mapping[str, Any]) -> str:
+    """The views a query can use, one line each with its columns (what a failed query needs)."""
+    lines = ["views and their columns:"]
+    for view in VIEWS:
+        if view in registered:
+            data = registered[view]
+            names = list(data.columns) if isinstance(data, pd.DataFrame) else data.column_names
+        elif view == "runs":
+            names = list(catalog(root).columns)
+        else:
+            names = SCHEMAS[view].names
+        lines.append(f"  {view}: {', '.join(map(str, names))}")
+    return "\n".join(lines)

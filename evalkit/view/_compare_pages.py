@@ -13,7 +13,13 @@ from .._exceptions import EvalkitError
 from .._util._html import render_html
 from ..compare import Comparison, compare_grades
 from ..flows import history, series_labels, what_changed
-from ..report import TranscriptOptions, side_by_side_html, table_html, transcript_html
+from ..report import (
+    TranscriptOptions,
+    rule_table,
+    side_by_side_html,
+    table_html,
+    transcript_html,
+)
 from ._pages import Pages
 from ._paths import changes_path, conversation_path, run_path
 from ._site import RunData
@@ -23,10 +29,6 @@ __all__ = ["changes_page", "compare_page", "flagged_runs", "history_page"]
 logger = logging.getLogger("evalkit.view")
 
 EXAMPLES = 3
-_RULE_COLUMNS = [
-    "rule_id", "title", "pass_rate_baseline", "pass_rate_candidate", "difference",
-    "difference_low", "difference_high", "direction",
-]  # fmt: skip
 _HISTORY_COLUMNS = [
     "run_id", "started_at", "target", "assistant_version", "conversations", "score", "score_low",
     "score_high", "verdict_vs_previous", "verdict_vs_last_good", "alarm", "note",
@@ -160,11 +162,15 @@ def _latency(a: RunData, b: RunData) -> dict[str, Any]:
 
 
 def _rule_table(comparison: Comparison, a: RunData, b: RunData) -> pd.DataFrame:
-    """The comparison's rules with, beside each judged rule, the judge's measured accuracy."""
-    table = comparison.by_rule[_RULE_COLUMNS].copy()
+    """The comparison's rules in words (the report's :func:`rule_table`: pass rates in percent
+    with intervals, the difference in points, the direction without underscores) with, beside
+    each judged rule, the judge's measured accuracy."""
+    table = rule_table(comparison)
+    if table.empty:
+        return table
     trust = judge_trust(a, b)
     table["judge accuracy on hand labels"] = [
-        trust.get(str(r), "check (deterministic)") for r in table["rule_id"]
+        trust.get(str(r), "check (deterministic)") for r in table["rule"]
     ]
     return table
 

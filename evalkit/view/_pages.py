@@ -349,6 +349,10 @@ class Pages:
             "anchor": seg(rule_id),
             "verdict": str(grade["verdict"]),
             "grader": str(grade.get("grader") or ""),
+            # a deterministic check is right or wrong as a check, never as a "judge"
+            "grader_kind": "check"
+            if str(grade.get("grader") or "").startswith("check:")
+            else "judge",
             "title": Markup(urdu_html(str(grade.get("title") or rule_id))),
             "rationale": Markup(urdu_html(str(grade.get("rationale") or ""))),
             "evidence": anchor_id(TRANSCRIPT_ANCHOR, number) if number is not None else None,

@@ -123,7 +123,7 @@ def test_printed_line_tells_what_was_left_out() -> None:
     assert lines[1].strip().startswith("non-inferior:")
     assert "not done 0 / 1 dropped" in lines[2]
     assert f"judged rules in error {row['error_baseline']} / {row['error_candidate']}" in lines[2]
-    assert f"n/a {row['na_baseline']} / {row['na_candidate']}" in lines[2]
+    assert f"n/a (the rule did not apply) {row['na_baseline']} / {row['na_candidate']}" in lines[2]
     assert "unpaired cells 1 / 0" in lines[2]
     assert any("scored on one side only" in w for w in result.warnings)
 

@@ -98,6 +98,11 @@ def test_caller_loops() -> None:
                 ("caller", "Jee."),
             ],
             "twice-apart": [("agent", "A"), ("caller", line), ("agent", "B"), ("caller", line)],
+            "who-is-this": [
+                *[t for a in "ABCD" for t in (("agent", a), ("caller", "Who is this?"))],
+                ("agent", "E"),
+                ("caller", "Okay, I am listening now"),
+            ],
         }
     )
     found = flagged(turns, conv)
@@ -105,6 +110,7 @@ def test_caller_loops() -> None:
     assert found["in-a-row"] == {"caller-loops"}
     assert "terse" not in found  # short answers repeat naturally
     assert "twice-apart" not in found  # a confused caller asks twice
+    assert found["who-is-this"] == {"caller-loops"}  # short, but most of the caller's turns
 
 
 def test_empty_one_turn_and_ceiling() -> None:
