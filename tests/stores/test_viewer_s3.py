@@ -43,7 +43,7 @@ def test_the_viewer_works_on_an_s3_store(emu: EmulatorServer, bucket: str) -> No
         row.locator("select[name=label]").select_option(wrong)
         row.locator("button[type=submit]").click()
         page.wait_for_load_state()
-        assert "judge wrong" in page.locator("tr[data-rule='urdu-script']").inner_text()
+        assert "check wrong" in page.locator("tr[data-rule='urdu-script']").inner_text()
         audio = page.locator("audio.vw-play").first
         audio.evaluate("a => a.play().catch(() => null)")
         page.wait_for_function(
