@@ -9,8 +9,10 @@ by seeded k-means fitted on a seeded sample of at most 2,000 texts, the number o
 chosen by the silhouette (Rousseeuw 1987) over 2..``max_clusters`` on that sample (the fewest
 within 0.03 of the best), then every text assigned to its nearest centre; one cluster when no
 split reaches ``min_silhouette``. Each cluster's label is its most distinctive words (share in
-the cluster against the rule's other failures); words found under one contact record only
-(names, places, their transliterations) are masked first, so clusters do not split by contact.
+the cluster against the rule's other failures). The words of the variables records' values
+(:mod:`._record_values`: from ``conversations`` or the stored run of the grades) and words found
+under one contact record only (names, places, their transliterations) are masked first, so
+clusters neither split by contact nor carry a contact's name as a label.
 
 With ``baseline`` grades both sides are clustered together, so a cluster counts each side:
 ``new_in_candidate`` are candidate failures in cells where the baseline passed the rule in every
@@ -30,6 +32,7 @@ import pandas as pd
 if TYPE_CHECKING:  # grading brings scipy: `evalkit lint FILE` must not import it
     from ..grading import GradesLike
 from ._documents import failing_documents, grades_frame
+from ._record_values import mask_words, record_value_words
 from ._traits import arabic_share
 
 __all__ = ["CLUSTER_COLUMNS", "ClusterOptions", "cluster_members", "failure_clusters"]
@@ -239,9 +242,12 @@ def _one_rule(
     sides: tuple[pd.DataFrame | None, pd.DataFrame],
     seed: int,
     opts: ClusterOptions,
+    values: frozenset[str] = frozenset(),
 ) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     rule = str(docs["rule_id"].iloc[0])
-    texts = mask_record_words(docs["text"].tolist(), docs["record"].astype(str).tolist())
+    texts = mask_record_words(
+        mask_words(docs["text"].tolist(), values), docs["record"].astype(str).tolist()
+    )
     distinct, inverse, counts = np.unique(
         np.asarray(texts, dtype=object), return_inverse=True, return_counts=True
     )
@@ -314,8 +320,12 @@ def failure_clusters(
     failures in it) and ``share`` (of the rule's), ``conversations_baseline``,
     ``conversations_candidate``, ``new_in_candidate``, ``fixed_in_candidate`` (NA without a
     baseline; see the module), ``example_ids`` (two conversations near its centre).
-    ``conversations`` (both runs', with ``variables``): words found under one contact record
-    only (names, places) are left out, so clusters do not split by contact.
+    The words of the variables records' values (contact names, clinics) are masked before
+    clustering and labelling, so no record value becomes a label word: the records are read
+    from ``conversations`` (both runs', with ``variables``) when given, else from the runs the
+    grades were read from (a stored :class:`~evalkit.Grades` knows its run, whose manifest holds
+    the grid's records). With ``conversations``, words found under one contact record only
+    (transliterated names, places) are left out too, so clusters do not split by contact.
     ``attrs["members"]`` maps each failing conversation to its cluster
     (:func:`cluster_members`). The same inputs and ``seed`` give the same clusters.
     """
@@ -331,8 +341,9 @@ def failure_clusters(
         )
     rows: list[dict[str, Any]] = []
     members: list[pd.DataFrame] = []
+    values = record_value_words(conversations, grades, baseline)
     for _, group in docs.groupby("rule_id", sort=True):
-        found, who = _one_rule(group.reset_index(drop=True), (base, cand), seed, opts)
+        found, who = _one_rule(group.reset_index(drop=True), (base, cand), seed, opts, values)
         rows += found
         members.append(who)
     frame = pd.DataFrame(rows, columns=list(CLUSTER_COLUMNS))
