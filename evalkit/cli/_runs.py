@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+from datetime import UTC, datetime
 from typing import Annotated, Any, Final
 
 import typer
@@ -22,8 +24,14 @@ def _cell(value: Any) -> str:
 
 
 def _created(value: Any) -> str:
+    """Minutes in UTC, from the manifest's ISO text (or a timestamp)."""
     text = _cell(value)
-    return text[:16].replace("T", " ") if text != "-" else text
+    if text == "-":
+        return text
+    with contextlib.suppress(ValueError):
+        when = datetime.fromisoformat(text)
+        text = (when.astimezone(UTC) if when.tzinfo else when).isoformat()
+    return text[:16].replace("T", " ")
 
 
 def format_runs(rows: list[dict[str, Any]], width: int = WIDTH) -> str:
@@ -74,15 +82,16 @@ def runs_command(
     ] = False,
 ) -> None:
     """List the runs in a store: outcome (complete, partial, interrupted), counts, grid size."""
-    from ..store import list_runs
-
-    frame = list_runs(store)
     if as_json:
-        records = json.loads(frame.to_json(orient="records", date_format="iso"))
+        from ..store import list_runs
+
+        records = json.loads(list_runs(store).to_json(orient="records", date_format="iso"))
         typer.echo(json.dumps(records, ensure_ascii=False, indent=2))
         return
-    if frame.empty:
+    from ..store import run_rows  # the table reads manifests only and imports no pandas
+
+    rows = run_rows(store)
+    if not rows:
         typer.echo(f"no runs in {store}")
         return
-    rows = [{str(k): v for k, v in row.items()} for row in frame.astype(object).to_dict("records")]
     typer.echo(format_runs(rows))

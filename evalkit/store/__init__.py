@@ -40,7 +40,7 @@ from ._errors import (
 from ._grades import grades_frame, grades_metadata, grades_path, write_grades
 from ._labels import LABEL_COLUMNS, LABEL_VALUES, Label, add_labels, read_labels
 from ._labels_csv import export_labels, import_labels, labels_table
-from ._listing import list_runs, load_runs
+from ._listing import list_runs, load_runs, run_rows
 from ._local import LocalPath
 from ._location import StoreLocation
 from ._manifest import identity_hash, read_stored_manifest, record_in_manifest
@@ -113,6 +113,7 @@ __all__ = [
     "read_stored_manifest",
     "record_grades_summary",
     "record_in_manifest",
+    "run_rows",
     "sql",
     "storage_error",
     "storage_errors",

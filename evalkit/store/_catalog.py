@@ -9,15 +9,16 @@ one GET, plus one GET per run changed since the last catalog.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Final
 
 from .._util import content_hash, now_iso
 from ._listing import manifest_cost, run_outcome, stored_manifests, typed_columns
 from ._manifest import MANIFEST_NAME, read_manifest, write_manifest
 from ._records import STATUSES
 from ._urls import RunPath, StoreLike, open_store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["CATALOG_COLUMNS", "catalog", "grid_identity", "record_grades_summary"]
 
@@ -117,6 +118,8 @@ def catalog(
     conversations cost when it ran with a price table, else NaN), path, then
     ``mean_score.<rubric>`` per scorecard.
     """
+    import pandas as pd
+
     root = open_store(store, storage_options)
     indexed = root.indexed_manifests()
     rows = [

@@ -3,9 +3,8 @@ written atomically by :mod:`evalkit.grading` and read by :meth:`Run.grades`."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 import pyarrow as pa
 
 from ._errors import CorruptRunError
@@ -13,6 +12,9 @@ from ._layout import GRADES_DIR
 from ._location import StoreLocation
 from ._tables import GRADES_SCHEMA, Place, table_metadata, to_frame, write_parquet_atomic
 from ._urls import as_location
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["grades_frame", "grades_metadata", "grades_path", "write_grades"]
 

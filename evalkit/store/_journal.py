@@ -32,9 +32,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
@@ -44,6 +43,9 @@ from ._committer import GroupCommitter, Pending
 from ._errors import CorruptRunError, RunLockedError, StoreError, storage_error, storage_errors
 from ._records import CONVERSATION_FIELDS, ROLES, STATUSES, ConversationRecord, TurnRecord
 from ._schemas import CONVERSATIONS_SCHEMA, TURNS_SCHEMA
+
+if TYPE_CHECKING:
+    pass
 
 if sys.platform != "win32":
     import fcntl
@@ -405,6 +407,8 @@ def parse_journal(data: bytes, path: Any, *, with_turns: bool = True) -> Journal
     ids = conversations.column("conversation_id")
     superseded = lines - pc.count_distinct(ids).as_py()
     if superseded:
+        import pandas as pd  # only when a conversation was written twice (a re-run)
+
         dup = pd.Series(ids.to_numpy(zero_copy_only=False)).duplicated(keep="last").to_numpy()
         keep = pa.array(~dup)
         conversations = conversations.filter(keep)

@@ -16,13 +16,14 @@ import os
 import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Final
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Final
 
 from .._util import now
 from ._errors import CorruptRunError, storage_error
 from ._urls import RunPath, StoreLike, open_store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "LABELS_DIR",
@@ -87,6 +88,8 @@ class Label:
 
     def checked(self, where: str = "label") -> Label:
         """This label, validated (:class:`ValueError` naming the field), with who and when."""
+        import pandas as pd
+
         for name in ("conversation_id", "rule_id"):
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip():
@@ -123,6 +126,8 @@ class Label:
     @classmethod
     def from_mapping(cls, row: Mapping[Any, Any], where: str = "label") -> Label:
         """A label from a dict or CSV row (unknown keys ignored, missing optional ones empty)."""
+        import pandas as pd
+
         values = {}
         for name in LABEL_COLUMNS:
             value = row.get(name)
@@ -212,6 +217,8 @@ def read_labels(run_path: StoreLike, *, latest: bool = True) -> pd.DataFrame:
     ``latest`` keeps only the last label of each (conversation, rule): a later label corrects
     an earlier one. ``latest=False`` gives the whole append-only history.
     """
+    import pandas as pd
+
     rows: list[dict[str, Any]] = []
     for path, data in _read_all(open_store(run_path)):
         for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
@@ -232,6 +239,8 @@ def read_labels(run_path: StoreLike, *, latest: bool = True) -> pd.DataFrame:
 
 
 def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
     data = {
         name: pd.Series([row.get(name) for row in rows], dtype="object") for name in LABEL_COLUMNS
     }

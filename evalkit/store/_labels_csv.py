@@ -9,9 +9,7 @@ import io
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .._util import atomic_write_bytes
 from ._errors import RunNotFoundError
@@ -19,6 +17,9 @@ from ._labels import LABEL_COLUMNS, Label
 from ._listing import stored_manifests
 from ._reader import Run, load_run
 from ._urls import StoreLike, open_store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["export_labels", "import_labels"]
 
@@ -35,6 +36,8 @@ def labels_table(
     store: StoreLike = "runs", run_ids: list[str] | None = None, *, latest: bool = False
 ) -> pd.DataFrame:
     """Every label of the store's runs (or of ``run_ids``) with a ``run_id`` column first."""
+    import pandas as pd
+
     frames = []
     for run in _runs(store, run_ids):
         frame = run.labels(latest=latest)
@@ -63,6 +66,8 @@ def export_labels(
 
 
 def _read_csv(source: str | os.PathLike[str] | io.StringIO) -> pd.DataFrame:
+    import pandas as pd
+
     if not isinstance(source, io.StringIO):
         source = io.StringIO(_utf8_text(Path(os.fspath(source))))
     try:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, TypeAlias
-
-import pandas as pd
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 from ._errors import (
     StoreError,
@@ -28,6 +27,9 @@ from ._tables import (
 )
 from ._turn_timing import with_turn_latency
 from ._urls import RunPath, StoreLike, is_store_url, open_store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 logger = logging.getLogger("evalkit.store")
 
@@ -79,18 +81,10 @@ def _children(root: RunPath) -> list[RunPath]:
         return []
 
 
-def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
-    """One row per run in ``store``, oldest first.
-
-    Columns: run_id, created_at, finalized_at, assistant_id, target, outcome (``complete``,
-    ``partial``: stopped by a budget or a shard of the grid left to run, ``interrupted``:
-    Ctrl-C, an abort or a kill), n_conversations (recorded), grid_size (conversations in the
-    grid), done, error, dropped, failed (counts as of the last finalize; from the journal for a
-    run never finalized), finalized, identity, evalkit_version, cost (what the run's
-    conversations cost when it ran with a price table, else NaN), path. ``store`` is a folder
-    or an fsspec URL (``s3://bucket/prefix``). A folder with an unreadable manifest is skipped
-    with a warning.
-    """
+def run_rows(store: StoreLike = "runs") -> list[dict[str, Any]]:
+    """The rows of :func:`list_runs` as plain dicts (timestamps as the manifests' ISO text),
+    oldest first; reads only manifests (and the journal of a run never finalized) and imports
+    no pandas, so ``evalkit runs`` answers fast."""
     rows: list[dict[str, Any]] = []
     for child, manifest in stored_manifests(open_store(store)):
         counts = manifest.get("counts") or {}
@@ -117,7 +111,33 @@ def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
                 "path": str(child),
             }
         )
-    frame = pd.DataFrame(typed_columns(rows, _LIST_COLUMNS))
+    return sorted(rows, key=lambda row: (*_instant(row["created_at"]), row["run_id"]))
+
+
+def _instant(value: Any) -> tuple[bool, datetime]:
+    """A sort key for an ISO timestamp: unparseable or missing last (as pandas sorts NaT)."""
+    try:
+        when = datetime.fromisoformat(str(value))
+    except ValueError:
+        return (True, datetime.min.replace(tzinfo=UTC))
+    return (False, when if when.tzinfo else when.replace(tzinfo=UTC))
+
+
+def list_runs(store: StoreLike = "runs") -> pd.DataFrame:
+    """One row per run in ``store``, oldest first.
+
+    Columns: run_id, created_at, finalized_at, assistant_id, target, outcome (``complete``,
+    ``partial``: stopped by a budget or a shard of the grid left to run, ``interrupted``:
+    Ctrl-C, an abort or a kill), n_conversations (recorded), grid_size (conversations in the
+    grid), done, error, dropped, failed (counts as of the last finalize; from the journal for a
+    run never finalized), finalized, identity, evalkit_version, cost (what the run's
+    conversations cost when it ran with a price table, else NaN), path. ``store`` is a folder
+    or an fsspec URL (``s3://bucket/prefix``). A folder with an unreadable manifest is skipped
+    with a warning.
+    """
+    import pandas as pd
+
+    frame = pd.DataFrame(typed_columns(run_rows(store), _LIST_COLUMNS))
     return frame.sort_values(["created_at", "run_id"], kind="stable").reset_index(drop=True)
 
 
@@ -173,6 +193,8 @@ def load_runs(
     one prefix come back merged), a run folder, or an iterable of runs, run folders and run ids
     (resolved in ``store``); None means every run in ``store``. ``table`` is ``"conversations"``, ``"turns"`` or ``"grades"`` (keyword only).
     """
+    import pandas as pd
+
     if table not in SCHEMAS:
         raise ValueError(f"table must be one of {sorted(SCHEMAS)}, not {table!r}")
     frames = []
@@ -190,6 +212,8 @@ def load_runs(
 
 def typed_columns(rows: list[dict[str, Any]], columns: Mapping[str, Any]) -> dict[str, Any]:
     """``rows`` (dicts) as typed columns: ISO timestamps parsed to UTC, others by dtype."""
+    import pandas as pd
+
     data: dict[str, Any] = {}
     for column, dtype in columns.items():
         values = [row.get(column) for row in rows]

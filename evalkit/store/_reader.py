@@ -6,9 +6,8 @@ import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -37,6 +36,9 @@ from ._tables import (
 from ._turn_timing import has_turn_timing, with_turn_latency
 from ._urls import RunPath, StoreLike, is_store_url, open_store
 from ._wide import DEFAULT_TAG_PREFIX, DEFAULT_VARIABLE_PREFIX, expand_variables
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 logger = logging.getLogger("evalkit.store")
 
@@ -229,6 +231,8 @@ class Run:
         its conversation must be in the run and, once the run is graded, its rubric version
         one the run was graded with and its rule one that scorecard graded. ``where`` names
         the labels in messages: a prefix (``label 0``, ``label 1``, ...) or one name each."""
+        import pandas as pd
+
         given = list(labels)
         names = [f"{where} {i}" for i in range(len(given))] if isinstance(where, str) else where
         items = [

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -25,6 +24,9 @@ from ._manifest import MANIFEST_NAME
 from ._reader import Run
 from ._tables import GRADES_SCHEMA, conform
 from ._urls import RunPath, StoreLike, open_store
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["VIEWS", "sql", "store_table"]
 
@@ -147,6 +149,8 @@ def sql(
 
 def _views_text(root: RunPath, registered: Mapping[str, Any]) -> str:
     """The views a query can use, one line each with its columns (what a failed query needs)."""
+    import pandas as pd
+
     lines = ["views and their columns:"]
     for view in VIEWS:
         if view in registered:

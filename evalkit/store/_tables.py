@@ -17,12 +17,11 @@ timestamp[us, UTC]     ``datetime64[us, UTC]``
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
-from typing import Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -31,13 +30,16 @@ from ._location import StoreLocation
 from ._schemas import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
 from ._urls import as_location
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = [
     "CONVERSATIONS_SCHEMA",
     "GRADES_SCHEMA",
-    "STRING_DTYPE",
     "TURNS_SCHEMA",
     "empty_frame",
     "read_parquet_table",
+    "string_dtype",
     "table_metadata",
     "to_frame",
     "write_parquet_atomic",
@@ -47,20 +49,24 @@ __all__ = [
 Place: TypeAlias = "str | os.PathLike[str] | StoreLocation"
 
 
-def _string_dtype() -> Any:
-    """pandas' default string dtype (``str`` in pandas 3), pinned to pyarrow storage."""
+@functools.cache
+def string_dtype() -> Any:
+    """pandas' default string dtype (``str`` in pandas 3), pinned to pyarrow storage (built on
+    first use: importing the store does not import pandas)."""
+    import numpy as np
+    import pandas as pd
+
     try:
         return pd.StringDtype("pyarrow", na_value=np.nan)
     except TypeError:  # pandas 2.2
         return pd.StringDtype("pyarrow_numpy")
 
 
-STRING_DTYPE: Final = _string_dtype()
 _STRING_TYPES = (pa.string(), pa.large_string(), pa.string_view())
 
 
 def _types_mapper(type_: pa.DataType) -> Any:
-    return STRING_DTYPE if type_ in _STRING_TYPES else None
+    return string_dtype() if type_ in _STRING_TYPES else None
 
 
 def conform(table: pa.Table, schema: pa.Schema, source: StoreLocation | str) -> pa.Table:

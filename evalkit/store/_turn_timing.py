@@ -8,11 +8,13 @@ the connection set-up) has none: that is the conversation's ``first_turn_s``.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+if TYPE_CHECKING:
+    pass
 
 __all__ = ["LATENCY_COLUMN", "has_turn_timing", "with_turn_latency"]
 
@@ -29,6 +31,8 @@ def has_turn_timing(turns: pa.Table) -> bool:
 def with_turn_latency(turns: pa.Table) -> pa.Table:
     """``turns`` (ordered by conversation, then index) with a ``latency_s`` column appended:
     NaN for caller turns, first turns, and turns without ``at_s``."""
+    import numpy as np
+
     n = turns.num_rows
     latency = np.full(n, np.nan)
     if n > 1 and "at_s" in turns.column_names:

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-import numpy as np
-import pandas as pd
+from ._tables import string_dtype
 
-from ._tables import STRING_DTYPE
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 __all__ = ["DEFAULT_TAG_PREFIX", "DEFAULT_VARIABLE_PREFIX", "expand_variables"]
 
@@ -38,6 +39,9 @@ _ABSENT: Final = object()
 
 def _parse_unique(column: pd.Series, kind: type, name: str) -> tuple[np.ndarray, list[Any]]:
     """Codes into the parsed unique values of a JSON text column (code -1: null text)."""
+    import numpy as np
+    import pandas as pd
+
     codes, uniques = pd.factorize(column, use_na_sentinel=True)
     parsed: list[Any] = []
     for text in uniques:
@@ -54,9 +58,12 @@ def _all(values: Sequence[Any], test: Callable[[Any], bool]) -> bool:
 
 def _typed(values: list[Any]) -> Any:
     """``values`` (``None`` = missing) as a pandas array with the dtype of the module's table."""
+    import numpy as np
+    import pandas as pd
+
     present = [v for v in values if v is not None]
     if _all(present, lambda v: isinstance(v, str)):
-        return pd.array(values, dtype=STRING_DTYPE)
+        return pd.array(values, dtype=string_dtype())
     if _all(present, lambda v: isinstance(v, bool)):
         return pd.array(values, dtype="boolean")
     if _all(present, lambda v: isinstance(v, int) and not isinstance(v, bool)):
@@ -86,6 +93,8 @@ def _variable_columns(frame: pd.DataFrame, prefix: str) -> dict[str, Any]:
 
 
 def _tag_columns(frame: pd.DataFrame, prefix: str) -> dict[str, Any]:
+    import pandas as pd
+
     codes, tag_lists = _parse_unique(frame["persona_tags"], list, "persona_tags")
     tags = sorted({tag for tags in tag_lists for tag in tags})
     columns: dict[str, Any] = {}
@@ -109,6 +118,8 @@ def expand_variables(
     Works on any frame with those columns: ``run.conversations``, ``load_runs(...)``.
     Raises ``ValueError`` when a new column's name is taken or a JSON text is not a dict/list.
     """
+    import pandas as pd
+
     if "variables" not in conversations.columns:
         raise ValueError("expand_variables needs a 'variables' column (a conversations table)")
     added = _variable_columns(conversations, prefix)
