@@ -15,6 +15,7 @@ Printed: median and best wall per command, and each as a ratio of the baselines.
 
     python benchmarks/bench_runs_cli.py                 # ~20 s
     python benchmarks/bench_runs_cli.py --runs 100 --rounds 15 --interrupted 5
+    python benchmarks/bench_runs_cli.py --before ../other-checkout   # that code's figure too
 """
 
 from __future__ import annotations
@@ -93,6 +94,11 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=100)
     parser.add_argument("--interrupted", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument(
+        "--before",
+        metavar="SRC",
+        help="also time `evalkit runs` from another checkout's source folder (PYTHONPATH=SRC)",
+    )
     args = parser.parse_args()
     store = build_store(args.runs, args.conversations, args.interrupted)
     commands = {
@@ -100,6 +106,12 @@ def main() -> None:
         "import pyarrow.parquet": [sys.executable, "-c", "import pyarrow.parquet"],
         "evalkit runs": [sys.executable, "-m", "evalkit", "runs", "--store", str(store)],
     }
+    if args.before:
+        commands["evalkit runs (before)"] = [
+            "env",
+            f"PYTHONPATH={Path(args.before).resolve()}",
+            *commands["evalkit runs"],
+        ]
     try:
         out = subprocess.run(commands["evalkit runs"], check=True, capture_output=True, text=True)
         listed = len(out.stdout.splitlines()) - 1

@@ -85,7 +85,20 @@ def agreement_command(
 def queue_command(
     run: Annotated[str, typer.Argument(help="Run id (or folder/URL).")],
     store: Annotated[str, typer.Option(metavar="DIR|URL", help=_STORE_HELP)] = "runs",
-    n: Annotated[int, typer.Option("-n", "--n", help="Labels to draw.")] = 50,
+    n: Annotated[
+        int | None,
+        typer.Option(
+            "-n",
+            "--n",
+            help="Labels to draw [default: what plan_labels says a corrected interval of "
+            "--halfwidth points still needs on every judged rule].",
+            show_default=False,
+        ),
+    ] = None,
+    halfwidth: Annotated[
+        float,
+        typer.Option(help="Half-width (points) the default -n plans for.", min=0.1),
+    ] = 10.0,
     rule: Annotated[
         list[str] | None,
         typer.Option("--rule", metavar="RULE", help="Only this rule (repeatable)."),
@@ -100,10 +113,24 @@ def queue_command(
     """A seeded, stratified draw of judged verdicts to label, each with its inclusion
     probability (keep the column: judge-corrected comparisons weight labels by it)."""
     from .._util import atomic_write_bytes
-    from ..grading import label_queue
+    from ..grading import label_queue, planned_n
     from ..store import load_run
 
     loaded = load_run(run, store)
+    if n is None:
+        n, plan = planned_n(
+            loaded, halfwidth=halfwidth, rules=rule or None, rubric_version_id=rubric
+        )
+        needs = ", ".join(f"{r.rule_id} {r.still_needed}" for r in plan.itertuples())
+        typer.echo(
+            f"{n} label(s): what a judge-corrected interval of ±{halfwidth:g} points still "
+            f"needs ({needs or 'no judged rule'}; plan_labels, counting the run's labels); "
+            "-n sets another number",
+            err=True,
+        )
+        if n == 0:
+            typer.echo("no more labels needed")
+            return
     queue = label_queue(loaded, n=n, rules=rule or None, seed=seed, rubric_version_id=rubric)
     if csv is None:
         columns = ["conversation_id", "rule_id", "verdict", "inclusion_probability"]

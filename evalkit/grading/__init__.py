@@ -28,7 +28,7 @@ from ._judge_types import (
 )
 from ._judging import JudgeArg
 from ._label_plan import plan_labels
-from ._label_queue import label_queue
+from ._label_queue import label_queue, planned_n
 from ._score import conversation_points, score_from_points
 from ._scorecard import Scorecard, ScorecardRule
 
@@ -64,6 +64,7 @@ __all__ = [
     "label_queue",
     "left_out_of",
     "plan_labels",
+    "planned_n",
     "score_from_points",
 ]
 

@@ -7,6 +7,13 @@ replacement, so each has inclusion probability ``n_h / N_h``. The ``n`` labels a
 proportionally to the strata's sizes (largest remainders), with at least two per stratum when
 ``n`` allows, so every judged verdict has a known, non-zero chance of being labelled (the
 corrected estimates weight each label by ``1 / inclusion_probability``).
+
+How many: an explicit ``n`` is honoured; without one the queue draws what
+:func:`~evalkit.grading.plan_labels` says is still needed for a judge-corrected interval of
+``halfwidth`` points on every judged rule (:func:`planned_n`: the sum over rules, and over runs
+when several are queued, of ``still_needed``, counting the labels already given or stored in
+the run). Proportional allocation gives each rule about its share, which is its need when the
+rules are judged on the same conversations, as a scorecard's are.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import pandas as pd
 from ..store import Run
 from ._grades import GradesLike, as_grades_frame
 
-__all__ = ["QUEUE_COLUMNS", "judged_pairs", "label_queue"]
+__all__ = ["DEFAULT_HALFWIDTH", "QUEUE_COLUMNS", "judged_pairs", "label_queue", "planned_n"]
 
 QUEUE_COLUMNS = (
     "run_id",
@@ -32,6 +39,8 @@ QUEUE_COLUMNS = (
 )
 #: Labels a stratum gets at least (when ``n`` allows): one cannot estimate a spread from one.
 MIN_PER_STRATUM = 2
+#: Without ``n``, the queue holds the labels a corrected interval this wide (points) needs.
+DEFAULT_HALFWIDTH = 10.0
 
 GradesOrRun = GradesLike | Run
 
@@ -45,6 +54,54 @@ def _frame(source: GradesOrRun, rubric_version_id: str | None) -> pd.DataFrame:
     return as_grades_frame(source)
 
 
+def _sources(grades_or_run: GradesOrRun | Sequence[GradesOrRun]) -> list[GradesOrRun]:
+    return (
+        list(grades_or_run)
+        if isinstance(grades_or_run, Sequence) and not isinstance(grades_or_run, str)
+        else [grades_or_run]
+    )
+
+
+def _stored_labels(source: GradesOrRun) -> pd.DataFrame | None:
+    if not isinstance(source, Run):
+        return None
+    from ..store import StoreError
+
+    try:
+        return source.labels()
+    except StoreError:
+        return None
+
+
+def planned_n(
+    grades_or_run: GradesOrRun | Sequence[GradesOrRun],
+    *,
+    halfwidth: float = DEFAULT_HALFWIDTH,
+    labels: pd.DataFrame | None = None,
+    rules: Sequence[str] | None = None,
+    rubric_version_id: str | None = None,
+) -> tuple[int, pd.DataFrame]:
+    """The labels still needed (summed over judged rules and runs) for a judge-corrected
+    interval of ``halfwidth`` points on each judged rule, and the plan behind it
+    (:func:`~evalkit.grading.plan_labels` per run, with ``run_id``). ``labels``: labels given
+    so far (a run's stored labels are read when it is a :class:`~evalkit.store.Run` and
+    ``labels`` is None)."""
+    from ._label_plan import plan_labels
+
+    plans = []
+    for source in _sources(grades_or_run):
+        pairs = judged_pairs(source, rules=rules, rubric_version_id=rubric_version_id)
+        if pairs.empty:
+            continue
+        known = labels if labels is not None else _stored_labels(source)
+        plan = plan_labels(pairs, known, halfwidth=halfwidth)
+        plans.append(plan.assign(run_id=str(pairs["run_id"].iloc[0])))
+    if not plans:
+        return 0, pd.DataFrame()
+    plan = pd.concat(plans, ignore_index=True)
+    return int(plan["still_needed"].sum()), plan
+
+
 def judged_pairs(
     grades_or_run: GradesOrRun | Sequence[GradesOrRun],
     *,
@@ -53,12 +110,7 @@ def judged_pairs(
 ) -> pd.DataFrame:
     """The judged (conversation, rule) pairs with a pass or fail verdict: what the queue
     draws from (deterministic checks and ``na``/``error`` verdicts are not queued)."""
-    sources = (
-        list(grades_or_run)
-        if isinstance(grades_or_run, Sequence) and not isinstance(grades_or_run, str)
-        else [grades_or_run]
-    )
-    frames = [_frame(s, rubric_version_id) for s in sources]
+    frames = [_frame(s, rubric_version_id) for s in _sources(grades_or_run)]
     frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if frame.empty:
         return pd.DataFrame(columns=list(QUEUE_COLUMNS))
@@ -110,10 +162,12 @@ def _allocate(sizes: np.ndarray, n: int) -> np.ndarray:
 def label_queue(
     grades_or_run: GradesOrRun | Sequence[GradesOrRun],
     *,
-    n: int = 50,
+    n: int | None = None,
     rules: Sequence[str] | None = None,
     seed: int = 0,
     rubric_version_id: str | None = None,
+    halfwidth: float = DEFAULT_HALFWIDTH,
+    labels: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """A seeded random draw of ``n`` judged (conversation, rule) pairs to label, without
     replacement within strata (rule x judge verdict x run; module docstring).
@@ -125,11 +179,24 @@ def label_queue(
     ``inclusion_probability`` goes with each label (:class:`~evalkit.store.Label`), so the
     judge-corrected comparison can weight it. The same grades, ``n`` and ``seed`` give the
     same queue.
+
+    ``n`` None (the default): as many as :func:`planned_n` says a corrected interval of
+    ``halfwidth`` points needs on every judged rule, counting ``labels`` (or the run's stored
+    labels; :func:`planned_n` returns the plan per rule and run). An empty queue when nothing
+    more is needed.
     """
-    if not isinstance(n, int | np.integer) or n < 1:
+    if n is not None and (not isinstance(n, int | np.integer) or n < 1):
         raise ValueError(f"n must be a positive number of labels, got {n!r}")
+    if n is None:
+        n, _plan = planned_n(
+            grades_or_run,
+            halfwidth=halfwidth,
+            labels=labels,
+            rules=rules,
+            rubric_version_id=rubric_version_id,
+        )
     pairs = judged_pairs(grades_or_run, rules=rules, rubric_version_id=rubric_version_id)
-    if pairs.empty:
+    if pairs.empty or n == 0:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in QUEUE_COLUMNS})
     rng = np.random.default_rng(seed)
     pairs["_key"] = rng.random(len(pairs))

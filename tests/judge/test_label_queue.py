@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli import app
-from evalkit.grading import Grades, grade_run, label_queue, plan_labels
+from evalkit.grading import Grades, grade_run, label_queue, plan_labels, planned_n
 from evalkit.store import Label, import_labels, load_run
 
 from ..grading.helpers import FakeJudge
@@ -150,6 +150,25 @@ def test_csv_import_keeps_the_probability_and_refuses_unknown_rules_and_bad_byte
     assert len(load_run(run.path).labels(latest=False)) == 1
 
 
+def test_without_n_the_queue_holds_what_plan_labels_still_needs() -> None:
+    """Issue 29: the queue's default n was a fixed 50 whatever plan_labels said."""
+    grades = _grades()
+    plan = plan_labels(grades, None, halfwidth=10)
+    needed = int(plan["still_needed"].sum())
+    assert needed > 50  # two judged rules, no labels yet: labels alone, about 60-90 each
+    queue = label_queue(grades, seed=3)
+    assert len(queue) == needed
+    assert planned_n(grades)[0] == needed
+    assert len(label_queue(grades, n=12, seed=3)) == 12  # an explicit n is honoured
+    # labels already given count: a good judge needs far fewer more
+    labels = labels_for(label_queue(grades, n=60, seed=0), grades)
+    fewer, plan_after = planned_n(grades, labels=labels, halfwidth=10)
+    assert fewer == int(plan_after["still_needed"].sum()) < needed
+    assert len(label_queue(grades, labels=labels, seed=3)) == fewer
+    # a wide interval the labels already give: nothing more to label
+    assert label_queue(grades, labels=labels, halfwidth=40).empty
+
+
 def test_labels_queue_command_prints_and_writes_an_importable_csv(tmp_path: Path) -> None:
     run = _graded(tmp_path)
     store = str(run.path.parent)
@@ -170,6 +189,13 @@ def test_labels_queue_command_prints_and_writes_an_importable_csv(tmp_path: Path
     stored = load_run(run.path).labels()
     assert stored["inclusion_probability"].notna().all()
     assert len(stored) == 2
+    # without -n: as many as plan_labels says are still needed (the stored labels counted)
+    planned, _ = planned_n(load_run(run.path))
+    default = runner.invoke(app, ["labels", "queue", run.run_id, "--store", store])
+    assert default.exit_code == 0, default.output
+    assert f"{planned} label(s): what a judge-corrected interval of ±10 points" in default.output
+    assert planned > 0
+    assert len(default.stdout.strip().splitlines()) == planned + 1
 
 
 def test_the_label_endpoint_refuses_other_sites_unknown_rules_and_bad_bytes(
