@@ -67,6 +67,7 @@ seed = 7
 output_dir = None          # None: ./evalkit-output/compare (a temp folder when run beside the notebook)
 fail_on_regression = False
 fail_unless_non_inferior = False  # raise unless the draft is shown not worse by more than min_effect
+use_labels = True          # judge-correct judged rules with the hand labels stored in the runs (if any)
 title = "Draft vs prod"'''),
         new_code_cell("""%matplotlib inline
 import logging
@@ -85,11 +86,12 @@ outcome = flows.compare_request(flows.ComparisonRequest(
     store=store, scorecard=scorecard or demo.demo_scorecard(), baseline_run=baseline_run,
     candidate_run=candidate_run, assistant_id=assistant_id, personas=personas, contacts=contacts,
     context=context, repeats=repeats, min_effect=min_effect, confidence=confidence,
-    sequential=sequential))
+    sequential=sequential, labels=use_labels))
 comparison = outcome.comparison
 display(Markdown(f"# {title}"))
 display(comparison)
-display(Markdown(outcome.judge_note))"""),
+display(Markdown(outcome.judge_note))
+display(Markdown(outcome.correction_note))"""),
         new_code_cell("""# a sequential comparison: where it stopped, why, and what it saved (nothing for a fixed one)
 if outcome.sequential is not None:
     record = outcome.sequential

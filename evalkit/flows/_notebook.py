@@ -51,7 +51,10 @@ class ComparisonRequest:
     judge configured by ``EVALKIT_JUDGE_*`` unless the runs hold current grades already.
     ``sequential`` runs the grid in waves and stops at the first deciding look (up to
     ``repeats`` repeats); stored runs that recorded a sequential comparison are compared at
-    the look they stopped at, with their plan.
+    the look they stopped at, with their plan. ``labels``: judged rules are judge-corrected
+    with the hand labels stored in the runs when they hold any (PPI++, as
+    ``compare_runs(labels="stored")``; a sequential look is not corrected); False compares the
+    judge's verdicts alone.
     """
 
     store: str | os.PathLike[str]
@@ -66,6 +69,7 @@ class ComparisonRequest:
     min_effect: float = 5.0
     confidence: float = 0.95
     sequential: bool = False
+    labels: bool = True
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ class ComparisonOutcome:
     scorecard: Scorecard
     comparison: Comparison
     sequential: SequentialRun | None = None
+    labels: bool = False  # the stored hand labels were offered to the comparison
 
     @functools.cached_property
     def grades(self) -> Grades:
@@ -119,6 +124,31 @@ class ComparisonOutcome:
         models = ", ".join(g.split(":", 1)[1] for g in judges)
         return f"Judged rules were graded by the LLM judge ({models})."
 
+    @property
+    def correction_note(self) -> str:
+        """Whether the verdict rests on judge-corrected rates, in words ("Verdicts are
+        judge-corrected with 75 + 75 hand labels (...)"), or why it rests on the judge alone
+        (empty when no rule was judged)."""
+        if not any("judge:" in g for g in self.grades.graders):
+            return ""
+        row = self.comparison.summary.iloc[0]
+        if str(row.get("judge_correction", "none")) == "ppi++":
+            by_rule = self.comparison.by_rule
+            rules = ", ".join(by_rule.loc[by_rule["judge_corrected"], "rule_id"].astype(str))
+            return (
+                f"Verdicts are judge-corrected with {int(row['labelled_baseline'])} + "
+                f"{int(row['labelled_candidate'])} hand labels ({rules}): judged rules' pass "
+                "rates, the scores and the difference are prediction-powered estimates "
+                "(PPI++) from the judge's verdicts and the hand labels stored in the runs."
+            )
+        if self.sequential is not None:
+            why = "a sequential comparison is not judge-corrected"
+        elif not self.labels:
+            why = "the hand labels stored in the runs were not used (labels off)"
+        else:
+            why = str(row.get("judge_correction_reason") or "no hand labels in the runs")
+        return f"Judged rules rest on the judge's verdicts alone: {why}."
+
     def fail_on_regression(self) -> None:
         """Raise :class:`Regression` when the verdict is ``regressed`` (papermill then fails)."""
         if self.comparison.verdict == "regressed":
@@ -156,10 +186,16 @@ def compare_request(request: ComparisonRequest) -> ComparisonOutcome:
                 )
                 if request.sequential
                 else None,
+                labels="stored" if request.labels else None,
             ),
         )
         return ComparisonOutcome(
-            result.baseline, result.candidate, scorecard, result.comparison, result.sequential
+            result.baseline,
+            result.candidate,
+            scorecard,
+            result.comparison,
+            result.sequential,
+            labels=request.labels,
         )
     baseline = load_run(request.baseline_run, store=request.store)
     candidate = load_run(request.candidate_run, store=request.store)
@@ -172,8 +208,9 @@ def compare_request(request: ComparisonRequest) -> ComparisonOutcome:
         candidate,
         scorecard,
         options=CompareOptions(confidence=request.confidence, min_effect=request.min_effect),
+        labels="stored" if request.labels else None,
     )
-    return ComparisonOutcome(baseline, candidate, scorecard, comparison)
+    return ComparisonOutcome(baseline, candidate, scorecard, comparison, labels=request.labels)
 
 
 def write_outputs(outcome: ComparisonOutcome, output_dir: str | os.PathLike[str]) -> Path:
