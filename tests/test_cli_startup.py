@@ -70,10 +70,20 @@ def _manifest(run_id: str, created: str | None, finalized: bool = True) -> dict[
 def test_runs_table_reads_manifests_without_pandas(tmp_path: Path) -> None:
     """Issue 33, item 14: `evalkit runs` over 100 runs must answer in under 1 s
     (benchmarks/bench_runs_cli.py); the table is built from the manifests alone, without
-    pandas (half its start-up), and lists the runs as list_runs orders them."""
+    pandas (half its start-up), and lists the runs as list_runs orders them; a run never
+    finalized is counted from its journal, without pandas too."""
     from evalkit.cli._runs import format_runs
-    from evalkit.store import list_runs
+    from evalkit.store import RunWriter, list_runs
     from evalkit.store._manifest import write_manifest
+
+    from .test_store import manifest, record, turns_for
+
+    killed = RunWriter.create(
+        tmp_path, "killed", manifest(created_at="2026-10-25T03:00:00+00:00"), fsync=False
+    )
+    for i in range(3):
+        killed.append(record(i, "killed"), turns_for(i))
+    killed.close()  # never finalized: `evalkit runs` counts its journal
 
     created = ["2026-11-01T03:00:00+00:00", "2026-11-01T04:30:00+05:00", None]
     created += [f"2026-10-{day:02d}T03:00:00+00:00" for day in range(1, 20)]
@@ -95,4 +105,5 @@ def test_runs_table_reads_manifests_without_pandas(tmp_path: Path) -> None:
     rows = [{str(k): v for k, v in r.items()} for r in frame.astype(object).to_dict("records")]
     assert table == format_runs(rows).splitlines()
     assert [line.split()[0] for line in table[1:4]] == ["r03", "r04", "r05"]
+    assert "interrupted" in next(line for line in table if line.startswith("killed"))
     assert table[-1].split()[:2] == ["r02", "-"]  # no created_at: last, as list_runs sorts it

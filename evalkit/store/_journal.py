@@ -353,8 +353,8 @@ def _check_required(
 def _check_values(
     path: Any, column: Any, allowed: Sequence[str], name: str, where: Callable[[int], str]
 ) -> None:
-    if len(column) == 0:
-        return
+    if len(column) == 0 or set(pc.unique(column).to_pylist()) <= set(allowed):
+        return  # (no pa.array of the allowed values: pyarrow imports pandas to build one)
     ok = pc.is_in(column, value_set=pa.array(allowed, pa.large_string()))
     if not pc.all(ok).as_py():
         row = pc.index(ok, False).as_py()
@@ -423,7 +423,9 @@ def parse_journal(data: bytes, path: Any, *, with_turns: bool = True) -> Journal
     )
     conversations = conversations.take(order)
     if turn_lists is None:
-        return JournalContents(conversations, TURNS_SCHEMA.empty_table(), end, lines, superseded)
+        # from_batches, not schema.empty_table(): that one imports pandas
+        no_turns = pa.Table.from_batches([], schema=TURNS_SCHEMA)
+        return JournalContents(conversations, no_turns, end, lines, superseded)
     turn_lists = turn_lists.take(order)
 
     parents = pc.list_parent_indices(turn_lists)
