@@ -9,10 +9,11 @@ by seeded k-means fitted on a seeded sample of at most 2,000 texts, the number o
 chosen by the silhouette (Rousseeuw 1987) over 2..``max_clusters`` on that sample (the fewest
 within 0.03 of the best), then every text assigned to its nearest centre; one cluster when no
 split reaches ``min_silhouette``. Each cluster's label is its most distinctive words (share in
-the cluster against the rule's other failures). The words of the variables records' values
-(:mod:`._record_values`: from ``conversations`` or the stored run of the grades) and words found
-under one contact record only (names, places, their transliterations) are masked first, so
-clusters neither split by contact nor carry a contact's name as a label.
+the cluster against the rule's other failures), never a word of the variables records' values
+(:mod:`._record_values`: from ``conversations`` or the stored run of the grades). Before
+clustering, words found under one contact record only (names, places, their transliterations)
+are masked when ``conversations`` gives each failure's record, the records' values otherwise,
+so clusters do not split by contact.
 
 With ``baseline`` grades both sides are clustered together, so a cluster counts each side:
 ``new_in_candidate`` are candidate failures in cells where the baseline passed the rule in every
@@ -243,10 +244,14 @@ def _one_rule(
     seed: int,
     opts: ClusterOptions,
     values: frozenset[str] = frozenset(),
+    by_record: bool = False,
 ) -> tuple[list[dict[str, Any]], pd.DataFrame]:
     rule = str(docs["rule_id"].iloc[0])
+    raw = docs["text"].tolist()
+    # with each failure's own record known, words of one record are masked for clustering;
+    # without, the records' values are (else clusters split by contact)
     texts = mask_record_words(
-        mask_words(docs["text"].tolist(), values), docs["record"].astype(str).tolist()
+        raw if by_record else mask_words(raw, values), docs["record"].astype(str).tolist()
     )
     distinct, inverse, counts = np.unique(
         np.asarray(texts, dtype=object), return_inverse=True, return_counts=True
@@ -256,7 +261,7 @@ def _one_rule(
         labels = _split(z_distinct, counts.astype(float), seed, opts)[inverse]
     else:
         z_distinct, labels = np.zeros((len(distinct), 1)), np.zeros(len(texts), dtype=np.int64)
-    matrix, vocab = _words(texts)
+    matrix, vocab = _words(mask_words(texts, values))  # no record value is a label word
     side = docs["side"].to_numpy()
     candidate = side == "candidate"
     cells = docs["cell_id"].to_numpy()
@@ -320,12 +325,13 @@ def failure_clusters(
     failures in it) and ``share`` (of the rule's), ``conversations_baseline``,
     ``conversations_candidate``, ``new_in_candidate``, ``fixed_in_candidate`` (NA without a
     baseline; see the module), ``example_ids`` (two conversations near its centre).
-    The words of the variables records' values (contact names, clinics) are masked before
-    clustering and labelling, so no record value becomes a label word: the records are read
-    from ``conversations`` (both runs', with ``variables``) when given, else from the runs the
-    grades were read from (a stored :class:`~evalkit.Grades` knows its run, whose manifest holds
-    the grid's records). With ``conversations``, words found under one contact record only
-    (transliterated names, places) are left out too, so clusters do not split by contact.
+    No word of the variables records' values (contact names, clinics) is a label word: the
+    records are read from ``conversations`` (both runs', with ``variables``) when given, else
+    from the runs the grades were read from (a stored :class:`~evalkit.Grades` knows its run,
+    whose manifest holds the grid's records). So that clusters do not split by contact, the
+    words found under one contact record only (names, places, their transliterations) are
+    left out of clustering when ``conversations`` gives each failure's record, and the records'
+    values are left out otherwise.
     ``attrs["members"]`` maps each failing conversation to its cluster
     (:func:`cluster_members`). The same inputs and ``seed`` give the same clusters.
     """
@@ -342,8 +348,11 @@ def failure_clusters(
     rows: list[dict[str, Any]] = []
     members: list[pd.DataFrame] = []
     values = record_value_words(conversations, grades, baseline)
+    by_record = conversations is not None and "variables" in conversations.columns
     for _, group in docs.groupby("rule_id", sort=True):
-        found, who = _one_rule(group.reset_index(drop=True), (base, cand), seed, opts, values)
+        found, who = _one_rule(
+            group.reset_index(drop=True), (base, cand), seed, opts, values, by_record
+        )
         rows += found
         members.append(who)
     frame = pd.DataFrame(rows, columns=list(CLUSTER_COLUMNS))
