@@ -57,7 +57,8 @@ from ._requests import (
     UpdateAssistantBody,
     check_request,
 )
-from ._retry import RetryPolicy, parse_retry_after
+from ._retry import RetryPolicy, is_retryable, parse_retry_after
+from ._sse import is_event_stream
 from ._version import USER_AGENT
 
 logger = logging.getLogger("evalkit.api")
@@ -327,9 +328,35 @@ class BaseClient:
             timeout=self._settings.timeout,
         )
 
-    def _log_retry(
-        self, spec: RequestSpec[Any], attempt: int, wait: float, exc: BaseException
-    ) -> None:
+    @staticmethod
+    def _unusable(response: httpx.Response, *, stream: bool) -> bool:
+        """Whether ``response`` is an error, or (``stream``) not an event stream; the twin reads
+        a streamed one before :meth:`_response_error`."""
+        return response.status_code >= 400 or (stream and not is_event_stream(response))
+
+    @staticmethod
+    def _response_error(
+        spec: RequestSpec[Any], response: httpx.Response
+    ) -> ApiError | UnexpectedResponseError:
+        """The error an :meth:`_unusable` response raises (an :class:`ApiError` may be retried,
+        an unexpected response is not)."""
+        if response.status_code >= 400:
+            return error_from_response(response)
+        return UnexpectedResponseError(
+            f"{spec.method} {spec.path}: expected an event stream, got "
+            f"{response.headers.get('content-type')!r}"
+        )
+
+    def _retry_wait(
+        self, spec: RequestSpec[Any], attempt: int, exc: httpx.TransportError | ApiError
+    ) -> float:
+        """The seconds to wait before attempt ``attempt + 1`` (logged), or the error to give up
+        with, raised: ``exc`` (a transport error as :class:`ApiConnectionError`)."""
+        if attempt >= self.retry.max_attempts or not is_retryable(exc, idempotent=spec.idempotent):
+            if isinstance(exc, httpx.TransportError):
+                raise transport_error(exc, spec.method, spec.path) from exc
+            raise exc
+        wait = self.retry.wait_for(attempt, exc, self._rng)
         logger.info(
             "%s %s failed (attempt %d/%d: %s); retrying in %.2fs",
             spec.method,
@@ -339,6 +366,7 @@ class BaseClient:
             exc,
             wait,
         )
+        return wait
 
     # ------------------------------------------------------------------ request specs (E1–E13)
 
