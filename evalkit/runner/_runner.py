@@ -26,6 +26,7 @@ from typing_extensions import Unpack
 from .._util import Progress, deprecated, now, now_iso, run_sync
 from .._util._progress import progress_label
 from ..api import AsyncClient, Client
+from ..api._any_client import as_async_client
 from ..grid import ConversationSlot, Grid
 from ..store import (
     ConversationRecord,
@@ -131,8 +132,7 @@ async def arun_grid(
     ``allow_missing_variables=True``.
     """
     opts = _with_knobs("arun_grid", options, dict(knobs))
-    owned = not isinstance(client, AsyncClient)
-    aclient = _as_async_client(client)
+    aclient, owned = as_async_client(client)
     try:
         snapshots = SnapshotStore(local_folder(store))  # a URL store keeps them on this machine
         try:
@@ -243,14 +243,6 @@ def _finalize_after(writer: RunWriter, error: BaseException) -> None:
         error.add_note(f"the run was not finalized ({exc}); its journal keeps what finished")
     finally:
         writer.close()
-
-
-def _as_async_client(client: Client | AsyncClient | None) -> AsyncClient:
-    if isinstance(client, AsyncClient):
-        return client
-    if isinstance(client, Client):
-        return AsyncClient.from_client(client)
-    return AsyncClient()
 
 
 @contextlib.asynccontextmanager

@@ -27,6 +27,7 @@ import pandas as pd
 from .._exceptions import EvalkitError
 from .._util import deprecated, now, run_sync
 from ..api import AsyncClient, Client
+from ..api._any_client import as_async_client
 from ..compare import LatencyUnavailableError, compare_latency, first_repeats, latency_quantiles
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
@@ -131,12 +132,7 @@ async def _atune(
     if control_name in {s.variant.name for s in specs}:
         raise ValueError(f"variants: an arm is named like the control ({control_name!r})")
     card = Scorecard.validate(scorecard)
-    owned = not isinstance(client, AsyncClient)
-    aclient = (
-        client
-        if isinstance(client, AsyncClient)
-        else (AsyncClient.from_client(client) if isinstance(client, Client) else AsyncClient())
-    )
+    aclient, owned = as_async_client(client)
     try:
         return await _sweep(aclient, assistant_id, specs, grid, card, judge, store, opts)
     finally:
