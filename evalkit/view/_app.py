@@ -8,11 +8,12 @@ per-process form token, so another site cannot post labels through the user's br
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Hashable
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from ..report import Filters, run_voice
 from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
+from ._cache import PageCache
 from ._compare_pages import changes_page, compare_page, history_page
 from ._optimize_pages import optimisations, optimize_page
 from ._options import ViewerOptions, is_loopback
@@ -60,6 +62,15 @@ def static_bytes(name: str) -> bytes:
 
 
 MAX_FORM_BYTES = 16_384
+#: Pages rendered at once (in worker threads): rendering is CPU-bound Python, so more would
+#: only share the same cores and hold more pages' frames in memory at once.
+RENDERS_AT_ONCE = 4
+#: What the cache of rendered pages may hold.
+CACHE_BYTES = 64 * 1024 * 1024
+CACHE_PAGES = 2_000
+
+#: What a page reads, for its cache key: the whole store (None) or some runs' folders.
+Scope = Callable[[Request], "tuple[str, ...] | None"]
 
 
 class ViewerApp:
@@ -80,6 +91,38 @@ class ViewerApp:
         self._client = options.client
         self._own_client: Client | None = None
         self._lock = threading.Lock()
+        self.cache = PageCache(CACHE_BYTES, CACHE_PAGES)
+        self.renders = asyncio.Semaphore(RENDERS_AT_ONCE)
+        self._rendering: dict[Hashable, asyncio.Future[bytes]] = {}
+
+    async def page(self, key: Hashable | None, render: Callable[[], str]) -> bytes:
+        """The page for ``key`` from the cache, else rendered in a worker thread (at most
+        :data:`RENDERS_AT_ONCE` at a time; requests for a page being rendered wait for that
+        render instead of starting their own). ``key`` None: rendered every time."""
+        if key is None:
+            async with self.renders:
+                return (await run_in_threadpool(render)).encode("utf-8")
+        body = self.cache.get(key)
+        if body is not None:
+            return body
+        pending = self._rendering.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._rendering[key] = future
+        try:
+            async with self.renders:
+                body = (await run_in_threadpool(render)).encode("utf-8")
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: a render nobody waited for is not an error
+            raise
+        else:
+            self.cache.put(key, body)
+            future.set_result(body)
+            return body
+        finally:
+            del self._rendering[key]
 
     def client(self) -> Client:
         """The client that synthesizes played turns (made from the environment once)."""
@@ -94,20 +137,37 @@ class ViewerApp:
             self._own_client.close()
 
 
-def _page(render: Callable[..., str]) -> Callable[[Request], Any]:
-    """An endpoint that renders a page in a worker thread; a missing run or conversation
-    is a 404 page, a refused value a 400 page."""
+def _page(render: Callable[[Request], str], scope: Scope) -> Callable[[Request], Any]:
+    """An endpoint that serves a page from the viewer's cache, keyed by the address and a
+    stamp of what the page reads (``scope``), else renders it in a worker thread; a missing
+    run or conversation is a 404 page, a refused value a 400 page."""
 
     async def endpoint(request: Request) -> Response:
+        viewer = _viewer(request)
         try:
-            text = await run_in_threadpool(render, request)
+            stamp = await run_in_threadpool(viewer.site.stamp, scope(request))
+            key = None if stamp is None else (request.url.path, request.url.query, stamp)
+            body = await viewer.page(key, lambda: render(request))
         except (RunNotFoundError, KeyError) as exc:
             return HTMLResponse(_error(request, "Not found", exc), status_code=404)
         except ValueError as exc:
             return HTMLResponse(_error(request, "Not accepted", exc), status_code=400)
-        return HTMLResponse(text)
+        return HTMLResponse(body)
 
     return endpoint
+
+
+def _store(request: Request) -> None:
+    """The page reads the whole store (the catalog, a history)."""
+    return None
+
+
+def _one_run(request: Request) -> tuple[str, ...]:
+    return (request.path_params["run_id"],)
+
+
+def _two_runs(request: Request) -> tuple[str, ...]:
+    return (request.path_params["baseline"], request.path_params["candidate"])
 
 
 def _error(request: Request, heading: str, exc: BaseException) -> str:
@@ -314,18 +374,18 @@ async def _root(request: Request) -> Response:
 def _routes() -> list[BaseRoute]:
     return [
         Route("/", _root),
-        Route("/index.html", _page(_index)),
+        Route("/index.html", _page(_index, _store)),
         Route("/compare.html", _compare_form),
         Route("/runs/{run_id}/", _root),
-        Route("/runs/{run_id}/index.html", _page(_run)),
-        Route("/runs/{run_id}/c/{cid}.html", _page(_conversation)),
-        Route("/runs/{run_id}/queue.html", _page(_queue)),
+        Route("/runs/{run_id}/index.html", _page(_run, _one_run)),
+        Route("/runs/{run_id}/c/{cid}.html", _page(_conversation, _one_run)),
+        Route("/runs/{run_id}/queue.html", _page(_queue, _one_run)),
         Route("/runs/{run_id}/c/{cid}/label", _label, methods=["POST"]),
         Route("/runs/{run_id}/audio/{cid}/{turn:int}.mp3", _audio),
-        Route("/compare/{baseline}/{candidate}.html", _page(_compare)),
-        Route("/history/{assistant}.html", _page(_history)),
-        Route("/optimize/{prefix}.html", _page(_optimize)),
-        Route("/changes/{run_id}.html", _page(_changes)),
+        Route("/compare/{baseline}/{candidate}.html", _page(_compare, _two_runs)),
+        Route("/history/{assistant}.html", _page(_history, _store)),
+        Route("/optimize/{prefix}.html", _page(_optimize, _store)),
+        Route("/changes/{run_id}.html", _page(_changes, _store)),
         Route("/static/{name}", _static),
     ]
 
