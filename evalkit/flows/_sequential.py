@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._util import deprecated
+from .._util import cancel_and_wait, deprecated, gather_or_cancel
 from .._util._result import Result
 from .._util._summary import json_records, json_value
 from ..compare import Comparison, SequentialPlan, compare_sequential, first_repeats
@@ -186,25 +186,6 @@ def _start_wave(
     ]
 
 
-async def _finish(tasks: list[asyncio.Task[Run]]) -> list[Run]:
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        await _cancel(tasks)
-        raise
-
-
-async def _cancel(tasks: list[asyncio.Task[Run]]) -> None:
-    """Cancel a wave and wait until both runs have finalized (their manifests written)."""
-    for task in tasks:
-        task.cancel()
-    if tasks:
-        await asyncio.wait(tasks)
-        for task in tasks:
-            if not task.cancelled() and task.exception() is not None:
-                logger.info("a cancelled wave ended with %r", task.exception())
-
-
 async def arun_sequential(
     grid: Grid,
     assistant_id: str,
@@ -224,7 +205,7 @@ async def arun_sequential(
     plan = replace(plan, max_repeats=max_repeats)
     rows: list[dict[str, Any]] = []
     ahead: list[asyncio.Task[Run]] = []
-    runs = await _finish(_start_wave(grid, assistant_id, client, store, opts, 1))
+    runs = await gather_or_cancel(_start_wave(grid, assistant_id, client, store, opts, 1))
     try:
         for look in range(1, max_repeats + 1):
             if look < max_repeats:  # keep the streams busy while this look decides
@@ -243,9 +224,9 @@ async def arun_sequential(
             )
             if comparison.stop:
                 break
-            runs, ahead = await _finish(ahead), []
+            runs, ahead = await gather_or_cancel(ahead), []
     finally:
-        await _cancel(ahead)
+        await cancel_and_wait(ahead)
     final = tuple(load_run(run.run_id, store=store) for run in runs)
     cancelled = _cancelled(final, grid.n_cells, look)
     # graded again to store the grades, those of conversations run ahead of the stop included;
