@@ -24,6 +24,8 @@ from ..store import (
     open_store,
     read_stored_manifest,
 )
+from ..store._journal import JOURNAL_NAME
+from ..store._labels import LABELS_DIR
 
 __all__ = ["RunData", "Site"]
 
@@ -33,14 +35,21 @@ logger = logging.getLogger("evalkit.view")
 RUNS_HELD = 16
 #: Folders of a store that no page reads (caches): left out of its stamp.
 _NOT_READ = frozenset({AUDIO_DIR, ".judge-cache"})
+#: ... and what pages over the whole store never read: they read manifests, tables and grades,
+#: not a run's journal (a run being written) nor its hand labels.
+_NOT_READ_ACROSS_RUNS = _NOT_READ | {JOURNAL_NAME, LABELS_DIR}
 #: How deep below a run's folder (or the store's own folders) a stamp looks.
 _DEPTH = 2
 
 
-def _tree_stamp(folder: str, depth: int, into: list[tuple[object, ...]]) -> None:
-    """Append (path, inode, size, mtime) of everything below ``folder``, ``depth`` deep: a
-    file rewritten (atomically: a new inode), grown (a journal) or added (a run, a label
-    object, grades) changes it."""
+def _tree_stamp(
+    folder: str, depth: int, into: list[tuple[object, ...]], skip: frozenset[str] = _NOT_READ
+) -> None:
+    """Append (path, inode, size, mtime) of every file below ``folder``, ``depth`` deep, but
+    what ``skip`` names: a file rewritten (atomically: a new inode), grown (a journal) or
+    added (a run, a label object, grades) changes it. A folder looked into is named without
+    its times (a skipped entry made inside it changes nothing); one at the last level counts
+    as a file."""
     try:
         with os.scandir(folder) as entries:
             found = sorted(entries, key=lambda e: e.name)
@@ -48,15 +57,17 @@ def _tree_stamp(folder: str, depth: int, into: list[tuple[object, ...]]) -> None
         into.append((folder, None))
         return
     for entry in found:
-        if entry.name in _NOT_READ:
+        if entry.name in skip:
+            continue
+        if depth > 1 and entry.is_dir():
+            into.append((entry.path,))
+            _tree_stamp(entry.path, depth - 1, into, skip)
             continue
         try:
             st = entry.stat()
         except FileNotFoundError:
             continue
         into.append((entry.path, st.st_ino, st.st_size, st.st_mtime_ns))
-        if depth > 1 and entry.is_dir():
-            _tree_stamp(entry.path, depth - 1, into)
 
 
 def _rubric(manifest: Mapping[str, Any], grades: pd.DataFrame) -> str | None:
@@ -130,17 +141,19 @@ class Site:
         return catalog(self.root)
 
     def stamp(self, run_ids: Iterable[str] | None = None) -> str | None:
-        """A fingerprint of what a page reads: the whole store (``None``) or the folders of
-        ``run_ids``. It changes when a run is added or removed, a manifest is rewritten, a
-        journal grows, grades or labels are written; the caches evalkit keeps in the store
-        (audio, judge answers) are left out. ``None`` for a store at a URL (its pages are
-        rendered on every request: a listing there costs as much as a page)."""
+        """A fingerprint of what a page reads: the folders of ``run_ids`` (it changes when a
+        manifest is rewritten, a journal grows, grades or labels are written), or with
+        ``None`` the whole store as the catalog and the history read it (a run added or
+        removed, a manifest, tables or grades written; not journals nor labels). The caches
+        evalkit keeps in the store (audio, judge answers) are left out. ``None`` for a store at
+        a URL (its pages are rendered on every request: a listing there costs about as much
+        as the page)."""
         root = self.root
         if not isinstance(root, Path):
             return None
         found: list[tuple[object, ...]] = []
         if run_ids is None:
-            _tree_stamp(os.fspath(root), _DEPTH + 1, found)
+            _tree_stamp(os.fspath(root), _DEPTH + 1, found, _NOT_READ_ACROSS_RUNS)
         else:
             for run_id in run_ids:
                 self.folder(run_id)  # refuses a run id that is not a folder's name

@@ -105,6 +105,9 @@ def test_a_new_run_a_label_and_new_grades_show_on_the_next_request(store: Path) 
         assert posted.status_code == 303, posted.text
         assert "a note only this label has" in client.get(page).text
         assert "a note only this label has" not in before
+        held = len(viewer.cache)
+        client.get("/index.html")  # pages over the whole store read no labels: still cached
+        assert len(viewer.cache) == held
 
 
 async def _burst(base: str, paths: list[str]) -> list[tuple[str, int, int, bytes]]:
