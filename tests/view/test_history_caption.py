@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from evalkit.flows import history, series_labels
 from evalkit.report.plots import CAPTION_GID, score_trend
@@ -33,6 +34,24 @@ def _captions(store: Path, assistant: str) -> list[str]:
         for t in fig.texts
         if t.get_gid() == CAPTION_GID
     ]
+
+
+def test_the_trend_png_draws_its_whole_caption_under_the_tick_labels(demo_store: Path) -> None:
+    """For a notebook's ``score_trend(...)``: the caption drawn in the figure ends inside it
+    (it ran 244 px past the right edge of 900) and stays clear of the rotated run labels."""
+    assistant = str(catalog(demo_store)["assistant_id"].iloc[0])
+    frame = history(demo_store, assistant_id=assistant)
+    fig = score_trend(frame, labels=series_labels(frame))
+    FigureCanvasAgg(fig).draw()  # as figure_to_png draws it
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    (caption,) = [t for t in fig.texts if t.get_gid() == CAPTION_GID]
+    box = caption.get_window_extent(renderer)
+    assert box.x0 >= 0
+    assert box.x1 <= fig.bbox.x1
+    assert box.y0 >= 0
+    (ax,) = fig.axes
+    assert box.y1 <= ax.get_tightbbox(renderer).y0  # below the axes and their tick labels
+    assert caption.get_text().endswith("star: last good")
 
 
 @pytest.mark.parametrize("width", [1280, 640])
