@@ -94,6 +94,36 @@ class ViewerApp:
         self.cache = PageCache(CACHE_BYTES, CACHE_PAGES)
         self.renders = asyncio.Semaphore(RENDERS_AT_ONCE)
         self._rendering: dict[Hashable, asyncio.Future[bytes]] = {}
+        self._arrivals = 0
+        self._store_stamp: tuple[int, asyncio.Future[str | None]] | None = None
+
+    async def stamp(self, runs: tuple[str, ...] | None) -> str | None:
+        """The site's stamp of ``runs``' folders, taken at once on the event loop (a few dozen
+        ``stat`` calls), or with None of the whole store, in a worker thread and shared by
+        every request that arrived before that stamping began (never by a later one: it
+        might miss a change made in between)."""
+        if runs is not None:
+            return self.site.stamp(runs)
+        self._arrivals += 1
+        ticket = self._arrivals
+        while (flight := self._store_stamp) is not None:
+            if ticket <= flight[0]:
+                return await asyncio.shield(flight[1])
+            with contextlib.suppress(Exception):
+                await asyncio.shield(flight[1])  # then start one, or join one started since
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._store_stamp = (self._arrivals, future)
+        try:
+            value = await run_in_threadpool(self.site.stamp, None)
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: a stamp nobody waited for is not an error
+            raise
+        else:
+            future.set_result(value)
+            return value
+        finally:
+            self._store_stamp = None
 
     async def page(self, key: Hashable | None, render: Callable[[], str]) -> bytes:
         """The page for ``key`` from the cache, else rendered in a worker thread (at most
@@ -145,7 +175,7 @@ def _page(render: Callable[[Request], str], scope: Scope) -> Callable[[Request],
     async def endpoint(request: Request) -> Response:
         viewer = _viewer(request)
         try:
-            stamp = await run_in_threadpool(viewer.site.stamp, scope(request))
+            stamp = await viewer.stamp(scope(request))
             key = None if stamp is None else (request.url.path, request.url.query, stamp)
             body = await viewer.page(key, lambda: render(request))
         except (RunNotFoundError, KeyError) as exc:

@@ -8,6 +8,7 @@ import asyncio
 import random
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import httpx
@@ -149,3 +150,35 @@ def test_200_concurrent_requests_over_many_runs_all_answer_whole(store: Path) ->
                 assert status == 200, (path, status, body[:300])
                 assert len(body) == length
                 assert body.rstrip().endswith(b"</html>"), path
+
+
+def test_a_store_stamp_is_shared_only_by_requests_that_arrived_before_it_began(
+    store: Path,
+) -> None:
+    viewer = ViewerApp(ViewerOptions(store=store, port=0))
+    version = {"now": 0}
+    calls: list[int] = []
+    began, release = threading.Event(), threading.Event()
+
+    def stamp(runs: object = None) -> str:
+        seen = version["now"]
+        calls.append(seen)
+        began.set()
+        release.wait(10)
+        return f"v{seen}"
+
+    viewer.site.stamp = stamp  # type: ignore[method-assign]
+
+    async def scenario() -> tuple[str | None, list[str | None]]:
+        first = asyncio.create_task(viewer.stamp(None))
+        await asyncio.to_thread(began.wait, 10)  # the first stamping has begun
+        version["now"] = 1  # the store changes while it runs
+        later = [asyncio.create_task(viewer.stamp(None)) for _ in range(5)]
+        await asyncio.sleep(0)  # they arrive while the first is running
+        release.set()
+        return await first, list(await asyncio.gather(*later))
+
+    first, later = asyncio.run(scenario())
+    assert first == "v0"
+    assert later == ["v1"] * 5  # none arriving after the change gets the stamp from before it
+    assert calls == [0, 1]  # and the five shared one stamping
