@@ -13,10 +13,10 @@ import contextlib
 import logging
 import secrets
 import threading
-from collections.abc import AsyncIterator, Callable, Hashable
+from collections.abc import AsyncIterator, Callable, Coroutine, Hashable
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
@@ -47,6 +47,8 @@ from ._site import Site
 __all__ = ["STATIC", "ViewerApp", "build_app", "nastaliq_font"]
 
 logger = logging.getLogger("evalkit.view")
+
+T = TypeVar("T")
 
 AUDIO_FORMAT = "MP3_22050_32"
 AUDIO_MIME = "audio/mpeg"
@@ -94,9 +96,9 @@ class ViewerApp:
         self._lock = threading.Lock()
         self.cache = PageCache(CACHE_BYTES, CACHE_PAGES)
         self.renders = asyncio.Semaphore(RENDERS_AT_ONCE)
-        self._rendering: dict[Hashable, asyncio.Future[bytes]] = {}
+        self._rendering: dict[Hashable, asyncio.Task[bytes]] = {}
         self._arrivals = 0
-        self._store_stamp: tuple[int, asyncio.Future[str | None]] | None = None
+        self._store_stamp: tuple[int, asyncio.Task[str | None]] | None = None
 
     async def stamp(self, runs: tuple[str, ...] | None) -> str | None:
         """The site's stamp of ``runs``' folders, taken at once on the event loop (a few dozen
@@ -110,50 +112,39 @@ class ViewerApp:
         while (flight := self._store_stamp) is not None:
             if ticket <= flight[0]:
                 return await asyncio.shield(flight[1])
-            with contextlib.suppress(Exception):
-                await asyncio.shield(flight[1])  # then start one, or join one started since
-        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
-        self._store_stamp = (self._arrivals, future)
-        try:
-            value = await run_in_threadpool(self.site.stamp, None)
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: a stamp nobody waited for is not an error
-            raise
-        else:
-            future.set_result(value)
-            return value
-        finally:
+            await asyncio.wait([flight[1]])  # then start one, or join one started since
+        task = _detached(run_in_threadpool(self.site.stamp, None))
+        self._store_stamp = (self._arrivals, task)
+
+        def done(_: asyncio.Task[str | None]) -> None:
             self._store_stamp = None
+
+        task.add_done_callback(done)
+        return await asyncio.shield(task)
 
     async def page(self, key: Hashable | None, render: Callable[[], str]) -> bytes:
         """The page for ``key`` from the cache, else rendered in a worker thread (at most
         :data:`RENDERS_AT_ONCE` at a time; requests for a page being rendered wait for that
-        render instead of starting their own). ``key`` None: rendered every time."""
+        render instead of starting their own, and a request that goes away leaves it to
+        finish for the others). ``key`` None: rendered every time."""
         if key is None:
-            async with self.renders:
-                return (await run_in_threadpool(render)).encode("utf-8")
+            return await self._render(None, render)
         body = self.cache.get(key)
         if body is not None:
             return body
-        pending = self._rendering.get(key)
-        if pending is not None:
-            return await asyncio.shield(pending)
-        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self._rendering[key] = future
-        try:
-            async with self.renders:
-                body = (await run_in_threadpool(render)).encode("utf-8")
-        except BaseException as exc:
-            future.set_exception(exc)
-            future.exception()  # retrieved: a render nobody waited for is not an error
-            raise
-        else:
+        task = self._rendering.get(key)
+        if task is None:
+            task = _detached(self._render(key, render))
+            self._rendering[key] = task
+            task.add_done_callback(lambda _: self._rendering.pop(key, None))
+        return await asyncio.shield(task)
+
+    async def _render(self, key: Hashable | None, render: Callable[[], str]) -> bytes:
+        async with self.renders:
+            body = (await run_in_threadpool(render)).encode("utf-8")
+        if key is not None:
             self.cache.put(key, body)
-            future.set_result(body)
-            return body
-        finally:
-            del self._rendering[key]
+        return body
 
     def client(self) -> Client:
         """The client that synthesizes played turns (made from the environment once)."""
@@ -166,6 +157,14 @@ class ViewerApp:
     def close(self) -> None:
         if self._own_client is not None:
             self._own_client.close()
+
+
+def _detached(work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    """``work`` as a task of its own, which the requests waiting for it share: one that goes
+    away does not cancel it for the others; an error nobody waited for is not logged twice."""
+    task = asyncio.ensure_future(work)
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    return task
 
 
 def _page(render: Callable[[Request], str], scope: Scope) -> Callable[[Request], Any]:

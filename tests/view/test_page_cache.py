@@ -5,6 +5,7 @@ answers a burst of 200 concurrent requests on a real uvicorn server, every one w
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
 import shutil
@@ -182,3 +183,32 @@ def test_a_store_stamp_is_shared_only_by_requests_that_arrived_before_it_began(
     assert first == "v0"
     assert later == ["v1"] * 5  # none arriving after the change gets the stamp from before it
     assert calls == [0, 1]  # and the five shared one stamping
+
+
+def test_a_request_that_goes_away_leaves_the_render_to_the_others(store: Path) -> None:
+    viewer = ViewerApp(ViewerOptions(store=store, port=0))
+    began, release = threading.Event(), threading.Event()
+    renders: list[int] = []
+
+    def render() -> str:
+        renders.append(1)
+        began.set()
+        release.wait(10)
+        return "<html>page</html>"
+
+    async def scenario() -> tuple[bool, bytes, bytes]:
+        first = asyncio.create_task(viewer.page("key", render))
+        await asyncio.to_thread(began.wait, 10)
+        second = asyncio.create_task(viewer.page("key", render))
+        await asyncio.sleep(0)
+        first.cancel()  # its browser went away
+        release.set()
+        body = await second
+        with contextlib.suppress(asyncio.CancelledError):
+            await first
+        return first.cancelled(), body, await viewer.page("key", render)
+
+    cancelled, body, again = asyncio.run(scenario())
+    assert cancelled
+    assert body == again == b"<html>page</html>"
+    assert renders == [1]  # rendered once, for the one who stayed, then from the cache
