@@ -165,3 +165,64 @@ def test_a_run_cancelled_by_a_stopping_look_ends_finished(
     assert said.startswith("draft planned: finished (stopped early at look 1: "), said
     said = asyncio.run(cancel_after_first(None))  # Ctrl-C or a sibling's error: a stop
     assert said.startswith("draft cut: stopped after"), said
+
+
+steady_emu = emulator_fixture(time_scale=0.02, seed=33)
+
+
+def test_a_sequential_stop_ends_the_cancelled_wave_finished(
+    steady_emu: EmulatorServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The draft regresses by design: a look stops before the last, the wave started ahead of
+    it is cancelled, and every bar of the comparison ends as finished."""
+    from evalkit.compare import SequentialPlan
+    from evalkit.demo import demo_grid, demo_scorecard
+    from evalkit.flows import DraftVsProdOptions, _sequential, draft_vs_prod
+
+    from .test_sequential_flow import _reminder_with_a_draft
+
+    class Lines(io.StringIO):
+        """stderr that says when both sides of the wave after the first have started."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.ahead = asyncio.Event()
+
+        def write(self, text: str) -> int:
+            written = super().write(text)
+            if self.getvalue().count(" recorded, ") >= 4:
+                self.ahead.set()
+            return written
+
+    stream = Lines()
+    look = _sequential.agrade_run
+
+    async def look_once_the_next_wave_runs(*args: object, **kwargs: object) -> object:
+        if kwargs.get("save") is False:  # a look (not the final grading): the wave is ahead
+            await stream.ahead.wait()
+        return await look(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_sequential, "agrade_run", look_once_the_next_wave_runs)
+    monkeypatch.setenv("EVALKIT_PROGRESS", "lines")
+    monkeypatch.setattr("sys.stderr", stream)
+    assistant_id = _reminder_with_a_draft(steady_emu, tmp_path)
+    with Client(steady_emu.base_url, steady_emu.api_key) as client:
+        result = draft_vs_prod(
+            demo_grid(6),
+            assistant_id,
+            demo_scorecard(),
+            client=client,
+            judge=False,
+            store=tmp_path,
+            options=DraftVsProdOptions(sequential=SequentialPlan(6)),
+        )
+    record = result.sequential
+    assert record is not None
+    assert record.stopped_at < 6  # the demo's draft regresses: an early stop
+    assert record.cancelled > 0
+    lines = stream.getvalue().splitlines()
+    ends = [line for line in lines if " after " in line]
+    assert len(ends) == sum(" recorded, " in line for line in lines)  # every bar ended
+    assert not [line for line in ends if ": stopped after" in line], ends  # none red
+    stopped = f"finished (stopped early at look {record.stopped_at}: "
+    assert sum(stopped in line for line in ends) == 2, ends  # prod and draft, cancelled
