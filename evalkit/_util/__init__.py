@@ -1,5 +1,5 @@
 """Helpers with no domain knowledge: atomic writes, sync-over-async, progress, canonical JSON
-and hashes, the one secret redactor, a clock and a poll helper. Private to evalkit."""
+and hashes, sibling tasks that end together, the one secret redactor, a clock and a poll helper. Private to evalkit."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ._progress import Progress
 from ._redact import MASK, is_masked, is_secret_key, mask, redact, redact_text, strip_masked
 from ._suggest import closest_name, unknown_name
 from ._sync import run_sync
+from ._tasks import cancel_and_wait, gather_or_cancel
 
 __all__ = [
     "MASK",
@@ -24,11 +25,13 @@ __all__ = [
     "apoll",
     "atomic_write",
     "atomic_write_bytes",
+    "cancel_and_wait",
     "canonical_json",
     "closest_name",
     "content_hash",
     "deprecated",
     "fsync_dir",
+    "gather_or_cancel",
     "is_masked",
     "is_secret_key",
     "json_default",

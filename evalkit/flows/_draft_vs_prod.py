@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._util import run_sync
+from .._util import gather_or_cancel, run_sync
 from .._util._result import Result
 from ..api import AsyncClient, Client
 from ..compare import (
@@ -172,19 +173,28 @@ async def adraft_vs_prod(
             grid, assistant_id, card, client=client, judge=judge, store=store, opts=opts
         )
         return DraftVsProd(base, cand, g_base, g_cand, comparison, card, record)
-    sides = [
-        await arun_and_grade(
-            grid,
-            assistant_id,
-            card,
-            RunSpec(target, run_id),
-            client=client,
-            judge=judge,
-            store=store,
-            options=pipeline,
-        )
-        for target, run_id in (("prod", opts.baseline_run_id), ("draft", opts.candidate_run_id))
-    ]
+    # both sides at once, so their conversations meet the same service load (a latency
+    # comparison of runs recorded apart would carry the drift between them)
+    sides = await gather_or_cancel(
+        [
+            asyncio.create_task(
+                arun_and_grade(
+                    grid,
+                    assistant_id,
+                    card,
+                    RunSpec(target, run_id),
+                    client=client,
+                    judge=judge,
+                    store=store,
+                    options=pipeline,
+                )
+            )
+            for target, run_id in (
+                ("prod", opts.baseline_run_id),
+                ("draft", opts.candidate_run_id),
+            )
+        ]
+    )
     comparison = compare_graded(sides[0], sides[1], options=pipeline)
     return DraftVsProd(
         sides[0].run, sides[1].run, sides[0].grades, sides[1].grades, comparison, card

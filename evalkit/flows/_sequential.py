@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._util import deprecated
+from .._util import cancel_and_wait, deprecated, gather_or_cancel
 from .._util._progress import planned_stop
 from .._util._result import Result
 from .._util._summary import json_records, json_value
@@ -188,26 +188,6 @@ def _start_wave(
     ]
 
 
-async def _finish(tasks: list[asyncio.Task[Run]]) -> list[Run]:
-    try:
-        return list(await asyncio.gather(*tasks))
-    except BaseException:
-        await _cancel(tasks)
-        raise
-
-
-async def _cancel(tasks: list[asyncio.Task[Run]], planned: str | None = None) -> None:
-    """Cancel a wave and wait until both runs have finalized (their manifests written).
-    ``planned``: why, when the stop is the plan's (its progress bars end as finished)."""
-    for task in tasks:
-        task.cancel(None if planned is None else planned_stop(planned))
-    if tasks:
-        await asyncio.wait(tasks)
-        for task in tasks:
-            if not task.cancelled() and task.exception() is not None:
-                logger.info("a cancelled wave ended with %r", task.exception())
-
-
 async def arun_sequential(
     grid: Grid,
     assistant_id: str,
@@ -247,7 +227,7 @@ async def _waves(
     rows: list[dict[str, Any]] = []
     ahead: list[asyncio.Task[Run]] = []
     stopped: str | None = None
-    runs = await _finish(_start_wave(grid, assistant_id, client, store, opts, 1))
+    runs = await gather_or_cancel(_start_wave(grid, assistant_id, client, store, opts, 1))
     try:
         for look in range(1, max_repeats + 1):
             if look < max_repeats:  # keep the streams busy while this look decides
@@ -267,9 +247,10 @@ async def _waves(
             if comparison.stop:
                 stopped = f"stopped early at look {look}"
                 break
-            runs, ahead = await _finish(ahead), []
+            runs, ahead = await gather_or_cancel(ahead), []
     finally:
-        await _cancel(ahead, stopped)
+        # a look that stopped cancels the wave ahead by plan: its progress bars end finished
+        await cancel_and_wait(ahead, None if stopped is None else planned_stop(stopped))
     final = tuple(load_run(run.run_id, store=store) for run in runs)
     cancelled = _cancelled(final, grid.n_cells, look)
     # graded again to store the grades, those of conversations run ahead of the stop included;

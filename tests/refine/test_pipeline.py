@@ -66,6 +66,31 @@ def test_run_grade_compare_and_draft_vs_prod_agree(demo: Demo, client: Client) -
     assert "evalkit-verdict" in result._repr_html_()
 
 
+def test_draft_vs_prod_runs_its_sides_at_the_same_time(demo: Demo, client: Client) -> None:
+    """A fixed design runs prod and the draft together, so their latency is compared as
+    interleaved (no 'recorded at different times' warning)."""
+    opts = DraftVsProdOptions(baseline_run_id="prod-together", candidate_run_id="draft-together")
+    result = draft_vs_prod(
+        demo_grid(repeats=1),
+        demo.assistant_id,
+        SCORECARD,
+        client=client,
+        judge=False,
+        store=demo.store,
+        options=opts,
+    )
+    spans = [
+        (run.conversations["started_at"].min(), run.conversations["finished_at"].max())
+        for run in (result.baseline, result.candidate)
+    ]
+    # the two recording spans overlap
+    assert spans[1][0] < spans[0][1], spans
+    assert spans[0][0] < spans[1][1], spans
+    assert result.latency is not None
+    assert result.latency.interleaved is True
+    assert not any("different times" in w for w in result.latency.warnings)
+
+
 def test_compare_graded_on_some_cells_and_recorded_looks(demo: Demo, client: Client) -> None:
     grid = demo_grid(repeats=2)
     base, cand = (
