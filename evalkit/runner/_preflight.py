@@ -33,8 +33,8 @@ def run_config(resolved: ResolvedTarget) -> dict[str, Any]:
 
 def log_lint(resolved: ResolvedTarget, said: SaidOnce) -> None:
     """Log the lint findings of the config the run uses (the table in ``evalkit.api``), once
-    per target and findings for each ``said`` memory (the client's, :attr:`~evalkit.Client.said_once`):
-    a tune's waves and arms would repeat them."""
+    per target and findings for each ``said`` memory (the client's ``said_once``): a tune's
+    waves and arms would repeat them."""
     found = config_pitfalls(run_config(resolved))
     if not found:
         return
