@@ -59,8 +59,11 @@ class AsyncClient(BaseClient):
         limits: httpx.Limits | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> AsyncClient:
-        """An async client with the same base URL, key, timeouts and retry policy as ``client``."""
-        return cls(**client._twin_kwargs(), limits=limits, transport=transport)
+        """An async client with the same base URL, key, timeouts and retry policy as ``client``
+        (and the same memory of what was already said, :attr:`said_once`)."""
+        twin = cls(**client._twin_kwargs(), limits=limits, transport=transport)
+        twin.said_once = client.said_once  # what one has warned about, the other has too
+        return twin
 
     async def __aenter__(self) -> AsyncClient:
         return self

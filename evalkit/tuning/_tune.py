@@ -206,7 +206,7 @@ class _Sweep:
         need = wave * self.n_cells - (0 if run is None else len(run.conversations))
         budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
         try:
-            graded = await self._run_and_grade(name, budget, concurrency)
+            graded = await self._run_and_grade(name, wave, budget, concurrency)
         except EvalkitError as exc:
             message = f"{name} (run {self.run_ids[name]}) failed in wave {wave}: {exc}"
             if name == self.control:
@@ -226,7 +226,9 @@ class _Sweep:
         else:
             self.names.remove(name)
 
-    async def _run_and_grade(self, name: str, budget: Budget, concurrency: int) -> GradedRun:
+    async def _run_and_grade(
+        self, name: str, wave: int, budget: Budget, concurrency: int
+    ) -> GradedRun:
         return await arun_and_grade(
             self.grid,
             self.assistant_id,
@@ -236,7 +238,9 @@ class _Sweep:
             judge=self.judge,
             store=self.store,
             options=PipelineOptions(
-                run=replace(self.opts.run_options, budget=budget, concurrency=concurrency),
+                run=replace(
+                    self.opts.run_options, budget=budget, concurrency=concurrency, repeats=wave
+                ),
                 judge_samples=self.opts.judge_samples,
                 confidence=self.opts.confidence,
                 min_effect=self.opts.min_effect,
