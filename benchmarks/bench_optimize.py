@@ -63,7 +63,7 @@ def _held_out_difference(base: pd.DataFrame, cand: pd.DataFrame, cells: set[str]
 def emulator_part(seed: int) -> None:
     from evalkit.demo import DemoService, demo_grid, demo_scorecard
     from evalkit.grading import grade_run
-    from evalkit.runner import RunOptions, run_grid
+    from evalkit.runner import RunOptions
     from evalkit.tuning import OptimizeOptions, OptimizeResult, Proposer, optimize
 
     fast = RunOptions(concurrency=16, progress=False)
@@ -97,15 +97,7 @@ def emulator_part(seed: int) -> None:
         everything, wall_all = search("all", False)
         held = set(ours.decision["holdout_cell_ids"])
         grid = demo_grid(2)
-        prod = run_grid(
-            grid,
-            svc.assistant_id,
-            client=svc.client,
-            target="prod",
-            store=store,
-            run_id="prod",
-            options=fast,
-        )
+        prod = svc.run(grid, target="prod", run_id="prod", options=fast)
         prod_grades = grade_run(prod, demo_scorecard(), judge=svc.judge).frame
         from evalkit.store import load_run
 

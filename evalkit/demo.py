@@ -27,8 +27,9 @@ from .flows import DraftVsProd, DraftVsProdOptions, draft_vs_prod
 from .grading import Judge
 from .grid import Grid, load_personas
 from .report import NotebookRun, execute_notebook
-from .runner import RunOptions
-from .targets import ConfigSnapshot, SnapshotStore
+from .runner import RunOptions, run_grid
+from .store import Run
+from .targets import ConfigSnapshot, SnapshotStore, Target
 from .tuning import (
     OptimizeOptions,
     OptimizeResult,
@@ -211,6 +212,26 @@ class DemoService:
         config["agent"]["instructions"] = instructions
         self.client.update_assistant(self.assistant_id, config=config)
 
+    def run(
+        self,
+        grid: Grid,
+        *,
+        target: Target = "draft",
+        run_id: str | None = None,
+        options: RunOptions | None = None,
+    ) -> Run:
+        """Run ``grid`` on the demo assistant's ``target`` into the demo's store (``options``:
+        None is 16 conversations at once, no progress bar)."""
+        return run_grid(
+            grid,
+            self.assistant_id,
+            client=self.client,
+            target=target,
+            store=self.store,
+            run_id=run_id,
+            options=options or RunOptions(concurrency=16, progress=False),
+        )
+
     def draft_vs_prod(
         self,
         grid: Grid,
@@ -357,20 +378,11 @@ def offline_nights(
     if nights < 2:
         raise ValueError(f"nights must be at least 2 (a trend needs a night before), not {nights}")
     from .grading import grade_run
-    from .runner import run_grid
 
     with _fresh_store(Path(output_dir) / "runs") as store, DemoService(store, seed=seed) as svc:
         for night in range(1, nights + 1):
             svc.set_draft_prompt(DRAFT_INSTRUCTIONS if night == nights else PROD_INSTRUCTIONS)
-            run = run_grid(
-                demo_grid(repeats),
-                svc.assistant_id,
-                client=svc.client,
-                target="draft",
-                store=store,
-                run_id=f"night-{night:02d}",
-                options=RunOptions(concurrency=16, progress=False),
-            )
+            run = svc.run(demo_grid(repeats), run_id=f"night-{night:02d}")
             grade_run(run, demo_scorecard(), judge=svc.judge)
     return store
 

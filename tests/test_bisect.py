@@ -14,7 +14,7 @@ from evalkit.demo import DRAFT_INSTRUCTIONS, DemoService, demo_grid, demo_scorec
 from evalkit.flows import BisectError, BisectOptions, bisect
 from evalkit.flows._bisect_search import find_culprit, worst_case_tests
 from evalkit.grading import grade_run
-from evalkit.runner import RunOptions, run_grid
+from evalkit.runner import RunOptions
 from evalkit.targets import find_clones
 
 
@@ -39,29 +39,13 @@ def test_bisect_names_the_hunk_that_drops_nastaliq_not_the_knob(
     with DemoService(store, seed=7) as svc:
         opts = RunOptions(concurrency=16, progress=False)
         grid = demo_grid(2)
-        good = run_grid(
-            grid,
-            svc.assistant_id,
-            client=svc.client,
-            target="prod",
-            store=store,
-            run_id="good",
-            options=opts,
-        )
+        good = svc.run(grid, target="prod", run_id="good", options=opts)
         assistant = next(a for a in svc.client.list_assistants() if a.id == svc.assistant_id)
         config = assistant.config.to_json()
         config["agent"]["instructions"] = DRAFT_INSTRUCTIONS
         config.setdefault("llm", {}).setdefault("default", {})["verbosity"] = "low"
         svc.client.update_assistant(svc.assistant_id, config=config)
-        bad = run_grid(
-            grid,
-            svc.assistant_id,
-            client=svc.client,
-            target="draft",
-            store=store,
-            run_id="bad",
-            options=opts,
-        )
+        bad = svc.run(grid, target="draft", run_id="bad", options=opts)
         for run in (good, bad):
             grade_run(run, demo_scorecard(), judge=False)
         with pytest.raises(BisectError, match="over the budget of 10"):

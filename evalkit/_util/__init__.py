@@ -8,6 +8,7 @@ from ._canonical import canonical_json, content_hash, json_default
 from ._clock import now, now_iso
 from ._deprecate import deprecated
 from ._exports import publish
+from ._once import SaidOnce
 from ._poll import PollOutcome, PollPolicy, apoll
 from ._progress import Progress
 from ._redact import MASK, is_masked, is_secret_key, mask, redact, redact_text, strip_masked
@@ -20,6 +21,7 @@ __all__ = [
     "PollOutcome",
     "PollPolicy",
     "Progress",
+    "SaidOnce",
     "apoll",
     "atomic_write",
     "atomic_write_bytes",

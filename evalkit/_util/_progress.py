@@ -8,22 +8,55 @@
   summary lines on stderr (start, about every 10%, end), never a bar frozen at 0%.
 
 ``EVALKIT_PROGRESS`` (``bar``, ``widget``, ``lines`` or ``off``) overrides the choice.
+
+A bar that ends short of its total ends red in a notebook (tqdm reads it as a failure). Work
+that ends early *by plan* ends as finished instead, with a note that says why: a run of the
+first waves of a grid (``planned``: where this invocation means to stop), or a run cancelled
+with a :func:`planned_stop` message (a sequential look that stopped, its next wave cancelled).
+An exception (a failure, a service outage, Ctrl-C) still ends it red.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Literal, TextIO
+from typing import Any, Final, Literal, TextIO
 
-__all__ = ["Progress", "progress_label", "progress_mode"]
+__all__ = ["PlannedEnd", "Progress", "planned_stop", "progress_label", "progress_mode"]
 
 Mode = Literal["bar", "widget", "lines", "off"]
 _MODES = ("bar", "widget", "lines", "off")
+_PLANNED: Final = "evalkit planned stop: "
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedEnd:
+    """Where a bar is meant to end short of its total (``at`` counted), and why (``note``)."""
+
+    at: int
+    note: str
+
+
+def planned_stop(note: str) -> str:
+    """A cancellation message (``task.cancel(planned_stop("stopped early at look 2"))``)
+    saying the cancelled work was stopped by plan: its bar ends as finished, with ``note``."""
+    return _PLANNED + note
+
+
+def _planned_note(exc: BaseException | None) -> str | None:
+    """The note of a :func:`planned_stop` cancellation, or None for any other exception."""
+    if not isinstance(exc, asyncio.CancelledError) or not exc.args:
+        return None
+    message = exc.args[0]
+    if isinstance(message, str) and message.startswith(_PLANNED):
+        return message.removeprefix(_PLANNED)
+    return None
 
 
 def progress_mode(enabled: bool | None, stream: TextIO | None = None) -> Mode:
@@ -56,7 +89,9 @@ class Progress:
     """Counts outcomes and shows them as :func:`progress_mode` says.
 
     ``total`` conversations in the grid, ``initial`` already recorded; :meth:`update` counts
-    one more with its status. ``stream`` (default stderr) receives bar or lines.
+    one more with its status. ``stream`` (default stderr) receives bar or lines. ``planned``:
+    this invocation means to stop short of ``total`` (the first waves of a grid); reaching it
+    ends the bar as finished, with its note.
     """
 
     def __init__(
@@ -66,8 +101,12 @@ class Progress:
         description: str,
         enabled: bool | None = None,
         stream: TextIO | None = None,
+        planned: PlannedEnd | None = None,
     ) -> None:
         self.counts: Counter[str] = Counter()
+        self.planned = planned
+        self.ended: Literal["finished", "stopped", ""] = ""
+        self.note = ""  # why a finished bar ended short of its total
         self.total = total
         self.done = initial
         self._description = description
@@ -95,6 +134,11 @@ class Progress:
         elif self.mode == "lines":
             self._line(f"{initial} of {total} recorded, {total - initial} to run")
             self._advance_mark()
+
+    @property
+    def widget(self) -> Any:
+        """The notebook widget (tqdm.notebook's container: text, bar, text), or None."""
+        return getattr(self._bar, "container", None) if self.mode == "widget" else None
 
     def update(self, status: str) -> None:
         """Count one finished conversation."""
@@ -129,14 +173,40 @@ class Progress:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        failed = exc is not None and _planned_note(exc) is None
+        note = None if failed else self._early_note(exc)
+        self.ended, self.note = ("stopped" if failed else "finished"), note or ""
         if self._bar is not None:
-            if exc_type is None:
+            if note is not None:
+                self._bar.set_description(f"{self._description} ({self.note})", refresh=False)
+            if not failed:
                 self._bar.refresh()
             self._bar.close()
+            if note is not None and self.mode == "widget":
+                _widget_finished(self._bar)
         elif self.mode == "lines":
             seconds = time.monotonic() - self._started
-            ended = "stopped" if exc_type is not None else "finished"
-            self._line(f"{ended} after {seconds:.1f}s, {self._summary()}")
+            said = f"finished ({note})" if note is not None else self.ended
+            self._line(f"{said} after {seconds:.1f}s, {self._summary()}")
+
+    def _early_note(self, exc: BaseException | None) -> str | None:
+        """Why the work ended short of ``total`` by plan (``"stopped early at look 2: 36 of
+        54"``), or None: it reached the total, or it stopped short of its plan."""
+        why = _planned_note(exc)
+        if why is None and self.planned is not None and self.done >= self.planned.at:
+            why = self.planned.note
+        if why is None or self.done >= self.total:
+            return None
+        return f"{why}: {self.done} of {self.total}"
+
+
+def _widget_finished(bar: Any) -> None:
+    """Style a closed notebook bar as finished: tqdm.notebook reads ``n < total`` at close as
+    a failure and paints it red (``bar_style='danger'``), which a planned stop is not."""
+    container = getattr(bar, "container", None)
+    for child in getattr(container, "children", ()):
+        if hasattr(child, "bar_style"):
+            child.bar_style = "success"
 
 
 def _in_notebook() -> bool:

@@ -25,10 +25,11 @@ async def gather_or_cancel(tasks: Sequence[asyncio.Task[T]]) -> list[T]:
         raise
 
 
-async def cancel_and_wait(tasks: Sequence[asyncio.Task[T]]) -> None:
-    """Cancel ``tasks`` and wait until each has ended (a late error is logged, not raised)."""
+async def cancel_and_wait(tasks: Sequence[asyncio.Task[T]], message: str | None = None) -> None:
+    """Cancel ``tasks`` (with ``message``, say a :func:`~._progress.planned_stop`) and wait
+    until each has ended (a late error is logged, not raised)."""
     for task in tasks:
-        task.cancel()
+        task.cancel(message)
     if not tasks:
         return
     await asyncio.wait(tasks)

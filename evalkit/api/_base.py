@@ -17,6 +17,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from .._util._once import SaidOnce
 from ._config import ClientSettings, Secret, as_secret, resolve_settings
 from ._exceptions import (
     ApiConnectionError,
@@ -57,7 +58,8 @@ from ._requests import (
     UpdateAssistantBody,
     check_request,
 )
-from ._retry import RetryPolicy, parse_retry_after
+from ._retry import RetryPolicy, is_retryable, parse_retry_after
+from ._sse import is_event_stream
 from ._version import USER_AGENT
 
 logger = logging.getLogger("evalkit.api")
@@ -183,16 +185,6 @@ def transport_error(exc: httpx.TransportError, method: str, path: str) -> ApiCon
     return cls(f"{method} {path}: {type(exc).__name__}: {exc}")
 
 
-def _check(model: type[BaseModel], body: Any, what: str) -> None:
-    """Refuse ``body`` when it breaks a rule of the spec (nothing is sent); log its warnings."""
-    problems = check_request(model, body)
-    errors = errors_only(problems)
-    if errors:
-        raise InvalidRequestError(errors, what)
-    for p in problems:
-        logger.warning("%s: %s", what, p)
-
-
 def _with_extra(body: dict[str, Any], extra_body: Mapping[str, Any] | None) -> dict[str, Any]:
     if extra_body:
         clash = sorted(set(body) & set(extra_body))
@@ -266,6 +258,9 @@ class BaseClient:
         )
         self.retry: RetryPolicy = retry or RetryPolicy()
         self._rng = self.retry.rng()
+        self.said_once: SaidOnce = SaidOnce()
+        """What this client (and the clients made from it) has warned about already: a
+        config's warnings and lint findings are said once per target, not per wave and arm."""
 
     @property
     def base_url(self) -> str:
@@ -327,9 +322,35 @@ class BaseClient:
             timeout=self._settings.timeout,
         )
 
-    def _log_retry(
-        self, spec: RequestSpec[Any], attempt: int, wait: float, exc: BaseException
-    ) -> None:
+    @staticmethod
+    def _unusable(response: httpx.Response, *, stream: bool) -> bool:
+        """Whether ``response`` is an error, or (``stream``) not an event stream; the twin reads
+        a streamed one before :meth:`_response_error`."""
+        return response.status_code >= 400 or (stream and not is_event_stream(response))
+
+    @staticmethod
+    def _response_error(
+        spec: RequestSpec[Any], response: httpx.Response
+    ) -> ApiError | UnexpectedResponseError:
+        """The error an :meth:`_unusable` response raises (an :class:`ApiError` may be retried,
+        an unexpected response is not)."""
+        if response.status_code >= 400:
+            return error_from_response(response)
+        return UnexpectedResponseError(
+            f"{spec.method} {spec.path}: expected an event stream, got "
+            f"{response.headers.get('content-type')!r}"
+        )
+
+    def _retry_wait(
+        self, spec: RequestSpec[Any], attempt: int, exc: httpx.TransportError | ApiError
+    ) -> float:
+        """The seconds to wait before attempt ``attempt + 1`` (logged), or the error to give up
+        with, raised: ``exc`` (a transport error as :class:`ApiConnectionError`)."""
+        if attempt >= self.retry.max_attempts or not is_retryable(exc, idempotent=spec.idempotent):
+            if isinstance(exc, httpx.TransportError):
+                raise transport_error(exc, spec.method, spec.path) from exc
+            raise exc
+        wait = self.retry.wait_for(attempt, exc, self._rng)
         logger.info(
             "%s %s failed (attempt %d/%d: %s); retrying in %.2fs",
             spec.method,
@@ -339,6 +360,20 @@ class BaseClient:
             exc,
             wait,
         )
+        return wait
+
+    def _check(self, model: type[BaseModel], body: Any, what: str) -> None:
+        """Refuse ``body`` when it breaks a rule of the spec (nothing is sent); log its
+        warnings, each once per assistant name (a tune saves an arm's clone every wave)."""
+        problems = check_request(model, body)
+        errors = errors_only(problems)
+        if errors:
+            raise InvalidRequestError(errors, what)
+        name = body.get("name") if isinstance(body, Mapping) else None
+        said = f"{what} {name!r}" if isinstance(name, str) else what
+        for p in problems:
+            if self.said_once.first("request warning", said, str(p)):
+                logger.warning("%s: %s", said, p)
 
     # ------------------------------------------------------------------ request specs (E1–E13)
 
@@ -367,7 +402,7 @@ class BaseClient:
         if public is not None:
             body["public"] = public
         body = _with_extra(body, extra_body)
-        _check(CreateAssistantBody, body, "assistant")
+        self._check(CreateAssistantBody, body, "assistant")
         return RequestSpec("POST", "/realtime-assistants", _model_parser(Assistant), body)
 
     def _spec_update_assistant(
@@ -380,7 +415,7 @@ class BaseClient:
         body = _with_extra(body, extra_body)
         if not body:
             raise InvalidRequestError([Problem("fields", "nothing to update")], "assistant update")
-        _check(UpdateAssistantBody, body, "assistant update")
+        self._check(UpdateAssistantBody, body, "assistant update")
         return RequestSpec(
             "POST", f"/realtime-assistants/{_seg(assistant_id, 'assistant_id')}", _parse_json, body
         )
@@ -411,7 +446,7 @@ class BaseClient:
         if room_name is not None:
             body["roomName"] = room_name
         body = _with_extra(body, extra_body)
-        _check(SessionBody, body, "session request")
+        self._check(SessionBody, body, "session request")
         path = f"/realtime-assistants/{_seg(assistant_id, 'assistant_id')}/{operation}"
         return RequestSpec("POST", path, _model_parser(SessionCredentials), body, auth=auth)
 
@@ -430,7 +465,7 @@ class BaseClient:
             plain = dict(variables) if isinstance(variables, Mapping) else variables
             body["variables"] = _jsonable(plain, "variables")  # not an object: the rules say so
         body = _with_extra(body, extra_body)
-        _check(SimulateBody, body, "simulate request")
+        self._check(SimulateBody, body, "simulate request")
         path = f"/realtime-assistants/builds/{_seg(assistant_id, 'assistant_id')}/simulate"
         return RequestSpec(
             "POST", path, _parse_nothing, body, idempotent=True, accept="text/event-stream"
@@ -443,7 +478,7 @@ class BaseClient:
         extra_body: Mapping[str, Any] | None,
     ) -> RequestSpec[RefineResponse]:
         body = _with_extra({"ownerFeedback": owner_feedback}, extra_body)
-        _check(RefineBody, body, "refine request")
+        self._check(RefineBody, body, "refine request")
         path = f"/realtime-assistants/builds/{_seg(assistant_id, 'assistant_id')}/refine"
         return RequestSpec("POST", path, _model_parser(RefineResponse), body)
 
@@ -459,7 +494,7 @@ class BaseClient:
         if phrase_replacement_config_id is not None:
             body["phraseReplacementConfigId"] = phrase_replacement_config_id
         body = _with_extra(body, extra_body)
-        _check(TextToSpeechBody, body, "text-to-speech request")
+        self._check(TextToSpeechBody, body, "text-to-speech request")
         return RequestSpec(
             "POST", "/synthesis/text-to-speech", _parse_bytes, body, idempotent=True, accept="*/*"
         )
@@ -474,7 +509,7 @@ class BaseClient:
         else:
             items = [_jsonable(item, "phraseReplacements") for item in phrase_replacements]
         body = _with_extra({"phraseReplacements": items}, extra_body)
-        _check(PhraseReplacementBody, body, "phrase replacement config")
+        self._check(PhraseReplacementBody, body, "phrase replacement config")
         return RequestSpec(
             "POST",
             "/synthesis/phrase-replacement-config",

@@ -7,9 +7,9 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ._base import BaseClient, PersonaLike, RequestSpec, error_from_response, transport_error
+from ._base import BaseClient, PersonaLike, RequestSpec
 from ._config import DEFAULT_LIMITS, Secret, as_secret
-from ._exceptions import ApiError, UnexpectedResponseError
+from ._exceptions import ApiError
 from ._models import (
     Assistant,
     AssistantConfig,
@@ -19,8 +19,7 @@ from ._models import (
     RefineResponse,
     SessionCredentials,
 )
-from ._retry import RetryPolicy, is_retryable
-from ._sse import is_event_stream
+from ._retry import RetryPolicy
 from ._streaming import SimulationStream
 
 T = TypeVar("T")
@@ -75,29 +74,15 @@ class Client(BaseClient):
             response: httpx.Response | None = None
             try:
                 response = self._http.send(request, stream=stream)
-                if response.status_code >= 400:
+                if self._unusable(response, stream=stream):
                     if stream:
                         response.read()
-                    raise error_from_response(response)
-                if stream and not is_event_stream(response):
-                    response.read()
-                    raise UnexpectedResponseError(
-                        f"{spec.method} {spec.path}: expected an event stream, got "
-                        f"{response.headers.get('content-type')!r}"
-                    )
+                    raise self._response_error(spec, response)
                 return response
             except (httpx.TransportError, ApiError) as exc:
                 if response is not None:
                     response.close()
-                if attempt >= self.retry.max_attempts or not is_retryable(
-                    exc, idempotent=spec.idempotent
-                ):
-                    if isinstance(exc, httpx.TransportError):
-                        raise transport_error(exc, spec.method, spec.path) from exc
-                    raise
-                wait = self.retry.wait_for(attempt, exc, self._rng)
-                self._log_retry(spec, attempt, wait, exc)
-                self.retry.sleep(wait)
+                self.retry.sleep(self._retry_wait(spec, attempt, exc))
             except BaseException:
                 if response is not None:
                     response.close()

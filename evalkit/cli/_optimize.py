@@ -13,7 +13,17 @@ import typer
 from ._app import app
 from ._errors import EXIT_CODES_HELP
 from ._grade import judge_from_options
-from ._options import PersonasOption, ScorecardOption, StoreOption
+from ._options import (
+    ConcurrencyOption,
+    ContextOption,
+    HoldoutSeedOption,
+    JudgeModelOption,
+    NoJudgeOption,
+    PersonasOption,
+    ScorecardOption,
+    StoreOption,
+    VariablesOption,
+)
 from ._pricing import PricingOption, announce, assistant_llms, load_pricing
 from ._run import default_personas
 
@@ -72,14 +82,8 @@ def optimize_command(
         typer.Option("--max-conversations", min=1, metavar="N", help="The whole search's budget."),
     ] = None,
     personas: PersonasOption = None,
-    variables: Annotated[
-        Path | None,
-        typer.Option("--variables", metavar="CSV", help="CSV of variable records (contacts)."),
-    ] = None,
-    context: Annotated[
-        list[str] | None,
-        typer.Option("--context", metavar="TEXT", help="A context the caller knows (repeatable)."),
-    ] = None,
+    variables: VariablesOption = None,
+    context: ContextOption = None,
     max_repeats: Annotated[
         int, typer.Option("--max-repeats", min=1, metavar="N", help="Waves of each race.")
     ] = 2,
@@ -89,7 +93,7 @@ def optimize_command(
             "--holdout", min=0.05, max=0.95, metavar="SHARE", help="Share of cells held out."
         ),
     ] = 0.3,
-    seed: Annotated[int, typer.Option(metavar="N", help="Seed of the held-out cells.")] = 0,
+    seed: HoldoutSeedOption = 0,
     max_prompt_chars: Annotated[
         int | None,
         typer.Option("--max-prompt-chars", min=1, metavar="N", help="Your service's prompt limit."),
@@ -100,9 +104,7 @@ def optimize_command(
         str | None,
         typer.Option("--run-prefix", metavar="ID", help="Name (or resume) the search's runs."),
     ] = None,
-    concurrency: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Conversations at once.")
-    ] = 8,
+    concurrency: ConcurrencyOption = 8,
     output: Annotated[
         Path, typer.Option("--output", "-o", metavar="FILE", help="Where optimize.json goes.")
     ] = Path("optimize.json"),
@@ -113,10 +115,8 @@ def optimize_command(
             help="Write the confirmed winner's prompt to the draft (E3; never publishes).",
         ),
     ] = False,
-    judge_model: Annotated[
-        str | None, typer.Option("--judge-model", metavar="MODEL", help="Judge model.")
-    ] = None,
-    no_judge: Annotated[bool, typer.Option("--no-judge", help="Leave judged rules n/a.")] = False,
+    judge_model: JudgeModelOption = None,
+    no_judge: NoJudgeOption = False,
 ) -> None:
     """Propose prompts from the draft's failures, race them, confirm the winner on held-out cells.
 

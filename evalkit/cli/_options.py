@@ -1,5 +1,6 @@
 """Options several commands share, spelled once (flag, metavar, help): ``--store``,
-``--scorecard`` and ``--personas``."""
+``--scorecard``, ``--personas``, the grid's ``--variables`` and ``--context``,
+``--concurrency``, the held-out ``--seed`` and the judge's ``--judge-model`` / ``--no-judge``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["PersonasOption", "ScorecardOption", "StoreOption"]
+__all__ = [
+    "ConcurrencyOption",
+    "ContextOption",
+    "HoldoutSeedOption",
+    "JudgeModelOption",
+    "NoJudgeOption",
+    "PersonasOption",
+    "ScorecardOption",
+    "StoreOption",
+    "VariablesOption",
+]
 
 #: ``--store``: where runs live (default ``runs``).
 StoreOption = Annotated[
@@ -29,3 +40,23 @@ PersonasOption = Annotated[
         help="A personas YAML file or folder [default: ./personas, else the bundled ones].",
     ),
 ]
+#: ``--variables``: a CSV of variable records (default None: no variables).
+VariablesOption = Annotated[
+    Path | None,
+    typer.Option("--variables", metavar="CSV", help="CSV of variable records (contacts)."),
+]
+#: ``--context``: contexts the caller knows, repeatable (default None: no context).
+ContextOption = Annotated[
+    list[str] | None,
+    typer.Option("--context", metavar="TEXT", help="A context the caller knows (repeatable)."),
+]
+#: ``--concurrency``: conversations at once (default 8).
+ConcurrencyOption = Annotated[int, typer.Option(min=1, metavar="N", help="Conversations at once.")]
+#: ``--seed``: the seed that picks the held-out cells (default 0).
+HoldoutSeedOption = Annotated[int, typer.Option(metavar="N", help="Seed of the held-out cells.")]
+#: ``--judge-model``: the judge model (default None: from the environment).
+JudgeModelOption = Annotated[
+    str | None, typer.Option("--judge-model", metavar="MODEL", help="Judge model.")
+]
+#: ``--no-judge``: leave judged rules n/a (default False).
+NoJudgeOption = Annotated[bool, typer.Option("--no-judge", help="Leave judged rules n/a.")]

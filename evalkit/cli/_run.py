@@ -9,7 +9,7 @@ import typer
 
 from ._app import app
 from ._errors import ARGV_KEY, EXIT_CODES_HELP, ExitCode, describe, fail, store_outage
-from ._options import PersonasOption, StoreOption
+from ._options import ConcurrencyOption, ContextOption, PersonasOption, StoreOption
 from ._pricing import MaxCostOption, PricingOption, announce, assistant_llms, load_pricing
 
 if TYPE_CHECKING:
@@ -68,10 +68,7 @@ def run_command(
             "(`evalkit personas list` prints the bundled sample's path).",
         ),
     ] = None,
-    context: Annotated[
-        list[str] | None,
-        typer.Option("--context", metavar="TEXT", help="A context the caller knows (repeatable)."),
-    ] = None,
+    context: ContextOption = None,
     repeats: Annotated[int, typer.Option(min=1, metavar="N", help="Conversations per cell.")] = 1,
     target: Annotated[
         str, typer.Option(metavar="draft|prod", help="draft or prod (the base, with --variant).")
@@ -92,9 +89,7 @@ def run_command(
     run_id: Annotated[
         str | None, typer.Option("--run-id", metavar="ID", help="Resume or name a run.")
     ] = None,
-    concurrency: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Conversations at once.")
-    ] = 8,
+    concurrency: ConcurrencyOption = 8,
     shard: Annotated[
         str | None, typer.Option(metavar="I/N", help="Run one shard of the grid: INDEX/COUNT.")
     ] = None,

@@ -11,7 +11,17 @@ import typer
 from ._app import app
 from ._errors import EXIT_CODES_HELP
 from ._grade import judge_from_options
-from ._options import PersonasOption, ScorecardOption, StoreOption
+from ._options import (
+    ConcurrencyOption,
+    ContextOption,
+    HoldoutSeedOption,
+    JudgeModelOption,
+    NoJudgeOption,
+    PersonasOption,
+    ScorecardOption,
+    StoreOption,
+    VariablesOption,
+)
 from ._pricing import PricingOption, announce, assistant_llms, load_pricing
 from ._run import default_personas
 
@@ -32,14 +42,8 @@ def tune_command(
     ],
     scorecard: ScorecardOption,
     personas: PersonasOption = None,
-    variables: Annotated[
-        Path | None,
-        typer.Option("--variables", metavar="CSV", help="CSV of variable records (contacts)."),
-    ] = None,
-    context: Annotated[
-        list[str] | None,
-        typer.Option("--context", metavar="TEXT", help="A context the caller knows (repeatable)."),
-    ] = None,
+    variables: VariablesOption = None,
+    context: ContextOption = None,
     max_repeats: Annotated[
         int, typer.Option("--max-repeats", min=1, metavar="N", help="Waves (repeats per cell).")
     ] = 4,
@@ -49,7 +53,7 @@ def tune_command(
             "--holdout", min=0.0, max=0.95, metavar="SHARE", help="Share of cells held out."
         ),
     ] = 0.3,
-    seed: Annotated[int, typer.Option(metavar="N", help="Seed of the held-out cells.")] = 0,
+    seed: HoldoutSeedOption = 0,
     control: Annotated[
         str, typer.Option(metavar="draft|prod", help="What the variants are compared with.")
     ] = "draft",
@@ -61,9 +65,7 @@ def tune_command(
         str | None,
         typer.Option("--run-prefix", metavar="ID", help="Name (or resume) the sweep's runs."),
     ] = None,
-    concurrency: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Conversations at once.")
-    ] = 8,
+    concurrency: ConcurrencyOption = 8,
     output: Annotated[
         Path, typer.Option("--output", "-o", metavar="FILE", help="Where tune.json goes.")
     ] = Path("tune.json"),
@@ -75,10 +77,8 @@ def tune_command(
             "never publishes; refused when the draft moved during the sweep).",
         ),
     ] = False,
-    judge_model: Annotated[
-        str | None, typer.Option("--judge-model", metavar="MODEL", help="Judge model.")
-    ] = None,
-    no_judge: Annotated[bool, typer.Option("--no-judge", help="Leave judged rules n/a.")] = False,
+    judge_model: JudgeModelOption = None,
+    no_judge: NoJudgeOption = False,
     pricing: PricingOption = None,
 ) -> None:
     """Sweep variants against the draft on one grid; confirm the winner on held-out cells.

@@ -14,7 +14,7 @@ from ..grading import Grades, GradesLike, as_grades_frame
 from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._flagged import drop_flagged, flagged_sentence
-from ._headline import decide_headline
+from ._headline import Headline, decide_headline
 from ._judge_correction import LabelsArg, apply_labels
 from ._options import CompareOptions
 from ._sides import Sides, check_columns
@@ -88,13 +88,11 @@ def compare_grades(
         )
     _warn_if_graded_differently(frames[0], frames[1])
     frames, correction = apply_labels(frames, labels, confidence=opts.confidence)
-    sides = Sides.build(frames[0], frames[1])
-    head = decide_headline(sides, opts.confidence, opts.min_effect)
     left_out = {
         "baseline": _left_out(baseline_conversations, given[0]),
         "candidate": _left_out(candidate_conversations, given[1]),
     }
-    row = summary_row(sides, head, opts, left_out, flagged)
+    sides, head, row = _headline(frames, opts, left_out, flagged)
     row.update(correction.summary_fields())
     by_rule = correction.patch_by_rule(bd.by_rule(sides, opts.confidence, opts.min_effect))
     by_cell = bd.by_cell(sides, head, opts)
@@ -115,6 +113,31 @@ def compare_grades(
             *correction.warnings(),
         ),
     )
+
+
+def headline_row(
+    baseline: pd.DataFrame, candidate: pd.DataFrame, options: CompareOptions
+) -> dict[str, Any]:
+    """:func:`compare_grades`'s summary row (verdict, difference and interval, each side's
+    score and interval) without the breakdowns and warnings: the same sides, headline and
+    row, for callers that read only the headline of many comparisons (a store's history).
+    Bare grades frames; no labels, flags or left-out counts."""
+    frames = [baseline, candidate]
+    for name, frame in zip(("baseline", "candidate"), frames, strict=True):
+        check_columns(frame, name)
+    none: dict[str, dict[str, int]] = {"baseline": {}, "candidate": {}}
+    return _headline(frames, options, none, {"baseline": 0, "candidate": 0})[2]
+
+
+def _headline(
+    frames: list[pd.DataFrame],
+    opts: CompareOptions,
+    left_out: dict[str, dict[str, int]],
+    flagged: dict[str, int],
+) -> tuple[Sides, Headline, dict[str, Any]]:
+    sides = Sides.build(frames[0], frames[1])
+    head = decide_headline(sides, opts.confidence, opts.min_effect)
+    return sides, head, summary_row(sides, head, opts, left_out, flagged)
 
 
 def options_from_knobs(
@@ -143,9 +166,10 @@ def _warn_if_graded_differently(baseline: pd.DataFrame, candidate: pd.DataFrame)
     other) compares apples with pears: say so."""
     if "grader" not in baseline.columns or "grader" not in candidate.columns:
         return
-    sides = [frame.groupby("rule_id")["grader"].agg(frozenset) for frame in (baseline, candidate)]
-    both = sides[0].index.intersection(sides[1].index)
-    differ = [rule for rule in both if sides[0][rule] != sides[1][rule]]
+    sides = [_graders_by_rule(frame) for frame in (baseline, candidate)]
+    differ = sorted(
+        rule for rule in sides[0].keys() & sides[1].keys() if sides[0][rule] != sides[1][rule]
+    )
     if differ:
         logger.warning(
             "rules graded differently on the two sides (compare with care): %s",
@@ -153,3 +177,13 @@ def _warn_if_graded_differently(baseline: pd.DataFrame, candidate: pd.DataFrame)
                 f"{rule}: {sorted(sides[0][rule])} vs {sorted(sides[1][rule])}" for rule in differ
             ),
         )
+
+
+def _graders_by_rule(frame: pd.DataFrame) -> dict[str, frozenset[str]]:
+    """Each rule's set of graders (distinct pairs first: a grades frame has a row per
+    conversation and rule)."""
+    pairs = frame[["rule_id", "grader"]].drop_duplicates()
+    out: dict[str, set[str]] = {}
+    for rule, grader in zip(pairs["rule_id"], pairs["grader"], strict=True):
+        out.setdefault(str(rule), set()).add(grader)
+    return {rule: frozenset(graders) for rule, graders in out.items()}

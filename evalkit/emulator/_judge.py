@@ -22,7 +22,6 @@ import asyncio
 import json
 import math
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
@@ -33,6 +32,7 @@ from starlette.responses import JSONResponse, Response
 from ..api._problems import Problem
 from ._auth import authenticate
 from ._bodies import read_json
+from ._chat_wire import chat_completion, model_list, openai_error
 from ._core import Emulator
 from ._errors import raise_for_problems
 from ._judge_state import JudgeSettings, JudgeState
@@ -197,11 +197,6 @@ _FLIPPED: Final = {"pass": "fail", "fail": "pass"}
 _MALFORMED: Final = ('{"verdicts": [{"rule_id": ', "I think the agent did well overall.")
 
 
-def _openai_error(status: int, message: str, code: str | None = None) -> JSONResponse:
-    error = {"message": message, "type": "invalid_request_error", "param": None, "code": code}
-    return JSONResponse({"error": error}, status_code=status)
-
-
 def _prompt(body: Any) -> tuple[str, dict[str, Any]] | str:
     """The whole prompt text and the parsed judge block, or what is wrong with the request."""
     if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
@@ -251,12 +246,12 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
     body = await read_json(request, emu.settings.max_body_bytes)
     model = body.get("model", JUDGE_MODEL) if isinstance(body, Mapping) else JUDGE_MODEL
     if model not in (JUDGE_MODEL, EXACT_MODEL):
-        return _openai_error(404, f"The model {model!r} does not exist", "model_not_found")
+        return openai_error(404, f"The model {model!r} does not exist", "model_not_found")
     exact = model == EXACT_MODEL
     parsed = _prompt(body)
     problem = parsed if isinstance(parsed, str) else _check_response_format(body)
     if problem is not None or isinstance(parsed, str):
-        return _openai_error(400, problem or "invalid request")
+        return openai_error(400, problem or "invalid request")
     prompt, block = parsed
     state: JudgeState = emu.judge
     malformed, flips = state.draws(len(block["rules"]))
@@ -290,36 +285,17 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
                 }
             )
         content = json.dumps({"verdicts": verdicts}, ensure_ascii=False)
-    prompt_tokens, completion_tokens = math.ceil(len(prompt) / 4), math.ceil(len(content) / 4)
-    return JSONResponse(
-        {
-            "id": f"chatcmpl-emulator-{state.calls}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
-        }
+    return chat_completion(
+        completion_id=f"chatcmpl-emulator-{state.calls}",
+        model=model,
+        content=content,
+        prompt=prompt,
     )
 
 
 async def models(emu: Emulator, request: Request) -> Response:
     """GET /_emulator/judge/v1/models."""
-    entries = [
-        {"id": name, "object": "model", "created": 0, "owned_by": "evalkit-emulator"}
-        for name in (JUDGE_MODEL, EXACT_MODEL)
-    ]
-    return JSONResponse({"object": "list", "data": entries})
+    return model_list([JUDGE_MODEL, EXACT_MODEL])
 
 
 _RATES: Final = (

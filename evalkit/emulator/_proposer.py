@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import random
 import re
-import time
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -29,6 +27,7 @@ from starlette.responses import JSONResponse, Response
 from ..api._problems import Problem
 from ._auth import authenticate
 from ._bodies import read_json
+from ._chat_wire import chat_completion, model_list, openai_error
 from ._core import Emulator
 from ._errors import raise_for_problems
 from ._proposer_rules import GENERIC, REMEDIES, Remedy, apply_remedy, behaviour_of
@@ -40,11 +39,6 @@ PROPOSER_MODEL: Final = "emulator-proposer"
 _FENCE_RE: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
 _PROSE: Final = "Here is a better prompt: be clearer and friendlier with every caller."
 _MAX_CANDIDATES: Final = 16
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    error = {"message": message, "type": "invalid_request_error", "param": None, "code": None}
-    return JSONResponse({"error": error}, status_code=status)
 
 
 def _block(body: Any) -> dict[str, Any] | str:
@@ -102,44 +96,27 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
     body = await read_json(request, emu.settings.max_body_bytes)
     model = body.get("model", PROPOSER_MODEL) if isinstance(body, Mapping) else PROPOSER_MODEL
     if model != PROPOSER_MODEL:
-        return _error(404, f"The model {model!r} does not exist")
+        return openai_error(404, f"The model {model!r} does not exist")
     block = _block(body)
     if isinstance(block, str):
-        return _error(400, block)
+        return openai_error(400, block)
     state = emu.proposer
     if state.draw_malformed():
         content = _PROSE
     else:
         candidates = propose(block, state.seed, noop=state.settings.noop)
         content = json.dumps({"candidates": candidates}, ensure_ascii=False)
-    prompt_tokens = math.ceil(len(json.dumps(body, ensure_ascii=False)) / 4)
-    completion_tokens = math.ceil(len(content) / 4)
-    return JSONResponse(
-        {
-            "id": f"chatcmpl-emulator-proposer-{state.calls}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": PROPOSER_MODEL,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": content},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
-        }
+    return chat_completion(
+        completion_id=f"chatcmpl-emulator-proposer-{state.calls}",
+        model=PROPOSER_MODEL,
+        content=content,
+        prompt=json.dumps(body, ensure_ascii=False),
     )
 
 
 async def models(emu: Emulator, request: Request) -> Response:
     """GET /_emulator/proposer/v1/models."""
-    entry = {"id": PROPOSER_MODEL, "object": "model", "created": 0, "owned_by": "evalkit-emulator"}
-    return JSONResponse({"object": "list", "data": [entry]})
+    return model_list([PROPOSER_MODEL])
 
 
 def _settings_from_body(body: Any) -> ProposerSettings:

@@ -13,11 +13,11 @@ from .._util import run_sync
 from ..compare import CompareOptions, Comparison, compare_grades
 from ..compare._compare import options_from_knobs
 from ..compare._judge_correction import LabelsArg
-from ..grading import JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
 from ..store import Run
 from ._peeking import peeking_warning, record_comparison
 
-__all__ = ["acompare_runs", "compare_runs", "record_look", "stored_labels"]
+__all__ = ["acompare_runs", "agrade_both", "compare_runs", "record_look", "stored_labels"]
 
 
 async def acompare_runs(
@@ -34,13 +34,12 @@ async def acompare_runs(
     opts = options_from_knobs("acompare_runs", options, deprecated_knobs)
     if isinstance(labels, str) and labels != "stored":
         raise ValueError(f'labels must be a frame, a pair of frames or "stored", got {labels!r}')
-    card = Scorecard.validate(scorecard)
-    graded = await asyncio.gather(
-        *(agrade_run(run, card, judge) for run in (baseline_run, candidate_run))
+    baseline_grades, candidate_grades = await agrade_both(
+        baseline_run, candidate_run, scorecard, judge
     )
     comparison = compare_grades(
-        graded[0].frame,
-        graded[1].frame,
+        baseline_grades.frame,
+        candidate_grades.frame,
         options=opts,
         baseline_conversations=baseline_run.conversations,
         candidate_conversations=candidate_run.conversations,
@@ -81,6 +80,17 @@ def compare_runs(
             baseline_run, candidate_run, scorecard, judge, options=opts, labels=labels
         )
     )
+
+
+async def agrade_both(
+    baseline_run: Run, candidate_run: Run, scorecard: ScorecardLike, judge: JudgeArg
+) -> tuple[Grades, Grades]:
+    """Both runs graded at once under ``scorecard`` (stored grades reused when current)."""
+    card = Scorecard.validate(scorecard)
+    baseline, candidate = await asyncio.gather(
+        *(agrade_run(run, card, judge) for run in (baseline_run, candidate_run))
+    )
+    return baseline, candidate
 
 
 def stored_labels(baseline_run: Run, candidate_run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:

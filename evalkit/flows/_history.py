@@ -26,8 +26,9 @@ from typing import Any, Final, Literal
 
 import pandas as pd
 
-from ..compare import CompareOptions, NightlyRule, Verdict, compare_grades
+from ..compare import CompareOptions, NightlyRule, Verdict
 from ..compare._alarms import AlarmWatch
+from ..compare._compare import headline_row
 from ..compare._options import check_levels
 from ..grading import conversation_points
 from ..store import StoreLike, catalog, open_store
@@ -99,9 +100,7 @@ def _since(since: Any) -> pd.Timestamp:
 
 
 def _score(grades: pd.DataFrame, confidence: float) -> tuple[float, float, float]:
-    row = compare_grades(
-        grades, grades, options=CompareOptions(confidence=confidence)
-    ).summary.iloc[0]
+    row = headline_row(grades, grades, CompareOptions(confidence=confidence))
     return (
         float(row["score_candidate"]),
         float(row["score_candidate_low"]),
@@ -122,10 +121,10 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     if base.empty or cand.empty or not set(base["cell_id"]) & set(cand["cell_id"]):
         return float("nan"), Verdict.INSUFFICIENT_EVIDENCE.value
     base, cand = _common_repeats(base, cand)
-    result = compare_grades(
-        base, cand, options=CompareOptions(confidence=opts.confidence, min_effect=opts.min_effect)
+    row = headline_row(
+        base, cand, CompareOptions(confidence=opts.confidence, min_effect=opts.min_effect)
     )
-    return float(result.summary.iloc[0]["difference"]), result.verdict.value
+    return float(row["difference"]), str(row["verdict"])
 
 
 def conversation_scores(grades: pd.DataFrame) -> pd.DataFrame:

@@ -4,12 +4,11 @@ stopped at) or a plan given, both runs graded from the cache, :func:`compare_seq
 
 from __future__ import annotations
 
-import asyncio
-
 from .._util import run_sync
 from ..compare import CompareOptions, Comparison, SequentialPlan, compare_sequential
-from ..grading import JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..grading import JudgeArg, ScorecardLike
 from ..store import Run
+from ._compare_runs import agrade_both
 from ._sequential import sequential_record
 
 __all__ = ["acompare_runs_sequential", "compare_runs_sequential"]
@@ -34,13 +33,12 @@ async def acompare_runs_sequential(
                 "in waves): give plan=SequentialPlan(...)"
             )
         plan, look = record.plan, record.stopped_at
-    card = Scorecard.validate(scorecard)
-    graded = await asyncio.gather(
-        *(agrade_run(run, card, judge) for run in (baseline_run, candidate_run))
+    baseline_grades, candidate_grades = await agrade_both(
+        baseline_run, candidate_run, scorecard, judge
     )
     return compare_sequential(
-        graded[0].frame,
-        graded[1].frame,
+        baseline_grades.frame,
+        candidate_grades.frame,
         plan,
         look=look,
         options=options,

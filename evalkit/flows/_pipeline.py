@@ -29,7 +29,7 @@ from ..grid import Grid
 from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike
 from ..targets import Target
-from ._compare_runs import record_look
+from ._compare_runs import record_look, stored_labels
 
 __all__ = [
     "GradedRun",
@@ -210,7 +210,7 @@ def compare_graded(
         candidate.grades,
         options=opts.compare_options,
         labels=(
-            (baseline.run.labels(), candidate.run.labels())
+            stored_labels(baseline.run, candidate.run)
             if isinstance(opts.labels, str)
             else opts.labels
         ),

@@ -24,8 +24,10 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._util import cancel_and_wait, deprecated, gather_or_cancel
+from .._util._progress import planned_stop
 from .._util._result import Result
 from .._util._summary import json_records, json_value
+from ..api import AsyncClient
 from ..compare import Comparison, SequentialPlan, compare_sequential, first_repeats
 from ..grading import Grades, JudgeArg, Scorecard, agrade_run
 from ..runner import arun_grid
@@ -33,7 +35,7 @@ from ..store import Run, StoreLike, load_run, record_in_manifest
 from ._pipeline import note_flags
 
 if TYPE_CHECKING:
-    from ..api import AsyncClient, Client
+    from ..api import Client
     from ..grid import Grid
     from ._draft_vs_prod import DraftVsProdOptions
 
@@ -203,8 +205,28 @@ async def arun_sequential(
     if max_repeats != grid.repeats:
         grid = grid.with_repeats(max_repeats)
     plan = replace(plan, max_repeats=max_repeats)
+    owned = AsyncClient() if client is None else None  # one client: said once, not per wave
+    try:
+        return await _waves(grid, assistant_id, card, owned or client, judge, store, opts, plan)
+    finally:
+        if owned is not None:
+            await owned.aclose()
+
+
+async def _waves(
+    grid: Grid,
+    assistant_id: str,
+    card: Scorecard,
+    client: Client | AsyncClient | None,
+    judge: JudgeArg,
+    store: StoreLike,
+    opts: DraftVsProdOptions,
+    plan: SequentialPlan,
+) -> tuple[tuple[Run, Run], tuple[Grades, Grades], Comparison, SequentialRun]:
+    max_repeats = grid.repeats  # the plan's, as arun_sequential set both
     rows: list[dict[str, Any]] = []
     ahead: list[asyncio.Task[Run]] = []
+    stopped: str | None = None
     runs = await gather_or_cancel(_start_wave(grid, assistant_id, client, store, opts, 1))
     try:
         for look in range(1, max_repeats + 1):
@@ -223,10 +245,12 @@ async def arun_sequential(
                 "look %d of %d: %s", look, max_repeats, comparison.summary["reason"].iloc[0]
             )
             if comparison.stop:
+                stopped = f"stopped early at look {look}"
                 break
             runs, ahead = await gather_or_cancel(ahead), []
     finally:
-        await cancel_and_wait(ahead)
+        # a look that stopped cancels the wave ahead by plan: its progress bars end finished
+        await cancel_and_wait(ahead, None if stopped is None else planned_stop(stopped))
     final = tuple(load_run(run.run_id, store=store) for run in runs)
     cancelled = _cancelled(final, grid.n_cells, look)
     # graded again to store the grades, those of conversations run ahead of the stop included;

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import random
@@ -53,16 +52,14 @@ import httpx
 from .._util import redact_text, run_sync
 from ..api import ApiError
 from ..api._config import Secret
-from ..api._version import USER_AGENT
 from ._judge_cache import CachedVerdict, JudgeCache, cache_key
 from ._judge_config import API_KEY_ENV, JudgeOptions, JudgeStats, resolve_endpoint
 from ._judge_http import (
     RESPONSE_FORMAT_REFUSED,
     CallDeadlineExceeded,
     content_of,
-    http_error,
     is_outage,
-    post_bounded,
+    post_chat,
     retryable,
     token_count,
 )
@@ -334,12 +331,6 @@ class Judge:
         the deadline is what ends a slow call, with one reason."""
         return self.options.timeout + 1.0
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
-        if self._api_key is not None:
-            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
-        return headers
-
     def _clean(self, text: str) -> str:
         if self._api_key is not None and self._api_key.reveal():
             text = text.replace(self._api_key.reveal(), "***")
@@ -505,20 +496,15 @@ class Judge:
         if with_format:
             body["response_format"] = response_format(rules)
         self._shared.add(calls=1)
-        request = http.build_request(
-            "POST",
-            f"{self._base_url}/chat/completions",
-            content=json.dumps(body, ensure_ascii=False).encode(),
-            headers=self._headers(),
-            timeout=self._transport_timeout,
+        response = await post_chat(
+            http,
+            self._base_url,
+            body,
+            api_key=self._api_key,
+            deadline=self.options.timeout,
+            max_bytes=self.options.max_response_bytes,
+            transport_timeout=self._transport_timeout,
         )
-        try:
-            async with asyncio.timeout(self.options.timeout):
-                response = await post_bounded(http, request, self.options.max_response_bytes)
-        except TimeoutError:
-            raise CallDeadlineExceeded(self.options.timeout) from None
-        if response.status_code >= 400:
-            raise http_error(response)
         self._shared.endpoint_down = False
         content, reported = content_of(response)
         usage.add(reported)

@@ -3,6 +3,8 @@ the content read."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -18,7 +20,9 @@ from ..api import (
     ServerError,
     ServiceUnavailableError,
 )
+from ..api._config import Secret
 from ..api._retry import is_retryable, parse_retry_after
+from ..api._version import USER_AGENT
 from ._judge_parse import MalformedAnswer
 
 __all__ = [
@@ -29,6 +33,7 @@ __all__ = [
     "http_error",
     "is_outage",
     "post_bounded",
+    "post_chat",
     "retryable",
     "token_count",
 ]
@@ -103,6 +108,43 @@ async def post_bounded(
     return httpx.Response(
         response.status_code, headers=headers, content=b"".join(chunks), request=request
     )
+
+
+async def post_chat(
+    http: httpx.AsyncClient,
+    base_url: str,
+    body: Mapping[str, Any],
+    *,
+    api_key: Secret | None,
+    deadline: float,
+    max_bytes: int,
+    transport_timeout: float | None = None,
+) -> httpx.Response:
+    """POST ``body`` to ``{base_url}/chat/completions`` (the key only in ``Authorization``)
+    within ``deadline`` seconds in all, reading at most ``max_bytes``; return the answer.
+
+    Raises :class:`CallDeadlineExceeded` past the deadline, :class:`AnswerTooLarge` for a long
+    answer and the status's :class:`~evalkit.api.ApiError` for an error answer;
+    ``transport_timeout`` (None: the client's) is httpx's per-phase safety net.
+    """
+    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
+    if api_key is not None:
+        headers["Authorization"] = f"Bearer {api_key.reveal()}"
+    request = http.build_request(
+        "POST",
+        f"{base_url}/chat/completions",
+        content=json.dumps(body, ensure_ascii=False).encode(),
+        headers=headers,
+        timeout=httpx.USE_CLIENT_DEFAULT if transport_timeout is None else transport_timeout,
+    )
+    try:
+        async with asyncio.timeout(deadline):
+            response = await post_bounded(http, request, max_bytes)
+    except TimeoutError:
+        raise CallDeadlineExceeded(deadline) from None
+    if response.status_code >= 400:
+        raise http_error(response)
+    return response
 
 
 def _error_message(response: httpx.Response) -> str:

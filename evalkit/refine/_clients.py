@@ -1,30 +1,13 @@
-"""One async client for the work, whichever client the caller handed in."""
+"""One async client for the work, whichever client the caller handed in (the api's
+:func:`~evalkit.api._any_client.async_client`), and the assistant it lists."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator
-
-from ..api import Assistant, AsyncClient, Client
+from ..api import Assistant, AsyncClient
+from ..api._any_client import AnyClient, async_client
 from ._errors import RefineError
 
 __all__ = ["AnyClient", "async_client", "find_assistant"]
-
-AnyClient = Client | AsyncClient
-
-
-@contextlib.asynccontextmanager
-async def async_client(client: AnyClient | None) -> AsyncIterator[AsyncClient]:
-    """``client`` itself when async; otherwise an async twin (or one from the environment),
-    closed on exit."""
-    if isinstance(client, AsyncClient):
-        yield client
-        return
-    owned = AsyncClient.from_client(client) if isinstance(client, Client) else AsyncClient()
-    try:
-        yield owned
-    finally:
-        await owned.aclose()
 
 
 async def find_assistant(client: AsyncClient, assistant_id: str) -> Assistant:

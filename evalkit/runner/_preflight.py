@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
-from .._util import canonical_json
+from .._util import SaidOnce, canonical_json
 from ..api import MissingVariables, config_pitfalls, missing_variables, prompt_tokens
 from ..grid import Grid
 from ..targets import ResolvedTarget
@@ -32,23 +31,16 @@ def run_config(resolved: ResolvedTarget) -> dict[str, Any]:
     return resolved.snapshot.config
 
 
-@cache
-def _linted() -> set[str]:
-    """The (target, findings) pairs already logged in this process."""
-    return set()
-
-
-def log_lint(resolved: ResolvedTarget) -> None:
+def log_lint(resolved: ResolvedTarget, said: SaidOnce) -> None:
     """Log the lint findings of the config the run uses (the table in ``evalkit.api``), once
-    per target and findings per process (a tune's waves and arms would repeat them)."""
+    per target and findings for each ``said`` memory (the client's ``said_once``): a tune's
+    waves and arms would repeat them."""
     found = config_pitfalls(run_config(resolved))
     if not found:
         return
-    said = "; ".join(f"[{f.severity}] {f.rule_id} at {f.path}: {f.message}" for f in found)
-    key = canonical_json([resolved.label, resolved.assistant_id, resolved.version, said])
-    if key in _linted():
+    said_text = "; ".join(f"[{f.severity}] {f.rule_id} at {f.path}: {f.message}" for f in found)
+    if not said.first("lint", resolved.label, resolved.assistant_id, resolved.version, said_text):
         return
-    _linted().add(key)
     level = logging.WARNING if any(f.severity != "info" for f in found) else logging.INFO
     logger.log(
         level,
@@ -56,7 +48,7 @@ def log_lint(resolved: ResolvedTarget) -> None:
         resolved.label,
         resolved.assistant_id,
         resolved.version,
-        said,
+        said_text,
     )
 
 

@@ -24,8 +24,9 @@ import httpx
 from typing_extensions import Unpack
 
 from .._util import Progress, deprecated, now, now_iso, run_sync
-from .._util._progress import progress_label
+from .._util._progress import PlannedEnd, progress_label
 from ..api import AsyncClient, Client
+from ..api._any_client import as_async_client
 from ..grid import ConversationSlot, Grid
 from ..store import (
     ConversationRecord,
@@ -131,8 +132,7 @@ async def arun_grid(
     ``allow_missing_variables=True``.
     """
     opts = _with_knobs("arun_grid", options, dict(knobs))
-    owned = not isinstance(client, AsyncClient)
-    aclient = _as_async_client(client)
+    aclient, owned = as_async_client(client)
     try:
         snapshots = SnapshotStore(local_folder(store))  # a URL store keeps them on this machine
         try:
@@ -142,7 +142,7 @@ async def arun_grid(
         except OSError as exc:  # the snapshot could not be written: a full or read-only store
             raise storage_error(exc, snapshots.root, "record a config snapshot in") from exc
         _warn_if_clone_lacks_inputs(grid, resolved)
-        log_lint(resolved)
+        log_lint(resolved, aclient.said_once)
         check_variables(grid, resolved, opts.allow_missing_variables)
         if opts.budget.max_cost is not None:
             assert opts.pricing is not None  # RunOptions refuses max_cost without a table
@@ -207,7 +207,8 @@ async def _run(
                     client, simulate_id, resolved, writer.run_id, opts.max_attempts
                 )
                 label = progress_label(resolved.label, writer.run_id)
-                with Progress(len(grid), len(keep), label, opts.progress) as bar:
+                planned = _planned_end(grid, opts, len(keep) + len(pending))
+                with Progress(len(grid), len(keep), label, opts.progress, planned=planned) as bar:
                     outcome = await _run_all(runner, streams, pending, writer, bar, opts)
     except BaseException as exc:
         _finalize_after(writer, exc)
@@ -221,6 +222,16 @@ async def _run(
         spent = opts.pricing.conversations_cost(llm, ((r.duration_s, r.n_turns) for r in records))
         extra["cost"] = Cost(spent, 0.0, opts.pricing.currency).to_dict()
     return writer.finalize(extra)
+
+
+def _planned_end(grid: Grid, opts: RunOptions, at: int) -> PlannedEnd | None:
+    """Where this invocation means to stop short of the grid (the first waves of a tune or
+    a sequential comparison, a conversation budget): its bar ends there as finished."""
+    if at >= len(grid):
+        return None
+    if opts.repeats is not None and opts.repeats < grid.repeats:
+        return PlannedEnd(at, f"first {opts.repeats} of {grid.repeats} repeats")
+    return PlannedEnd(at, "conversation budget")
 
 
 def _finalize_after(writer: RunWriter, error: BaseException) -> None:
@@ -243,14 +254,6 @@ def _finalize_after(writer: RunWriter, error: BaseException) -> None:
         error.add_note(f"the run was not finalized ({exc}); its journal keeps what finished")
     finally:
         writer.close()
-
-
-def _as_async_client(client: Client | AsyncClient | None) -> AsyncClient:
-    if isinstance(client, AsyncClient):
-        return client
-    if isinstance(client, Client):
-        return AsyncClient.from_client(client)
-    return AsyncClient()
 
 
 @contextlib.asynccontextmanager

@@ -38,6 +38,7 @@ import pandas as pd
 
 from .._util import now, run_sync
 from ..api import AsyncClient, Client
+from ..api._any_client import as_async_client
 from ..grading import JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
 from ..stats import paired_grid
@@ -533,12 +534,7 @@ async def aoptimize(
             f"minimum of {opts.minimum(cells)} ({cells} cells x {opts.max_repeats} repeats for "
             f"the draft and for each of {opts.candidates} candidates)"
         )
-    owned = not isinstance(client, AsyncClient)
-    aclient = (
-        client
-        if isinstance(client, AsyncClient)
-        else (AsyncClient.from_client(client) if isinstance(client, Client) else AsyncClient())
-    )
+    aclient, owned = as_async_client(client)
     try:
         source = _resolve(proposer, aclient, assistant_id, store)
         config, version = await _control_config(aclient, assistant_id)

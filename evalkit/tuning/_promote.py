@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from .._exceptions import EvalkitError
 from .._util import run_sync
 from ..api import AsyncClient, Client
+from ..api._any_client import async_client
 from ..targets import merge_patch, strip_redacted_keys
 from ..targets._diff import config_diff
 
@@ -94,11 +95,7 @@ def promote(
     """Write ``result``'s winner config to the assistant's draft (module docstring)."""
 
     async def go() -> Promotion:
-        if isinstance(client, AsyncClient):
-            return await apromote(result, client, dry_run=dry_run)
-        async with (
-            AsyncClient.from_client(client) if isinstance(client, Client) else AsyncClient()
-        ) as aclient:
+        async with async_client(client) as aclient:
             return await apromote(result, aclient, dry_run=dry_run)
 
     return run_sync(go)

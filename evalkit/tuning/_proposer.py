@@ -16,7 +16,6 @@ there).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 from collections.abc import Mapping
@@ -29,12 +28,10 @@ import httpx
 from .._util import atomic_write_bytes, content_hash, redact_text
 from ..api import ApiError, ConfigurationError, RetryPolicy
 from ..api._config import Secret
-from ..api._version import USER_AGENT
 from ..grading._judge_http import (
     CallDeadlineExceeded,
     content_of,
-    http_error,
-    post_bounded,
+    post_chat,
     retryable,
 )
 from ..grading._judge_parse import MalformedAnswer, extract_json_object
@@ -255,26 +252,18 @@ class Proposer:
         return ProposalBatch((), calls, malformed, reasons=tuple(reasons))
 
     async def _call(self, http: httpx.AsyncClient, messages: list[dict[str, str]]) -> str:
-        headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
-        if self._api_key is not None:
-            headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
         body = {
             "model": self._model,
             "messages": messages,
             "temperature": self.options.temperature,
         }
-        request = http.build_request(
-            "POST",
-            f"{self._base_url}/chat/completions",
-            content=json.dumps(body, ensure_ascii=False).encode(),
-            headers=headers,
+        response = await post_chat(
+            http,
+            self._base_url,
+            body,
+            api_key=self._api_key,
+            deadline=self.options.timeout,
+            max_bytes=self.options.max_response_bytes,
         )
-        try:
-            async with asyncio.timeout(self.options.timeout):
-                response = await post_bounded(http, request, self.options.max_response_bytes)
-        except TimeoutError:
-            raise CallDeadlineExceeded(self.options.timeout) from None
-        if response.status_code >= 400:
-            raise http_error(response)
         content, _ = content_of(response)
         return content

@@ -27,6 +27,7 @@ import pandas as pd
 from .._exceptions import EvalkitError
 from .._util import deprecated, now, run_sync
 from ..api import AsyncClient, Client
+from ..api._any_client import as_async_client
 from ..compare import LatencyUnavailableError, compare_latency, first_repeats, latency_quantiles
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
@@ -131,12 +132,7 @@ async def _atune(
     if control_name in {s.variant.name for s in specs}:
         raise ValueError(f"variants: an arm is named like the control ({control_name!r})")
     card = Scorecard.validate(scorecard)
-    owned = not isinstance(client, AsyncClient)
-    aclient = (
-        client
-        if isinstance(client, AsyncClient)
-        else (AsyncClient.from_client(client) if isinstance(client, Client) else AsyncClient())
-    )
+    aclient, owned = as_async_client(client)
     try:
         return await _sweep(aclient, assistant_id, specs, grid, card, judge, store, opts)
     finally:
@@ -210,7 +206,7 @@ class _Sweep:
         need = wave * self.n_cells - (0 if run is None else len(run.conversations))
         budget = Budget(max(need, 0), self.opts.run_options.budget.max_seconds)
         try:
-            graded = await self._run_and_grade(name, budget, concurrency)
+            graded = await self._run_and_grade(name, wave, budget, concurrency)
         except EvalkitError as exc:
             message = f"{name} (run {self.run_ids[name]}) failed in wave {wave}: {exc}"
             if name == self.control:
@@ -230,7 +226,9 @@ class _Sweep:
         else:
             self.names.remove(name)
 
-    async def _run_and_grade(self, name: str, budget: Budget, concurrency: int) -> GradedRun:
+    async def _run_and_grade(
+        self, name: str, wave: int, budget: Budget, concurrency: int
+    ) -> GradedRun:
         return await arun_and_grade(
             self.grid,
             self.assistant_id,
@@ -240,7 +238,9 @@ class _Sweep:
             judge=self.judge,
             store=self.store,
             options=PipelineOptions(
-                run=replace(self.opts.run_options, budget=budget, concurrency=concurrency),
+                run=replace(
+                    self.opts.run_options, budget=budget, concurrency=concurrency, repeats=wave
+                ),
                 judge_samples=self.opts.judge_samples,
                 confidence=self.opts.confidence,
                 min_effect=self.opts.min_effect,

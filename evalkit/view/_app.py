@@ -8,14 +8,15 @@ per-process form token, so another site cannot post labels through the user's br
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import secrets
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine, Hashable
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
@@ -34,6 +35,7 @@ from ..report import Filters, run_voice
 from ..report._fonts import bundled_nastaliq_bytes
 from ..store import Label, RunNotFoundError, StoreError
 from ..store._labels import default_labeller
+from ._cache import PageCache
 from ._compare_pages import changes_page, compare_page, history_page
 from ._optimize_pages import optimisations, optimize_page
 from ._options import ViewerOptions, is_loopback
@@ -45,6 +47,8 @@ from ._site import Site
 __all__ = ["STATIC", "ViewerApp", "build_app", "nastaliq_font"]
 
 logger = logging.getLogger("evalkit.view")
+
+T = TypeVar("T")
 
 AUDIO_FORMAT = "MP3_22050_32"
 AUDIO_MIME = "audio/mpeg"
@@ -60,6 +64,16 @@ def static_bytes(name: str) -> bytes:
 
 
 MAX_FORM_BYTES = 16_384
+#: Pages rendered at once (in worker threads): enough that short pages are not held up for
+#: long behind a slow one (a 236-run history takes 30-40 s), few enough to bound the frames
+#: held in memory at once (4 halved the throughput of short pages in a cold burst).
+RENDERS_AT_ONCE = 8
+#: What the cache of rendered pages may hold.
+CACHE_BYTES = 64 * 1024 * 1024
+CACHE_PAGES = 2_000
+
+#: What a page reads, for its cache key: the whole store (None) or some runs' folders.
+Scope = Callable[[Request], "tuple[str, ...] | None"]
 
 
 class ViewerApp:
@@ -80,6 +94,57 @@ class ViewerApp:
         self._client = options.client
         self._own_client: Client | None = None
         self._lock = threading.Lock()
+        self.cache = PageCache(CACHE_BYTES, CACHE_PAGES)
+        self.renders = asyncio.Semaphore(RENDERS_AT_ONCE)
+        self._rendering: dict[Hashable, asyncio.Task[bytes]] = {}
+        self._arrivals = 0
+        self._store_stamp: tuple[int, asyncio.Task[str | None]] | None = None
+
+    async def stamp(self, runs: tuple[str, ...] | None) -> str | None:
+        """The site's stamp of ``runs``' folders, taken at once on the event loop (a few dozen
+        ``stat`` calls), or with None of the whole store, in a worker thread and shared by
+        every request that arrived before that stamping began (never by a later one: it
+        might miss a change made in between)."""
+        if runs is not None:
+            return self.site.stamp(runs)
+        self._arrivals += 1
+        ticket = self._arrivals
+        while (flight := self._store_stamp) is not None:
+            if ticket <= flight[0]:
+                return await asyncio.shield(flight[1])
+            await asyncio.wait([flight[1]])  # then start one, or join one started since
+        task = _detached(run_in_threadpool(self.site.stamp, None))
+        self._store_stamp = (self._arrivals, task)
+
+        def done(_: asyncio.Task[str | None]) -> None:
+            self._store_stamp = None
+
+        task.add_done_callback(done)
+        return await asyncio.shield(task)
+
+    async def page(self, key: Hashable | None, render: Callable[[], str]) -> bytes:
+        """The page for ``key`` from the cache, else rendered in a worker thread (at most
+        :data:`RENDERS_AT_ONCE` at a time; requests for a page being rendered wait for that
+        render instead of starting their own, and a request that goes away leaves it to
+        finish for the others). ``key`` None: rendered every time."""
+        if key is None:
+            return await self._render(None, render)
+        body = self.cache.get(key)
+        if body is not None:
+            return body
+        task = self._rendering.get(key)
+        if task is None:
+            task = _detached(self._render(key, render))
+            self._rendering[key] = task
+            task.add_done_callback(lambda _: self._rendering.pop(key, None))
+        return await asyncio.shield(task)
+
+    async def _render(self, key: Hashable | None, render: Callable[[], str]) -> bytes:
+        async with self.renders:
+            body = (await run_in_threadpool(render)).encode("utf-8")
+        if key is not None:
+            self.cache.put(key, body)
+        return body
 
     def client(self) -> Client:
         """The client that synthesizes played turns (made from the environment once)."""
@@ -94,20 +159,45 @@ class ViewerApp:
             self._own_client.close()
 
 
-def _page(render: Callable[..., str]) -> Callable[[Request], Any]:
-    """An endpoint that renders a page in a worker thread; a missing run or conversation
-    is a 404 page, a refused value a 400 page."""
+def _detached(work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    """``work`` as a task of its own, which the requests waiting for it share: one that goes
+    away does not cancel it for the others; an error nobody waited for is not logged twice."""
+    task = asyncio.ensure_future(work)
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    return task
+
+
+def _page(render: Callable[[Request], str], scope: Scope) -> Callable[[Request], Any]:
+    """An endpoint that serves a page from the viewer's cache, keyed by the address and a
+    stamp of what the page reads (``scope``), else renders it in a worker thread; a missing
+    run or conversation is a 404 page, a refused value a 400 page."""
 
     async def endpoint(request: Request) -> Response:
+        viewer = _viewer(request)
         try:
-            text = await run_in_threadpool(render, request)
+            stamp = await viewer.stamp(scope(request))
+            key = None if stamp is None else (request.url.path, request.url.query, stamp)
+            body = await viewer.page(key, lambda: render(request))
         except (RunNotFoundError, KeyError) as exc:
             return HTMLResponse(_error(request, "Not found", exc), status_code=404)
         except ValueError as exc:
             return HTMLResponse(_error(request, "Not accepted", exc), status_code=400)
-        return HTMLResponse(text)
+        return HTMLResponse(body)
 
     return endpoint
+
+
+def _store(request: Request) -> None:
+    """The page reads the whole store (the catalog, a history)."""
+    return None
+
+
+def _one_run(request: Request) -> tuple[str, ...]:
+    return (request.path_params["run_id"],)
+
+
+def _two_runs(request: Request) -> tuple[str, ...]:
+    return (request.path_params["baseline"], request.path_params["candidate"])
 
 
 def _error(request: Request, heading: str, exc: BaseException) -> str:
@@ -314,18 +404,18 @@ async def _root(request: Request) -> Response:
 def _routes() -> list[BaseRoute]:
     return [
         Route("/", _root),
-        Route("/index.html", _page(_index)),
+        Route("/index.html", _page(_index, _store)),
         Route("/compare.html", _compare_form),
         Route("/runs/{run_id}/", _root),
-        Route("/runs/{run_id}/index.html", _page(_run)),
-        Route("/runs/{run_id}/c/{cid}.html", _page(_conversation)),
-        Route("/runs/{run_id}/queue.html", _page(_queue)),
+        Route("/runs/{run_id}/index.html", _page(_run, _one_run)),
+        Route("/runs/{run_id}/c/{cid}.html", _page(_conversation, _one_run)),
+        Route("/runs/{run_id}/queue.html", _page(_queue, _one_run)),
         Route("/runs/{run_id}/c/{cid}/label", _label, methods=["POST"]),
         Route("/runs/{run_id}/audio/{cid}/{turn:int}.mp3", _audio),
-        Route("/compare/{baseline}/{candidate}.html", _page(_compare)),
-        Route("/history/{assistant}.html", _page(_history)),
-        Route("/optimize/{prefix}.html", _page(_optimize)),
-        Route("/changes/{run_id}.html", _page(_changes)),
+        Route("/compare/{baseline}/{candidate}.html", _page(_compare, _two_runs)),
+        Route("/history/{assistant}.html", _page(_history, _store)),
+        Route("/optimize/{prefix}.html", _page(_optimize, _store)),
+        Route("/changes/{run_id}.html", _page(_changes, _store)),
         Route("/static/{name}", _static),
     ]
 

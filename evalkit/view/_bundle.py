@@ -47,14 +47,12 @@ def _pairs(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     graded = [r for r in rows if r["rubrics"]]
     if len(graded) <= ALL_PAIRS_UP_TO:
         return [
-            (a["run_id"], b["run_id"])
+            Pages.orient(a, b)
             for i, a in enumerate(graded)
             for b in graded[i + 1 :]
             if a["rubrics"] == b["rubrics"]
         ]
-    return [
-        (a["run_id"], b["run_id"]) for a, b in itertools.pairwise(graded) if Pages._comparable(a, b)
-    ]
+    return [Pages.orient(a, b) for a, b in itertools.pairwise(graded) if Pages._comparable(a, b)]
 
 
 def _static(out: Path) -> None:

@@ -20,6 +20,7 @@ from ..report import (
     table_html,
     transcript_html,
 )
+from ._figures import captioned_figure
 from ._pages import Pages
 from ._paths import changes_path, conversation_path, run_path
 from ._site import RunData
@@ -178,7 +179,7 @@ def _rule_table(comparison: Comparison, a: RunData, b: RunData) -> pd.DataFrame:
 def history_page(pages: Pages, assistant_id: str) -> str:
     """One assistant's graded runs over time, one line per series: the plot of every series,
     a picker (links to each series' section), and per series its plot, table and runs."""
-    from ..report.plots import figure_to_img_tag, score_trend
+    from ..report.plots import score_trend
 
     context: dict[str, Any] = {
         "title": f"History of {assistant_id}",
@@ -191,7 +192,7 @@ def history_page(pages: Pages, assistant_id: str) -> str:
         context["problem"] = f"No graded runs of assistant {assistant_id} in this store."
         return pages.render("view/history.html", "../", **context)
     labels = series_labels(frame)
-    context["plot"] = Markup(figure_to_img_tag(score_trend(frame, labels=labels)))
+    context["plot"] = captioned_figure(score_trend(frame, labels=labels))
     sections = []
     for series, rows in frame.groupby("series", sort=False):
         rows = rows.reset_index(drop=True)
@@ -201,7 +202,7 @@ def history_page(pages: Pages, assistant_id: str) -> str:
             {
                 "id": str(series),
                 "label": labels[str(series)],
-                "plot": Markup(figure_to_img_tag(score_trend(rows, title=labels[str(series)]))),
+                "plot": captioned_figure(score_trend(rows, title=labels[str(series)])),
                 "table": Markup(table_html(shown, max_rows=200)),
                 "links": [(f"../{run_path(str(r))}", str(r)) for r in rows["run_id"]],
                 "flagged": [

@@ -105,13 +105,11 @@ class Pages:
         for previous, row in zip([None, *rows[:-1]], rows, strict=True):
             if previous is not None and self._comparable(previous, row):
                 row["previous"] = previous["run_id"]
-                row["compare_href"] = compare_path(previous["run_id"], row["run_id"])
+                row["pair"] = self.orient(previous, row)
+                row["compare_href"] = compare_path(*row["pair"])
         if not self.live and comparisons is not None:
             rows = [
-                {**r, "compare_href": None}
-                if (r.get("previous"), r["run_id"]) not in comparisons
-                else r
-                for r in rows
+                {**r, "compare_href": None} if r["pair"] not in comparisons else r for r in rows
             ]
         running = self.live and any(r["running"] for r in rows)
         return self.render(
@@ -120,10 +118,29 @@ class Pages:
             title="Runs",
             refresh=f"{3 * self.refresh_s:g}" if running else None,  # the catalog costs more
             runs=rows,
+            suggested=self._suggested(rows),
             comparisons=[(compare_path(a, b), f"{a} → {b}") for a, b in (comparisons or [])],
             histories=self._histories(frame),
             searches=searches or [],
         )
+
+    @staticmethod
+    def orient(older: Mapping[str, Any], newer: Mapping[str, Any]) -> tuple[str, str]:
+        """``(baseline, candidate)`` of two runs (catalog rows, oldest first): the run of
+        target ``prod`` against a run of another target, else the older run first."""
+        if newer.get("target") == "prod" and older.get("target") != "prod":
+            return str(newer["run_id"]), str(older["run_id"])
+        return str(older["run_id"]), str(newer["run_id"])
+
+    @classmethod
+    def _suggested(cls, rows: list[dict[str, Any]]) -> tuple[str, str] | None:
+        """The pair the compare form starts with: the newest comparable pair, else the two
+        newest runs (each oriented by :meth:`orient`)."""
+        paired = [r["pair"] for r in rows if r["pair"] is not None]
+        if paired:
+            baseline, candidate = paired[-1]
+            return str(baseline), str(candidate)
+        return cls.orient(rows[-2], rows[-1]) if len(rows) >= 2 else None
 
     @staticmethod
     def _comparable(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -153,6 +170,7 @@ class Pages:
             "score": ", ".join(_fmt(s, ".1f") for s in scores) or "–",
             "compare_href": None,
             "previous": None,
+            "pair": None,
         }
 
     @staticmethod

@@ -20,6 +20,12 @@ logger = logging.getLogger("evalkit.view")
 
 STARTUP_TIMEOUT_S = 15.0
 SHUTDOWN_GRACE_S = 1
+#: Connections the kernel queues before the server accepts them (uvicorn's own default): with
+#: 128, a burst of 200 browsers' requests overflowed the queue and some connections were cut.
+BACKLOG = 2048
+#: How long an idle keep-alive connection stays open: longer than a slow page under load, so
+#: a client does not reuse a connection the server is closing at that moment.
+KEEP_ALIVE_S = 30
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -29,7 +35,7 @@ def bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(BACKLOG)
     except OSError:
         sock.close()
         raise
@@ -45,6 +51,8 @@ def _server(options: ViewerOptions) -> uvicorn.Server:
         lifespan="on",
         loop="asyncio",
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        timeout_keep_alive=KEEP_ALIVE_S,
+        backlog=BACKLOG,
     )
     return uvicorn.Server(config)
 

@@ -4,14 +4,18 @@ grades (the scorecard graded last), labels and scores, reloaded when the run cha
 from __future__ import annotations
 
 import logging
+import os
 import threading
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from .._util import content_hash
+from ..audio._speak import AUDIO_DIR
 from ..store import (
     Run,
     RunNotFoundError,
@@ -20,10 +24,50 @@ from ..store import (
     open_store,
     read_stored_manifest,
 )
+from ..store._journal import JOURNAL_NAME
+from ..store._labels import LABELS_DIR
 
 __all__ = ["RunData", "Site"]
 
 logger = logging.getLogger("evalkit.view")
+
+#: Runs whose frames are held between requests (least recently used out first).
+RUNS_HELD = 16
+#: Folders of a store that no page reads (caches): left out of its stamp.
+_NOT_READ = frozenset({AUDIO_DIR, ".judge-cache"})
+#: ... and what pages over the whole store never read: they read manifests, tables and grades,
+#: not a run's journal (a run being written) nor its hand labels.
+_NOT_READ_ACROSS_RUNS = _NOT_READ | {JOURNAL_NAME, LABELS_DIR}
+#: How deep below a run's folder (or the store's own folders) a stamp looks.
+_DEPTH = 2
+
+
+def _tree_stamp(
+    folder: str, depth: int, into: list[tuple[object, ...]], skip: frozenset[str] = _NOT_READ
+) -> None:
+    """Append (path, inode, size, mtime) of every file below ``folder``, ``depth`` deep, but
+    what ``skip`` names: a file rewritten (atomically: a new inode), grown (a journal) or
+    added (a run, a label object, grades) changes it. A folder looked into is named without
+    its times (a skipped entry made inside it changes nothing); one at the last level counts
+    as a file."""
+    try:
+        with os.scandir(folder) as entries:
+            found = sorted(entries, key=lambda e: e.name)
+    except (FileNotFoundError, NotADirectoryError):
+        into.append((folder, None))
+        return
+    for entry in found:
+        if entry.name in skip:
+            continue
+        if depth > 1 and entry.is_dir():
+            into.append((entry.path,))
+            _tree_stamp(entry.path, depth - 1, into, skip)
+            continue
+        try:
+            st = entry.stat()
+        except FileNotFoundError:
+            continue
+        into.append((entry.path, st.st_ino, st.st_size, st.st_mtime_ns))
 
 
 def _rubric(manifest: Mapping[str, Any], grades: pd.DataFrame) -> str | None:
@@ -86,7 +130,7 @@ class Site:
     def __init__(self, store: Any, storage_options: Mapping[str, Any] | None = None) -> None:
         self.root: StoreLocation = open_store(store, storage_options)
         self._lock = threading.Lock()
-        self._runs: dict[str, RunData] = {}
+        self._runs: OrderedDict[str, RunData] = OrderedDict()
 
     @property
     def label(self) -> str:
@@ -95,6 +139,26 @@ class Site:
     def catalog(self) -> pd.DataFrame:
         """One row per run (see :func:`evalkit.store.catalog`)."""
         return catalog(self.root)
+
+    def stamp(self, run_ids: Iterable[str] | None = None) -> str | None:
+        """A fingerprint of what a page reads: the folders of ``run_ids`` (it changes when a
+        manifest is rewritten, a journal grows, grades or labels are written), or with
+        ``None`` the whole store as the catalog and the history read it (a run added or
+        removed, a manifest, tables or grades written; not journals nor labels). The caches
+        evalkit keeps in the store (audio, judge answers) are left out. ``None`` for a store at
+        a URL (its pages are rendered on every request: a listing there costs about as much
+        as the page)."""
+        root = self.root
+        if not isinstance(root, Path):
+            return None
+        found: list[tuple[object, ...]] = []
+        if run_ids is None:
+            _tree_stamp(os.fspath(root), _DEPTH + 1, found, _NOT_READ_ACROSS_RUNS)
+        else:
+            for run_id in run_ids:
+                self.folder(run_id)  # refuses a run id that is not a folder's name
+                _tree_stamp(os.fspath(root / run_id), _DEPTH, found)
+        return content_hash(repr(found))
 
     def folder(self, run_id: str) -> StoreLocation:
         if not run_id or run_id.startswith(".") or any(c in run_id for c in "/\\"):
@@ -110,11 +174,16 @@ class Site:
         stamp = content_hash({"manifest": manifest, "journal": folder.journal_bytes()})
         with self._lock:
             cached = self._runs.get(run_id)
+            if cached is not None:
+                self._runs.move_to_end(run_id)
         if cached is not None and cached.stamp == stamp and not cached.running:
             return cached
         data = RunData.load(Run(folder), stamp)
         with self._lock:
             self._runs[run_id] = data
+            self._runs.move_to_end(run_id)
+            while len(self._runs) > RUNS_HELD:
+                self._runs.popitem(last=False)
         return data
 
     def forget(self, run_id: str) -> None:

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from evalkit._simulate._generator import Design, GradeGenerator
-from evalkit.compare import _compare, _sides, compare_grades
+from evalkit.compare import CompareOptions, _compare, _sides, compare_grades
 
 
 def _pair() -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -70,3 +70,21 @@ def test_breakdowns_and_warnings_see_the_sides_rules_and_cells() -> None:
         for verdict in ("na", "error"):
             column = counts[verdict] if verdict in counts else pd.Series(0, index=counts.index)
             assert list(comparison.by_rule[f"{verdict}_{label}"]) == list(column.loc[rules])
+
+
+@pytest.mark.parametrize("seed", [3, 11, 29])
+def test_headline_row_is_the_summary_row_of_compare_grades(seed: int) -> None:
+    """History reads only headlines, of hundreds of comparisons: ``headline_row`` gives the
+    same row as the full comparison's summary (one formula), without the breakdowns."""
+    drawn = GradeGenerator().draw(
+        Design("headline", cells=8, repeats=3, informative_errors=0.3), trials=1, seed=seed
+    )
+    baseline, candidate = drawn.frame(0, "baseline"), drawn.frame(0, "candidate")
+    options = CompareOptions(confidence=0.9, min_effect=3.0)
+    full = compare_grades(baseline, candidate, options=options).summary.iloc[0].to_dict()
+    row = _compare.headline_row(baseline, candidate, options)
+    assert set(row) <= set(full)
+    assert row["verdict"] == full["verdict"]
+    pd.testing.assert_series_equal(
+        pd.Series(row, dtype=object), pd.Series({k: full[k] for k in row}, dtype=object)
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from evalkit import load_run, run_grid
+from evalkit import load_run
 from evalkit.data import personas_path
 from evalkit.demo import CONTACTS, CONTEXT, DemoService, demo_scorecard
 from evalkit.grading import Judge, JudgeOptions, Scorecard, ScorecardError, grade_run
@@ -37,13 +37,7 @@ def test_a_300_conversation_run_grades_once_and_regrades_from_cache(tmp_path: Pa
     assert len(grid) == 306
     card = Scorecard.load(demo_scorecard())
     with DemoService(store, seed=11) as service:
-        run = run_grid(
-            grid,
-            service.assistant_id,
-            client=service.client,
-            store=store,
-            options=RunOptions(progress=False),
-        )
+        run = service.run(grid, options=RunOptions(progress=False))
         done = int((run.conversations["status"] == "done").sum())
         grades = grade_run(run, card, service.judge)
         frame = grades.frame
@@ -75,13 +69,7 @@ def test_a_broken_judge_gives_error_verdicts_and_the_grading_completes(
     grid = Grid(personas, variables=CONTACTS[:2], contexts=[CONTEXT], repeats=2)
     card = Scorecard.load(demo_scorecard())
     with DemoService(store, seed=3) as service:
-        run = run_grid(
-            grid,
-            service.assistant_id,
-            client=service.client,
-            store=store,
-            options=RunOptions(progress=False),
-        )
+        run = service.run(grid, options=RunOptions(progress=False))
         if failure == "garbage":
             response = httpx.put(
                 f"{service.emulator.admin_url}/judge",

@@ -17,7 +17,7 @@ from evalkit.demo import DemoService, demo_grid, demo_scorecard
 from evalkit.flows import JudgeDrift, compare_judges
 from evalkit.grading import Judge
 from evalkit.grading._agreement import judge_drift_table
-from evalkit.runner import RunOptions, run_grid
+from evalkit.runner import RunOptions
 
 RULE = "asks-confirmation"
 
@@ -27,10 +27,12 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     store = tmp_path_factory.mktemp("drift") / "runs"
     store.mkdir()
     with DemoService(store, seed=3) as svc:
-        run = run_grid(
-            demo_grid(2), svc.assistant_id, client=svc.client, target="prod", store=store,
-            run_id="prod", options=RunOptions(concurrency=8, progress=False),
-        )  # fmt: skip
+        run = svc.run(
+            demo_grid(2),
+            target="prod",
+            run_id="prod",
+            options=RunOptions(concurrency=8, progress=False),
+        )
         svc.emulator.admin("PUT", "/judge", {"falsePassRate": 1.0, "rules": [RULE], "seed": 1})
         yield {"store": store, "run": run, "url": svc.emulator.judge_base_url}
 

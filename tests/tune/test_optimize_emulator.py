@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import json
 import pickle
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from evalkit.demo import DRAFT_INSTRUCTIONS, DemoService, demo_grid, demo_scorecard
-from evalkit.runner import RunOptions
 from evalkit.targets import CLONE_PREFIX
 from evalkit.tuning import (
     OptimizeOptions,
@@ -26,13 +24,7 @@ from evalkit.tuning import (
     optimize,
 )
 
-FAST = RunOptions(concurrency=16, progress=False)
-
-
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[DemoService]:
-    with DemoService(tmp_path / "store") as svc:
-        yield svc
+from .demo_support import FAST, cli_env, grid_files
 
 
 def _stats(svc: DemoService) -> dict[str, int]:
@@ -152,25 +144,6 @@ def test_an_unreachable_proposer_is_counted_not_raised() -> None:
     assert "ConnectError" in batch.reasons[-1]
 
 
-def _grid_files(folder: Path) -> tuple[Path, Path]:
-    import csv
-    import shutil
-
-    from evalkit.data import bundled_path
-    from evalkit.demo import CONTACTS, DEMO_PERSONAS
-
-    personas = folder / "personas"
-    personas.mkdir()
-    for label in DEMO_PERSONAS:
-        shutil.copy(bundled_path("personas") / f"{label}.yaml", personas)
-    contacts = folder / "contacts.csv"
-    with contacts.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(CONTACTS[0]))
-        writer.writeheader()
-        writer.writerows(CONTACTS)
-    return personas, contacts
-
-
 def test_the_command_prints_the_budget_the_rounds_and_the_diff(
     service: DemoService, tmp_path: Path
 ) -> None:
@@ -179,14 +152,8 @@ def test_the_command_prints_the_budget_the_rounds_and_the_diff(
     from evalkit.cli import app
     from evalkit.demo import CONTEXT
 
-    personas, contacts = _grid_files(tmp_path)
-    env = {
-        "EVALKIT_BASE_URL": service.emulator.base_url,
-        "EVALKIT_API_KEY": service.emulator.api_key,
-        "EVALKIT_JUDGE_BASE_URL": service.emulator.judge_base_url,
-        "EVALKIT_JUDGE_API_KEY": "",
-        "EVALKIT_PROPOSER_API_KEY": "sk-proposer-secret",
-    }
+    personas, contacts = grid_files(tmp_path)
+    env = cli_env(service, EVALKIT_PROPOSER_API_KEY="sk-proposer-secret")
     out = tmp_path / "optimize.json"
     pricing = tmp_path / "pricing.yaml"
     pricing.write_text(

@@ -8,10 +8,7 @@ cells, drop the harmful one early, leave no clone behind, and promote only when 
 
 from __future__ import annotations
 
-import csv
 import json
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -21,33 +18,20 @@ from typer.testing import CliRunner
 from evalkit.api import EvalkitError
 from evalkit.cli import app
 from evalkit.compare import Verdict
-from evalkit.data import bundled_path
 from evalkit.demo import (
-    CONTACTS,
     CONTEXT,
-    DEMO_PERSONAS,
     LATENCY_MIN_EFFECT_S,
     DemoService,
     demo_grid,
     demo_scorecard,
 )
-from evalkit.runner import RunOptions
-from evalkit.targets import CLONE_PREFIX, Variant
+from evalkit.targets import Variant
 from evalkit.tuning import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
+
+from .demo_support import FAST, cli_env, clones, grid_files
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "examples" / "variants" / "urdu_reminder.yaml"
-FAST = RunOptions(concurrency=16, progress=False)
-
-
-@pytest.fixture
-def service(tmp_path: Path) -> Iterator[DemoService]:
-    with DemoService(tmp_path / "store") as svc:
-        yield svc
-
-
-def clones(svc: DemoService) -> list[str]:
-    return [a.name for a in svc.client.list_assistants() if a.name.startswith(CLONE_PREFIX)]
 
 
 def sweep(svc: DemoService, **options: object) -> TuneResult:
@@ -155,27 +139,9 @@ def test_promote_needs_a_winner(service: DemoService) -> None:
             result.promote(service.client)
 
 
-def _grid_files(folder: Path) -> tuple[Path, Path]:
-    personas = folder / "personas"
-    personas.mkdir()
-    for label in DEMO_PERSONAS:
-        shutil.copy(bundled_path("personas") / f"{label}.yaml", personas)
-    contacts = folder / "contacts.csv"
-    with contacts.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(CONTACTS[0]))
-        writer.writeheader()
-        writer.writerows(CONTACTS)
-    return personas, contacts
-
-
 def test_the_command_sweeps_and_promotes(service: DemoService, tmp_path: Path) -> None:
-    personas, contacts = _grid_files(tmp_path)
-    env = {
-        "EVALKIT_BASE_URL": service.emulator.base_url,
-        "EVALKIT_API_KEY": service.emulator.api_key,
-        "EVALKIT_JUDGE_BASE_URL": service.emulator.judge_base_url,
-        "EVALKIT_JUDGE_API_KEY": "",
-    }
+    personas, contacts = grid_files(tmp_path)
+    env = cli_env(service)
     before = service.client.get_assistant_metadata(service.assistant_id).aliases
     out = tmp_path / "tune.json"
     result = CliRunner().invoke(

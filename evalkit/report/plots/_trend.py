@@ -10,12 +10,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from ._common import DIRECTION_COLORS, SIDE_COLORS, add_caption, color_for, new_figure
 
 __all__ = ["score_trend"]
 
 _LINE = "#1f5fbf"
+_HEIGHT_IN = 4.2
+_CAPTION_IN = 0.55  # the caption in two lines (one ran past the figure's right edge)
 
 
 def score_trend(
@@ -27,7 +30,10 @@ def score_trend(
     start order across series."""
     if "rule_id" in history.columns:
         raise ValueError("score_trend takes history(...) by run, not by='rule'")
-    fig, (ax,) = new_figure(4.2)
+    fig, (ax,) = new_figure(_HEIGHT_IN)
+    engine = fig.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine):  # room for the caption's two lines
+        engine.set(rect=(0, _CAPTION_IN / _HEIGHT_IN, 1, 1 - _CAPTION_IN / _HEIGHT_IN))
     frame = _ordered(history)
     x = np.arange(len(frame))
     groups = list(dict.fromkeys(frame["series"])) if "series" in frame.columns else [None]
@@ -62,7 +68,7 @@ def score_trend(
     add_caption(
         fig,
         f"{len(frame)} run(s) in {len(groups) if len(frame) else 0} series, {int(n)} graded "
-        "conversation(s); colour: verdict against the run before; ring: a regression confirmed "
+        "conversation(s);\ncolour: verdict against the run before; ring: a regression confirmed "
         f"by the nightly rule ({regressions}); triangle: suspect night; star: last good",
     )
     return fig
