@@ -19,7 +19,6 @@ import copy
 import logging
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from functools import cache
 from typing import Any, Final, Literal
 
 from .._exceptions import EvalkitError
@@ -33,18 +32,12 @@ logger = logging.getLogger("evalkit.targets")
 DELETE_GRACE_S: Final = 30.0
 
 
-@cache
-def _reported_clones() -> set[str]:
-    """Left-over clone ids already reported in this process (each is said once)."""
-    return set()
-
-
-def report_leftover_clones(ids: list[str]) -> None:
-    """Warn about left-over clones, each once per process (a tune resolves many targets)."""
-    fresh = [i for i in ids if i not in _reported_clones()]
+def report_leftover_clones(client: AsyncClient, ids: list[str]) -> None:
+    """Warn about left-over clones, each once per client (a tune resolves many targets;
+    the memory is the client's :attr:`~evalkit.api.AsyncClient.said_once`)."""
+    fresh = [i for i in ids if client.said_once.first("left-over clone", i)]
     if not fresh:
         return
-    _reported_clones().update(fresh)
     logger.warning(
         "%d temporary evalkit clone(s) of runs that are gone were not deleted (a killed "
         "process?): %s; `evalkit clones --delete` removes them",
@@ -161,7 +154,7 @@ async def resolve_target(
             f"assistant {assistant_id} is not among the {len(assistants)} assistant(s) of this "
             "API key's project (E1); check the id and EVALKIT_API_KEY"
         )
-    report_leftover_clones([a.id for a in find_clones(assistants)])
+    report_leftover_clones(client, [a.id for a in find_clones(assistants)])
     draft = ConfigSnapshot.from_assistant(found)
     snapshots.save(draft)
     aliases = found.aliases

@@ -24,7 +24,6 @@ from evalkit.targets import (
     CloneOwner,
     SnapshotStore,
     Variant,
-    _targets,
     resolve_target,
     simulation_target,
 )
@@ -178,7 +177,7 @@ def test_a_cancelled_run_still_deletes_its_clone(
     assert left - before == set()
 
 
-def test_a_left_over_clone_is_reported_once_per_process(
+def test_a_left_over_clone_is_reported_once_per_client(
     emu: EmulatorServer,
     client: Client,
     example: str,
@@ -189,7 +188,6 @@ def test_a_left_over_clone_is_reported_once_per_process(
     left = client.create_assistant(
         f"{CLONE_PREFIX} left over", EXAMPLE, description=expired.description(example)
     ).id
-    _targets._reported_clones().discard(left)
 
     async def resolve_three_times(aclient: AsyncClient) -> None:
         for _ in range(3):
