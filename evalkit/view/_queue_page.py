@@ -1,7 +1,10 @@
 """The live viewer's "label next" mode: walk a run's label queue one pair at a time.
 
 ``/runs/<run>/queue.html?n=50&seed=0&i=0`` shows pair ``i`` of the seeded queue
-(:func:`evalkit.grading.label_queue`): the rule, the judge's verdict and reason, the transcript
+(:func:`evalkit.grading.label_queue`); without ``n`` the queue is as long as
+:func:`evalkit.grading.planned_n` says a judge-corrected interval still needs (counting the
+labels stored so far), and every later link carries that ``n`` so the walk's draw, and so its
+inclusion probabilities, stay fixed while labels are added. The page shows the rule, the judge's verdict and reason, the transcript
 with the evidence turn highlighted, progress ("12 of 50"), and one button per verdict (keys
 ``p`` pass, ``f`` fail, ``n`` n/a, ``s`` skip). A label is stored with the pair's inclusion
 probability and the page moves to the next pair.
@@ -15,7 +18,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
-from ..grading import label_queue
+from ..grading import label_queue, planned_n
 from ..report import TranscriptOptions, transcript_html
 from ..store import LABEL_VALUES
 from ._pages import Pages
@@ -46,11 +49,16 @@ def queue_link(n: int, seed: int, i: int) -> str:
 
 def queue_page(pages: Pages, run_id: str, query: Mapping[str, str]) -> str:
     """Pair ``i`` of the run's label queue (module docstring)."""
-    n = _int(query, "n", 50, 1)
     seed = _int(query, "seed", 0, 0)
     i = _int(query, "i", 0, 0)
     data = pages.site.run(run_id)
-    queue = label_queue(data.grades, n=n, seed=seed) if len(data.grades) else None
+    planned, judged = query.get("n") in (None, ""), bool(len(data.grades))
+    if planned and judged:
+        n, plan = planned_n(data.grades, labels=data.labels())
+        judged = not plan.empty  # no judged pass/fail verdict: nothing to plan for
+    else:
+        n = _int(query, "n", 0, 1)
+    queue = label_queue(data.grades, n=n, seed=seed) if len(data.grades) and n else None
     total = 0 if queue is None else len(queue)
     context: dict[str, Any] = {
         "title": f"label next · {run_id}",
@@ -64,6 +72,8 @@ def queue_page(pages: Pages, run_id: str, query: Mapping[str, str]) -> str:
         "label_values": LABEL_VALUES,
         "n": n,
         "seed": seed,
+        "planned": planned,
+        "judged": judged,
     }
     if context["done"] or queue is None:
         return pages.render("view/queue.html", "../../", **context)

@@ -46,3 +46,26 @@ def test_label_next_walks_the_queue_one_keystroke_per_verdict(store: Path) -> No
     assert sorted(labels["label"]) == ["fail", "na", "pass"]
     assert labels["inclusion_probability"].notna().all()
     assert first in set(labels["conversation_id"])
+
+
+def test_the_queue_without_n_is_as_long_as_the_plan_says_and_its_links_keep_it(
+    store: Path,
+) -> None:
+    """No fixed 50: the walk is as long as planned_n says a ±10-point corrected interval still
+    needs, and each link carries that n, so labels added on the way do not redraw the queue."""
+    import re
+
+    import httpx
+
+    from evalkit.grading import planned_n
+
+    needed, plan = planned_n(load_run(store / "prod"))
+    assert not plan.empty
+    assert needed > 0
+    with ViewerServer(ViewerOptions(store=store, port=0)) as viewer:
+        page = httpx.get(viewer.base + "runs/prod/queue.html", timeout=60).text
+        run_page = httpx.get(viewer.base + "runs/prod/index.html", timeout=60).text
+    assert re.search(rf'class="vw-progress"><b>1 of {needed}</b>', page), page[:2000]
+    links = set(re.findall(r"queue\.html\?n=(\d+)&amp;seed=0&amp;i=1", page))
+    assert links == {str(needed)}
+    assert "as many as a ±10-point judge-corrected interval still needs" in run_page
