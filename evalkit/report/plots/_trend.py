@@ -89,7 +89,7 @@ def _label(row: Any) -> str:
 
 def _mark(ax: Any, frame: pd.DataFrame, x: Any, values: tuple[Any, Any]) -> None:
     score, high = values
-    verdicts = frame["verdict_vs_previous"].fillna("first run").astype(str)
+    verdicts = frame["verdict_vs_previous"].astype(object).fillna("first run").astype(str)
     for verdict in dict.fromkeys(verdicts):
         picked = (verdicts == verdict).to_numpy()
         ax.scatter(
