@@ -78,7 +78,7 @@ def test_the_bundled_variants_run_on_the_example_assistant(
     emu: EmulatorServer, client: Client, example: str, tmp_path: Path
 ) -> None:
     result = sweep(emu, client, example, VARIANTS, tmp_path)
-    assert result.summary["failed_arms"] == []
+    assert result.details["failed_arms"] == []
     assert set(result.leaderboard["variant"]) == {
         "draft",
         "confirm-slot",
@@ -101,7 +101,7 @@ def test_a_failing_arm_is_reported_and_left_out_and_the_others_go_on(
     fine = Variant.with_instructions("short", "You are Sana. Remind {{customer_name}} in Urdu.")
     with caplog.at_level(logging.WARNING, logger="evalkit"):
         result = sweep(emu, client, example, [broken, fine], tmp_path)
-    assert result.summary["failed_arms"] == ["no-provider"]
+    assert result.details["failed_arms"] == ["no-provider"]
     assert list(result.leaderboard["variant"]) == ["draft", "short"]
     (said,) = [w for w in result.warnings if "no-provider" in w]
     assert "failed in wave 1" in said
