@@ -18,9 +18,11 @@ from typing import Any, Final
 
 import pandas as pd
 
-__all__ = ["mask_words", "record_value_words"]
+__all__ = ["RECORD_MASK", "hide_record_words", "mask_words", "record_value_words"]
 
 _WORD_RE: Final = re.compile(r"[^\W\d_]+", re.UNICODE)
+RECORD_MASK: Final = "[record]"
+"""What stands for a record's word in a quote shown to a model (the proposer)."""
 MIN_LETTERS: Final = 2
 """Shorter words (an initial, ``Dr`` is kept at two) are not masked."""
 
@@ -82,3 +84,17 @@ def mask_words(texts: Iterable[str], words: frozenset[str]) -> list[str]:
     if not words:
         return list(texts)
     return [_WORD_RE.sub(lambda m: " " if m.group(0) in words else m.group(0), t) for t in texts]
+
+
+def hide_record_words(text: str, words: frozenset[str], mask: str = RECORD_MASK) -> str:
+    """``text`` as written, with each word that is one of ``words`` (compared normalised, as
+    :func:`record_value_words` makes them) replaced by ``mask``: a quote without the contact's
+    name, clinic or doctor."""
+    if not words:
+        return text
+
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return mask if unicodedata.normalize("NFKC", word).casefold() in words else word
+
+    return _WORD_RE.sub(swap, text)

@@ -4,7 +4,9 @@ worst first (points lost), each with its criterion and clustered failure example
 Held-out cells are dropped before anything is counted, clustered or quoted, so the proposer
 never sees what will confirm the winner. Clusters come from
 :func:`evalkit.diagnose.failure_clusters`; an example is the evidence turn's words, else the
-judge's rationale, cut short.
+judge's rationale, cut short, with every word of the grid's variables records (contact names,
+clinics, doctors; read from the run's ``conversations``) replaced by ``[record]``: a proposer
+is a model outside evalkit, and the prompt it writes must not carry one contact's name.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pandas as pd
 
 from .._util import redact_text
 from ..diagnose import failure_clusters
+from ..diagnose._record_values import hide_record_words, record_value_words
 from ..grading import Scorecard
 from ._proposer_prompt import FailingRule
 
@@ -26,24 +29,24 @@ MAX_EXAMPLES: Final = 2
 MAX_QUOTE: Final = 160
 
 
-def _quote(text: Any) -> str:
-    flat = " ".join(redact_text(str(text)).split())
+def _quote(text: Any, hidden: frozenset[str]) -> str:
+    flat = hide_record_words(" ".join(redact_text(str(text)).split()), hidden)
     return flat if len(flat) <= MAX_QUOTE else flat[: MAX_QUOTE - 1].rstrip() + "…"
 
 
-def _example(row: Any, turns: pd.DataFrame) -> str | None:
+def _example(row: Any, turns: pd.DataFrame, hidden: frozenset[str]) -> str | None:
     turn = row.get("evidence_turn")
     if turns is not None and len(turns) and turn is not None and not pd.isna(turn):
         hit = turns[
             (turns["conversation_id"] == row["conversation_id"]) & (turns["index"] == int(turn))
         ]
         if len(hit):
-            return _quote(f"{hit.iloc[0]['role']}: {hit.iloc[0]['text']}")
+            return _quote(f"{hit.iloc[0]['role']}: {hit.iloc[0]['text']}", hidden)
     agent = turns[(turns["conversation_id"] == row["conversation_id"]) & (turns["role"] == "agent")]
     if len(agent):
-        return _quote(f"agent: {agent.iloc[0]['text']}")
+        return _quote(f"agent: {agent.iloc[0]['text']}", hidden)
     rationale = row.get("rationale")
-    return _quote(rationale) if isinstance(rationale, str) and rationale else None
+    return _quote(rationale, hidden) if isinstance(rationale, str) and rationale else None
 
 
 def failing_rules(
@@ -53,8 +56,11 @@ def failing_rules(
     *,
     held_out: Collection[str],
     seed: int = 0,
+    conversations: pd.DataFrame | None = None,
 ) -> list[FailingRule]:
-    """The failing rules of ``grades`` on the cells not in ``held_out`` (module docstring)."""
+    """The failing rules of ``grades`` on the cells not in ``held_out`` (module docstring);
+    ``conversations`` (with ``variables``) gives the records whose words quotes hide."""
+    hidden = record_value_words(conversations)
     kept = grades[~grades["cell_id"].isin(set(held_out))]
     decided = kept[kept["verdict"].isin(["pass", "fail"])]
     fails = decided[decided["verdict"] == "fail"]
@@ -79,7 +85,7 @@ def failing_rules(
             for cid in list(row.get("example_ids") or [])[:MAX_EXAMPLES]:
                 hit = rule_fails[rule_fails["conversation_id"] == cid]
                 source = hit.iloc[0] if len(hit) else by_id.loc[cid] if cid in by_id.index else None
-                text = None if source is None else _example(source, turns)
+                text = None if source is None else _example(source, turns, hidden)
                 if text:
                     examples.append(text)
             found.append(

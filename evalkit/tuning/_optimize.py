@@ -185,9 +185,14 @@ class _Search:
 
     def request(self, number: int) -> ProposalRequest:
         grades = self.sweep_state["grades"][self.best].frame
-        turns = self.sweep_state["runs"][self.best].turns
+        run = self.sweep_state["runs"][self.best]
         rules = failing_rules(
-            grades, turns, self.card, held_out=self.held_out, seed=self.opts.seed + number
+            grades,
+            run.turns,
+            self.card,
+            held_out=self.held_out,
+            seed=self.opts.seed + number,
+            conversations=run.conversations,
         )
         return ProposalRequest(
             instructions=self.instructions_of(self.best),

@@ -142,3 +142,40 @@ def test_options_are_checked_naming_the_field() -> None:
         OptimizeOptions(max_conversations=0)
     opts = OptimizeOptions(candidates=4, max_repeats=2, rounds=3)
     assert (opts.minimum(18), opts.expected(18)) == (180, 468)
+
+
+def test_a_round_quotes_no_word_of_a_contact_record() -> None:
+    """The proposer is a model outside evalkit: its examples hide every word of the grid's
+    records (names, clinics), keeping the rest of the quote as written."""
+    card = Scorecard.validate(
+        {
+            "rubricVersionId": "t",
+            "rules": [
+                {"ruleId": "confirm", "title": "Asks to confirm", "points": 50,
+                 "check": {"type": "judge", "criterion": "asks yes or no"}},
+                {"ruleId": "close", "title": "Says goodbye", "points": 50,
+                 "check": {"type": "contains", "any": ["bye"], "speaker": "agent"}},
+            ],
+        }
+    )  # fmt: skip
+    grades = _grades()
+    turns = _turns(grades)
+    turns["text"] = "Assalam o alaikum AYESHA ji, Shifa Clinic se baat ho rahi hai."
+    records = [{"name": "Ayesha Khan", "clinic": "Shifa Clinic"}, {"name": "Bilal"}]
+    ids = sorted(set(grades["conversation_id"]))
+    conversations = pd.DataFrame(
+        {
+            "conversation_id": ids,
+            "variables": [json.dumps(records[i % 2]) for i in range(len(ids))],
+        }
+    )
+    shown = failing_rules(grades, turns, card, held_out=(), conversations=conversations)
+    quotes = [e for r in shown for c in r.clusters for e in c["examples"]]
+    assert quotes, shown
+    for quote in quotes:
+        for word in ("ayesha", "shifa", "clinic", "khan", "bilal"):
+            assert word not in quote.casefold(), quote
+        assert quote.startswith("agent: Assalam o alaikum [record] ji, [record] [record] se baat")
+    # without the records the quote is as written (what the old rounds showed)
+    plain = failing_rules(grades, turns, card, held_out=())
+    assert any("AYESHA" in e for r in plain for c in r.clusters for e in c["examples"])
