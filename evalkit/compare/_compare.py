@@ -11,13 +11,14 @@ import pandas as pd
 
 from .._util import deprecated
 from ..grading import Grades, GradesLike, as_grades_frame
+from ..stats import Interval, grid_mean
 from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._flagged import drop_flagged, flagged_sentence
 from ._headline import Headline, decide_headline
 from ._judge_correction import LabelsArg, apply_labels
 from ._options import CompareOptions
-from ._sides import Sides, check_columns
+from ._sides import Side, Sides, check_columns, unique_values
 from ._summary import summary_row
 from ._warnings import comparison_warnings
 
@@ -115,18 +116,25 @@ def compare_grades(
     )
 
 
-def headline_row(
-    baseline: pd.DataFrame, candidate: pd.DataFrame, options: CompareOptions
-) -> dict[str, Any]:
-    """:func:`compare_grades`'s summary row (verdict, difference and interval, each side's
-    score and interval) without the breakdowns and warnings: the same sides, headline and
-    row, for callers that read only the headline of many comparisons (a store's history).
-    Bare grades frames; no labels, flags or left-out counts."""
-    frames = [baseline, candidate]
-    for name, frame in zip(("baseline", "candidate"), frames, strict=True):
+def headline(baseline: pd.DataFrame, candidate: pd.DataFrame, options: CompareOptions) -> Headline:
+    """:func:`compare_grades`'s headline (``decision.verdict``, ``decision.interval``, each
+    side's score) without the summary row, breakdowns and warnings: the same sides and
+    decision, for callers that read only the verdict of many comparisons (a store's
+    history). Bare grades frames; no labels or flags."""
+    for name, frame in zip(("baseline", "candidate"), (baseline, candidate), strict=True):
         check_columns(frame, name)
-    none: dict[str, dict[str, int]] = {"baseline": {}, "candidate": {}}
-    return _headline(frames, options, none, {"baseline": 0, "candidate": 0})[2]
+    return decide_headline(Sides.build(baseline, candidate), options.confidence, options.min_effect)
+
+
+def side_score(grades: pd.DataFrame, confidence: float) -> Interval:
+    """One gradings' score (0-100) and interval: the grid mean of its cells (repeats
+    averaged first), what :func:`compare_grades` reports as a side's ``score_*`` when the
+    other side has the same cells, from this side alone (half the work of comparing it with
+    itself)."""
+    check_columns(grades, "grades")
+    cells = unique_values(grades["cell_id"])
+    moments = Side.build(grades, cells, "grades").scenarios(len(cells)).left_out
+    return grid_mean(moments.mask(moments.n > 0), confidence, scale=100.0)
 
 
 def _headline(

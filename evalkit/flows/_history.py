@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..compare import CompareOptions, NightlyRule, Verdict
 from ..compare._alarms import AlarmWatch
-from ..compare._compare import headline_row
+from ..compare._compare import headline, side_score
 from ..compare._options import check_levels
 from ..grading import conversation_points
 from ..store import StoreLike, catalog, open_store
@@ -100,12 +100,8 @@ def _since(since: Any) -> pd.Timestamp:
 
 
 def _score(grades: pd.DataFrame, confidence: float) -> tuple[float, float, float]:
-    row = headline_row(grades, grades, CompareOptions(confidence=confidence))
-    return (
-        float(row["score_candidate"]),
-        float(row["score_candidate_low"]),
-        float(row["score_candidate_high"]),
-    )
+    score = side_score(grades, confidence)
+    return float(score.estimate), float(score.low), float(score.high)
 
 
 def _common_repeats(base: pd.DataFrame, cand: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -121,10 +117,10 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     if base.empty or cand.empty or not set(base["cell_id"]) & set(cand["cell_id"]):
         return float("nan"), Verdict.INSUFFICIENT_EVIDENCE.value
     base, cand = _common_repeats(base, cand)
-    row = headline_row(
+    decision = headline(
         base, cand, CompareOptions(confidence=opts.confidence, min_effect=opts.min_effect)
-    )
-    return float(row["difference"]), str(row["verdict"])
+    ).decision
+    return float(decision.interval.estimate), decision.verdict.value
 
 
 def conversation_scores(grades: pd.DataFrame) -> pd.DataFrame:

@@ -73,18 +73,28 @@ def test_breakdowns_and_warnings_see_the_sides_rules_and_cells() -> None:
 
 
 @pytest.mark.parametrize("seed", [3, 11, 29])
-def test_headline_row_is_the_summary_row_of_compare_grades(seed: int) -> None:
-    """History reads only headlines, of hundreds of comparisons: ``headline_row`` gives the
-    same row as the full comparison's summary (one formula), without the breakdowns."""
+def test_history_reads_the_same_headline_and_scores_as_compare_grades(seed: int) -> None:
+    """History reads only verdicts and scores, of hundreds of comparisons: ``headline`` and
+    ``side_score`` give what the full comparison's summary says (one formula), without the
+    summary row, breakdowns and warnings."""
     drawn = GradeGenerator().draw(
         Design("headline", cells=8, repeats=3, informative_errors=0.3), trials=1, seed=seed
     )
     baseline, candidate = drawn.frame(0, "baseline"), drawn.frame(0, "candidate")
     options = CompareOptions(confidence=0.9, min_effect=3.0)
-    full = compare_grades(baseline, candidate, options=options).summary.iloc[0].to_dict()
-    row = _compare.headline_row(baseline, candidate, options)
-    assert set(row) <= set(full)
-    assert row["verdict"] == full["verdict"]
-    pd.testing.assert_series_equal(
-        pd.Series(row, dtype=object), pd.Series({k: full[k] for k in row}, dtype=object)
+    full = compare_grades(baseline, candidate, options=options).summary.iloc[0]
+    decision = _compare.headline(baseline, candidate, options).decision
+    assert decision.verdict.value == full["verdict"]
+    assert (decision.interval.estimate, decision.interval.low, decision.interval.high) == (
+        full["difference"],
+        full["difference_low"],
+        full["difference_high"],
     )
+    for side, frame in (("baseline", baseline), ("candidate", candidate)):
+        alone = compare_grades(frame, frame, options=options).summary.iloc[0]
+        score = _compare.side_score(frame, 0.9)
+        assert (score.estimate, score.low, score.high) == (
+            alone["score_candidate"],
+            alone["score_candidate_low"],
+            alone["score_candidate_high"],
+        ), side
