@@ -12,6 +12,7 @@ import pandas as pd
 from .._util import gather_or_cancel, run_sync
 from .._util._result import Result
 from ..api import AsyncClient, Client
+from ..api._any_client import async_client
 from ..compare import (
     Comparison,
     LatencyComparison,
@@ -51,6 +52,10 @@ class DraftVsProdOptions(PipelineOptions):
                 "DraftVsProdOptions.sequential must be a SequentialPlan (or None), got "
                 f"{type(self.sequential).__name__}"
             )
+
+    def sides(self) -> tuple[tuple[str, str], tuple[str, str]]:
+        """(target, run id) of the baseline (prod) and the candidate (the draft)."""
+        return ("prod", self.baseline_run_id), ("draft", self.candidate_run_id)
 
     def pipeline(self) -> PipelineOptions:
         """The run -> grade -> compare options these hold."""
@@ -166,35 +171,34 @@ async def adraft_vs_prod(
     opts = options or DraftVsProdOptions()
     pipeline = opts.pipeline()
     card = Scorecard.validate(scorecard)
-    if opts.sequential is not None:
-        from ._sequential import arun_sequential
+    # one client for both sides and every wave: what it warns about is said once
+    async with async_client(client) as aclient:
+        if opts.sequential is not None:
+            from ._sequential import arun_sequential
 
-        (base, cand), (g_base, g_cand), comparison, record = await arun_sequential(
-            grid, assistant_id, card, client=client, judge=judge, store=store, opts=opts
-        )
-        return DraftVsProd(base, cand, g_base, g_cand, comparison, card, record)
-    # both sides at once, so their conversations meet the same service load (a latency
-    # comparison of runs recorded apart would carry the drift between them)
-    sides = await gather_or_cancel(
-        [
-            asyncio.create_task(
-                arun_and_grade(
-                    grid,
-                    assistant_id,
-                    card,
-                    RunSpec(target, run_id),
-                    client=client,
-                    judge=judge,
-                    store=store,
-                    options=pipeline,
+            (base, cand), (g_base, g_cand), comparison, record = await arun_sequential(
+                grid, assistant_id, card, client=aclient, judge=judge, store=store, opts=opts
+            )
+            return DraftVsProd(base, cand, g_base, g_cand, comparison, card, record)
+        # both sides at once, so their conversations meet the same service load (a latency
+        # comparison of runs recorded apart would carry the drift between them)
+        sides = await gather_or_cancel(
+            [
+                asyncio.create_task(
+                    arun_and_grade(
+                        grid,
+                        assistant_id,
+                        card,
+                        RunSpec(target, run_id),
+                        client=aclient,
+                        judge=judge,
+                        store=store,
+                        options=pipeline,
+                    )
                 )
-            )
-            for target, run_id in (
-                ("prod", opts.baseline_run_id),
-                ("draft", opts.candidate_run_id),
-            )
-        ]
-    )
+                for target, run_id in opts.sides()
+            ]
+        )
     comparison = compare_graded(sides[0], sides[1], options=pipeline)
     return DraftVsProd(
         sides[0].run, sides[1].run, sides[0].grades, sides[1].grades, comparison, card

@@ -27,7 +27,6 @@ from .._util import cancel_and_wait, deprecated, gather_or_cancel
 from .._util._progress import planned_stop
 from .._util._result import Result
 from .._util._summary import json_records, json_value
-from ..api import AsyncClient
 from ..compare import Comparison, SequentialPlan, compare_sequential, first_repeats
 from ..grading import Grades, JudgeArg, Scorecard, agrade_run
 from ..runner import arun_grid
@@ -35,7 +34,7 @@ from ..store import Run, StoreLike, load_run, record_in_manifest
 from ._pipeline import note_flags
 
 if TYPE_CHECKING:
-    from ..api import Client
+    from ..api import AsyncClient, Client
     from ..grid import Grid
     from ._draft_vs_prod import DraftVsProdOptions
 
@@ -184,7 +183,7 @@ def _start_wave(
                 options=run_opts,
             )
         )
-        for target, run_id in (("prod", opts.baseline_run_id), ("draft", opts.candidate_run_id))
+        for target, run_id in opts.sides()
     ]
 
 
@@ -205,25 +204,6 @@ async def arun_sequential(
     if max_repeats != grid.repeats:
         grid = grid.with_repeats(max_repeats)
     plan = replace(plan, max_repeats=max_repeats)
-    owned = AsyncClient() if client is None else None  # one client: said once, not per wave
-    try:
-        return await _waves(grid, assistant_id, card, owned or client, judge, store, opts, plan)
-    finally:
-        if owned is not None:
-            await owned.aclose()
-
-
-async def _waves(
-    grid: Grid,
-    assistant_id: str,
-    card: Scorecard,
-    client: Client | AsyncClient | None,
-    judge: JudgeArg,
-    store: StoreLike,
-    opts: DraftVsProdOptions,
-    plan: SequentialPlan,
-) -> tuple[tuple[Run, Run], tuple[Grades, Grades], Comparison, SequentialRun]:
-    max_repeats = grid.repeats  # the plan's, as arun_sequential set both
     rows: list[dict[str, Any]] = []
     ahead: list[asyncio.Task[Run]] = []
     stopped: str | None = None
