@@ -382,6 +382,26 @@ async def _round(search: _Search, number: int) -> bool:
     return True
 
 
+def _unraced(candidate: tuple[Any, str, Any], status: str, rationale: str) -> dict[str, Any]:
+    """A rounds-table row of a candidate that ran no conversation: ``candidate`` is
+    (round, name, parent); it failed before a wave or was refused before running."""
+    round_, name, parent = candidate
+    return {
+        "round": round_,
+        "candidate": name,
+        "parent": parent,
+        "status": status,
+        "conversations": 0,
+        "difference": np.nan,
+        "difference_low": np.nan,
+        "difference_high": np.nan,
+        "dropped_at": pd.NA,
+        "verdict": None,
+        "kept": False,
+        "rationale": rationale,
+    }
+
+
 def _decide(search: _Search, config: Mapping[str, Any], version: int) -> OptimizeResult:
     control, arms = search.frames()
     diffs = search.selection_differences()
@@ -430,37 +450,19 @@ def _decide(search: _Search, config: Mapping[str, Any], version: int) -> Optimiz
         if name in arms:
             continue  # finished a wave: raced, dropped where it failed
         rows.append(
-            {
-                "round": search.round_of[name],
-                "candidate": name,
-                "parent": search.parent[name],
-                "status": f"failed: {message}",
-                "conversations": 0,
-                "difference": np.nan,
-                "difference_low": np.nan,
-                "difference_high": np.nan,
-                "dropped_at": pd.NA,
-                "verdict": None,
-                "kept": False,
-                "rationale": search.rationale.get(name, ""),
-            }
+            _unraced(
+                (search.round_of[name], name, search.parent[name]),
+                f"failed: {message}",
+                search.rationale.get(name, ""),
+            )
         )
     for item in search.refused:
         rows.append(
-            {
-                "round": item["round"],
-                "candidate": item["candidate"],
-                "parent": item["parent"],
-                "status": f"refused: {item['reason']}",
-                "conversations": 0,
-                "difference": np.nan,
-                "difference_low": np.nan,
-                "difference_high": np.nan,
-                "dropped_at": pd.NA,
-                "verdict": None,
-                "kept": False,
-                "rationale": "",
-            }
+            _unraced(
+                (item["round"], item["candidate"], item["parent"]),
+                f"refused: {item['reason']}",
+                "",
+            )
         )
     table = pd.DataFrame(rows, columns=OptimizeResult.ROUND_COLUMNS)
     table = table.sort_values(["round", "candidate"], kind="stable").reset_index(drop=True)
