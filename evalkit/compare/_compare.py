@@ -89,11 +89,13 @@ def compare_grades(
         )
     _warn_if_graded_differently(frames[0], frames[1])
     frames, correction = apply_labels(frames, labels, confidence=opts.confidence)
+    sides = Sides.build(frames[0], frames[1])
+    head = decide_headline(sides, opts.confidence, opts.min_effect)
     left_out = {
         "baseline": _left_out(baseline_conversations, given[0]),
         "candidate": _left_out(candidate_conversations, given[1]),
     }
-    sides, head, row = _headline(frames, opts, left_out, flagged)
+    row = summary_row(sides, head, opts, left_out, flagged)
     row.update(correction.summary_fields())
     by_rule = correction.patch_by_rule(bd.by_rule(sides, opts.confidence, opts.min_effect))
     by_cell = bd.by_cell(sides, head, opts)
@@ -135,17 +137,6 @@ def side_score(grades: pd.DataFrame, confidence: float) -> Interval:
     cells = unique_values(grades["cell_id"])
     moments = Side.build(grades, cells, "grades").scenarios(len(cells)).left_out
     return grid_mean(moments.mask(moments.n > 0), confidence, scale=100.0)
-
-
-def _headline(
-    frames: list[pd.DataFrame],
-    opts: CompareOptions,
-    left_out: dict[str, dict[str, int]],
-    flagged: dict[str, int],
-) -> tuple[Sides, Headline, dict[str, Any]]:
-    sides = Sides.build(frames[0], frames[1])
-    head = decide_headline(sides, opts.confidence, opts.min_effect)
-    return sides, head, summary_row(sides, head, opts, left_out, flagged)
 
 
 def options_from_knobs(
