@@ -66,6 +66,20 @@ def _grades() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _card() -> Scorecard:
+    return Scorecard.validate(
+        {
+            "rubricVersionId": "t",
+            "rules": [
+                {"ruleId": "confirm", "title": "Asks to confirm", "points": 50,
+                 "check": {"type": "judge", "criterion": "asks yes or no"}},
+                {"ruleId": "close", "title": "Says goodbye", "points": 50,
+                 "check": {"type": "contains", "any": ["bye"], "speaker": "agent"}},
+            ],
+        }
+    )  # fmt: skip
+
+
 def _turns(grades: pd.DataFrame) -> pd.DataFrame:
     ids = sorted(set(grades["conversation_id"]))
     return pd.DataFrame(
@@ -80,17 +94,7 @@ def _turns(grades: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_a_round_never_shows_held_out_cells() -> None:
-    card = Scorecard.validate(
-        {
-            "rubricVersionId": "t",
-            "rules": [
-                {"ruleId": "confirm", "title": "Asks to confirm", "points": 50,
-                 "check": {"type": "judge", "criterion": "asks yes or no"}},
-                {"ruleId": "close", "title": "Says goodbye", "points": 50,
-                 "check": {"type": "contains", "any": ["bye"], "speaker": "agent"}},
-            ],
-        }
-    )  # fmt: skip
+    card = _card()
     grades = _grades()
     rules = failing_rules(grades, _turns(grades), card, held_out={"held-1"})
     assert [r.rule_id for r in rules] == ["confirm"]  # "close" failed on held-out cells only
@@ -147,17 +151,7 @@ def test_options_are_checked_naming_the_field() -> None:
 def test_a_round_quotes_no_word_of_a_contact_record() -> None:
     """The proposer is a model outside evalkit: its examples hide every word of the grid's
     records (names, clinics), keeping the rest of the quote as written."""
-    card = Scorecard.validate(
-        {
-            "rubricVersionId": "t",
-            "rules": [
-                {"ruleId": "confirm", "title": "Asks to confirm", "points": 50,
-                 "check": {"type": "judge", "criterion": "asks yes or no"}},
-                {"ruleId": "close", "title": "Says goodbye", "points": 50,
-                 "check": {"type": "contains", "any": ["bye"], "speaker": "agent"}},
-            ],
-        }
-    )  # fmt: skip
+    card = _card()
     grades = _grades()
     turns = _turns(grades)
     turns["text"] = "Assalam o alaikum AYESHA ji, Shifa Clinic se baat ho rahi hai."

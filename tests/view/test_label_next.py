@@ -4,10 +4,13 @@ with its inclusion probability."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import httpx
 import pytest
 
+from evalkit.grading import planned_n
 from evalkit.store import load_run
 from evalkit.view import ViewerOptions, ViewerServer
 
@@ -53,12 +56,6 @@ def test_the_queue_without_n_is_as_long_as_the_plan_says_and_its_links_keep_it(
 ) -> None:
     """No fixed 50: the walk is as long as planned_n says a ±10-point corrected interval still
     needs, and each link carries that n, so labels added on the way do not redraw the queue."""
-    import re
-
-    import httpx
-
-    from evalkit.grading import planned_n
-
     needed, plan = planned_n(load_run(store / "prod"))
     assert not plan.empty
     assert needed > 0
