@@ -231,12 +231,14 @@ def test_rule_forest_draws_urdu_titles_in_nastaliq_shaped_right_to_left(
     assert plots.figure_to_png(fig).startswith(b"\x89PNG")
 
 
-@pytest.mark.parametrize("font", ["installed", "none"])
+@pytest.mark.parametrize("font", ["installed", "a Latin face first", "none"])
 def test_rule_forest_labels_never_overlap(
     titled: Comparison, regressed: Comparison, font: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if font == "none":
         monkeypatch.setattr(_fonts, "find_arabic_font", lambda *a, **k: None)
+    if font == "a Latin face first":  # as where Noto Sans is installed: Latin first, then Urdu
+        monkeypatch.setattr(_fonts, "_latin_partner", lambda: "DejaVu Sans")
     for comparison in (titled, regressed):
         assert collisions(plots.rule_forest(comparison)) == []
 

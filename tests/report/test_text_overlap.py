@@ -32,14 +32,12 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 #: The plot functions (each returns a Figure).
-PLOT_FUNCTIONS = frozenset(plots.__all__) - {
-    "CAPTION_GID",
-    "conversation_scores",
-    "figure_to_img_tag",
-    "figure_to_png",
-}
-#: Where the figures are shown: a notebook of the report, Urdu labels, the viewer.
-PLACES = ("compare", "sequential", "explore", "tune", "optimize", "nightly", "urdu", "viewer")
+PLOT_FUNCTIONS = frozenset(
+    name
+    for name in plots.__all__
+    if callable(getattr(plots, name))
+    and name not in {"conversation_scores", "figure_to_img_tag", "figure_to_png"}
+)
 #: An all-Urdu rule title ("the agent answers in Urdu (Nastaliq) script the whole call, never
 #: in Roman Urdu") and a long one mixing Urdu into English.
 URDU_TITLE = "ایجنٹ پوری کال میں اردو (نستعلیق) رسم الخط میں جواب دیتا ہے، رومن اردو میں نہیں"
@@ -49,26 +47,17 @@ MIXED_TITLE = (
 )
 
 
-class Drawn:
-    """The figures drawn, by place, and the plot functions that drew them."""
-
-    def __init__(self) -> None:
-        self.figures: dict[str, list[tuple[str, Figure]]] = {place: [] for place in PLACES}
-        self.called: dict[str, set[str]] = {place: set() for place in PLACES}
-        self.place = PLACES[0]
-
-
 @contextmanager
-def recording(drawn: Drawn) -> Iterator[None]:
-    """Every plot function of ``evalkit.report.plots`` records its figure under the current
-    place (the viewer imports them from there when it draws)."""
+def recording() -> Iterator[list[tuple[str, Figure]]]:
+    """Every figure a plot function of ``evalkit.report.plots`` draws while inside, with the
+    function's name (the viewer imports them from there when it draws)."""
+    drawn: list[tuple[str, Figure]] = []
 
     def recorded(name: str, draw: Callable[..., Figure]) -> Callable[..., Figure]:
         @functools.wraps(draw)
         def wrapper(*args: Any, **kwargs: Any) -> Figure:
             fig = draw(*args, **kwargs)
-            drawn.figures[drawn.place].append((name, fig))
-            drawn.called[drawn.place].add(name)
+            drawn.append((name, fig))
             return fig
 
         return wrapper
@@ -76,15 +65,28 @@ def recording(drawn: Drawn) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         for name in sorted(PLOT_FUNCTIONS):
             patch.setattr(plots, name, recorded(name, getattr(plots, name)))
-        yield
+        yield drawn
 
 
-def _report(drawn: Drawn, tmp: Path) -> None:
-    """What the notebooks draw, with their calls, on the offline demo's data."""
-    card = demo.demo_scorecard()
-    drawn.place = "compare"  # compare_draft_prod.ipynb
-    store = demo.offline_runs(tmp / "compare", repeats=2, progress=False)
-    outcome = flows.compare_request(flows.ComparisonRequest(store=store, scorecard=card))
+@pytest.fixture(scope="module")
+def compare_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo's prod and draft, graded with the Urdu appointment-reminder scorecard."""
+    return demo.offline_runs(tmp_path_factory.mktemp("compare"), repeats=2, progress=False)
+
+
+@pytest.fixture(scope="module")
+def nightly_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return demo.offline_nights(tmp_path_factory.mktemp("nightly"), nights=3, repeats=1)
+
+
+def _compared(store: Path) -> flows.ComparisonOutcome:
+    request = flows.ComparisonRequest(store=store, scorecard=demo.demo_scorecard())
+    return flows.compare_request(request)
+
+
+def _compare(compare_store: Path, tmp: Path) -> None:
+    """compare_draft_prod.ipynb (the report `evalkit demo` writes)."""
+    outcome = _compared(compare_store)
     comparison = outcome.comparison
     plots.rule_forest(comparison)
     plots.score_distributions(comparison)
@@ -93,11 +95,16 @@ def _report(drawn: Drawn, tmp: Path) -> None:
     plots.outcomes_by_status(sides)
     plots.turns_and_latency(sides)
     plots.agent_latency(sides)
-    drawn.place = "explore"  # explore_run.ipynb
-    plots.outcomes_by_status([outcome.candidate])
-    drawn.place = "viewer"
-    compare_page(Pages(Site(store), live=False), "prod", "draft")
-    drawn.place = "urdu"  # the same report with Urdu in titles and records
+
+
+def _explore(compare_store: Path, tmp: Path) -> None:
+    """explore_run.ipynb."""
+    plots.outcomes_by_status([load_run("draft", store=compare_store)])
+
+
+def _urdu(compare_store: Path, tmp: Path) -> None:
+    """The compare report with Urdu in rule titles (one all Urdu) and in a contact record."""
+    outcome = _compared(compare_store)
     base, cand = (g.frame.copy() for g in (outcome.baseline_grades, outcome.candidate_grades))
     for frame in (base, cand):
         frame.loc[frame["rule_id"] == "urdu-script", "title"] = URDU_TITLE
@@ -106,43 +113,70 @@ def _report(drawn: Drawn, tmp: Path) -> None:
     urdu_run = write_graded_run(tmp / "urdu-records", RunSpec("urdu", "draft", seed=3))
     plots.persona_record_heatmap(urdu_run.grades(), urdu_run)
 
-    drawn.place = "sequential"  # compare_draft_prod.ipynb with sequential = True
-    store = demo.offline_runs(tmp / "sequential", repeats=3, sequential=True, progress=False)
-    outcome = flows.compare_request(flows.ComparisonRequest(store=store, scorecard=card))
-    record = outcome.sequential
+
+def _sequential(compare_store: Path, tmp: Path) -> None:
+    """compare_draft_prod.ipynb with sequential = True."""
+    store = demo.offline_runs(tmp, repeats=3, sequential=True, progress=False)
+    record = _compared(store).sequential
     assert record is not None
     plots.sequential_looks(
         record.looks, min_effect=record.plan.min_effect, max_conversations=record.max_conversations
     )
-    drawn.place = "tune"  # tune_prompt.ipynb
-    plots.arm_forest(demo.offline_tune(tmp / "tune", max_repeats=2, progress=False))
-    drawn.place = "optimize"  # optimize_prompt.ipynb
-    plots.optimize_rounds(
-        demo.offline_optimize(tmp / "optimize", rounds=2, candidates=3, progress=False)
-    )
-    drawn.place = "nightly"  # nightly_trend.ipynb
-    store = demo.offline_nights(tmp / "nightly", nights=3, repeats=1)
-    trend = flows.nightly_trend(store)
+
+
+def _tune(compare_store: Path, tmp: Path) -> None:
+    """tune_prompt.ipynb."""
+    plots.arm_forest(demo.offline_tune(tmp, max_repeats=2, progress=False))
+
+
+def _optimize(compare_store: Path, tmp: Path) -> None:
+    """optimize_prompt.ipynb."""
+    plots.optimize_rounds(demo.offline_optimize(tmp, rounds=2, candidates=3, progress=False))
+
+
+def _viewer(compare_store: Path, tmp: Path, nightly_store: Path) -> None:
+    """The viewer's compare page and history page."""
+    compare_page(Pages(Site(compare_store), live=False), "prod", "draft")
+    assistant = str(load_run("night-01", store=nightly_store).manifest["assistant_id"])
+    history_page(Pages(Site(nightly_store), live=False), assistant)
+
+
+def _nightly(compare_store: Path, tmp: Path, nightly_store: Path) -> None:
+    """nightly_trend.ipynb."""
+    trend = flows.nightly_trend(nightly_store)
     plots.score_trend(trend.by_run, labels=dict(trend.series_labels))
-    drawn.place = "viewer"
-    assistant = str(load_run("night-01", store=store).manifest["assistant_id"])
-    history_page(Pages(Site(store), live=False), assistant)
 
 
-@pytest.fixture(scope="module")
-def drawn(tmp_path_factory: pytest.TempPathFactory) -> Drawn:
-    if _fonts.find_arabic_font() is None:
-        pytest.fail("no font draws Urdu: the Urdu labels would be Latin stand-ins")
-    result = Drawn()
-    with recording(result):
-        _report(result, tmp_path_factory.mktemp("shipped"))
-    return result
+#: Where figures are shown -> how they are drawn there, and the plot functions it draws.
+PLACES: dict[str, tuple[Callable[..., None], frozenset[str]]] = {
+    "compare": (
+        _compare,
+        frozenset(
+            {"rule_forest", "score_distributions", "persona_record_heatmap"}
+            | {"outcomes_by_status", "turns_and_latency", "agent_latency"}
+        ),
+    ),
+    "explore": (_explore, frozenset({"outcomes_by_status"})),
+    "urdu": (_urdu, frozenset({"rule_forest", "persona_record_heatmap"})),
+    "sequential": (_sequential, frozenset({"sequential_looks"})),
+    "tune": (_tune, frozenset({"arm_forest"})),
+    "optimize": (_optimize, frozenset({"optimize_rounds"})),
+    "nightly": (_nightly, frozenset({"score_trend"})),
+    "viewer": (_viewer, frozenset({"rule_forest", "agent_latency", "score_trend"})),
+}
 
 
 @pytest.mark.parametrize("place", PLACES)
-def test_no_two_texts_of_a_shipped_plot_overlap(drawn: Drawn, place: str) -> None:
-    figures = drawn.figures[place]
-    assert figures, f"nothing drawn for {place}"
+def test_no_two_texts_of_a_shipped_plot_overlap(
+    place: str, compare_store: Path, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    if _fonts.find_arabic_font() is None:
+        pytest.fail("no font draws Urdu: the Urdu labels would be Latin stand-ins")
+    draw, expected = PLACES[place]
+    extra = [request.getfixturevalue("nightly_store")] if place in ("nightly", "viewer") else []
+    with recording() as figures:
+        draw(compare_store, tmp_path, *extra)
+    assert {name for name, _ in figures} == expected
     problems = [f"{name}: {problem}" for name, fig in figures for problem in collisions(fig)]
     assert problems == [], "\n".join(problems)
 
@@ -164,10 +198,10 @@ def _viewer_plots() -> set[str]:
     return names & PLOT_FUNCTIONS
 
 
-def test_every_plot_the_notebooks_and_the_viewer_draw_is_checked(drawn: Drawn) -> None:
+def test_every_plot_the_notebooks_and_the_viewer_draw_is_checked() -> None:
     notebooks, viewer = _notebook_plots(), _viewer_plots()
     assert {"rule_forest", "score_trend"} <= notebooks  # the scan finds the calls
     assert {"rule_forest", "agent_latency", "score_trend"} <= viewer
-    report = set().union(*(drawn.called[p] for p in PLACES if p != "viewer"))
+    report = set().union(*(plots for place, (_, plots) in PLACES.items() if place != "viewer"))
     assert notebooks - report == set()
-    assert viewer - drawn.called["viewer"] == set()
+    assert viewer - PLACES["viewer"][1] == set()

@@ -40,7 +40,8 @@ def test_the_runs_page_names_assistants_and_shows_latency_and_cost(store: Path) 
             assert ident.inner_text() == assistant
             assert ident.get_attribute("title") == f"assistant id {assistant}"
             name_box, id_box = name.bounding_box(), ident.bounding_box()
-            assert name_box is not None and id_box is not None
+            assert name_box is not None
+            assert id_box is not None
             assert id_box["y"] >= name_box["y"] + name_box["height"] - 1  # the id under the name
             q = latency_quantiles(load_run(run_id, store=store))
             latency = cells.nth(score + 1)
