@@ -12,8 +12,9 @@ import typer
 from ._app import app
 from ._errors import ExitCode
 from ._grade import judge_from_options
-from ._options import ScorecardOption, StoreOption
+from ._options import StoreOption
 from ._pricing import PricingOption, load_pricing
+from ._stored_scorecard import comparison_scorecard
 
 #: ``--fail-on-regression`` with a regressed verdict exits with this code.
 REGRESSION_EXIT = int(ExitCode.ERROR)
@@ -75,7 +76,16 @@ def compare_command(
     candidate: Annotated[
         str, typer.Argument(help="Candidate run id (e.g. draft).", metavar="CANDIDATE")
     ],
-    scorecard: ScorecardOption,
+    scorecard: Annotated[
+        Path | None,
+        typer.Option(
+            "--scorecard",
+            "-s",
+            metavar="FILE|RUBRIC",
+            help="Scorecard file, or a rubric version both runs are graded with [default: the "
+            "one scorecard both runs' stored grades share].",
+        ),
+    ] = None,
     store: StoreOption = "runs",
     min_effect: Annotated[
         float, typer.Option(help="Points below which a difference counts as none.", metavar="X")
@@ -144,7 +154,8 @@ def compare_command(
 ) -> None:
     """Compare two stored runs under a scorecard (grades from cache); -o FILE writes its JSON.
 
-    With --sequential --assistant ID the grid runs first, in waves, stopping early.
+    Without --scorecard, the scorecard both runs are already graded with (kept with their
+    grades). With --sequential --assistant ID the grid runs first, in waves, stopping early.
     Exit codes: 0 compared; 1 regressed with --fail-on-regression, not shown non-inferior with
     --fail-unless-non-inferior (or an error); 2 usage.
     """
@@ -153,6 +164,24 @@ def compare_command(
     from ..flows import compare_runs
     from ..store import load_run
 
+    if not sequential and (assistant is not None or max_repeats is not None):
+        raise typer.BadParameter(
+            "--assistant and --max-repeats go with --sequential", param_hint="--sequential"
+        )
+    if assistant is not None and scorecard is None:
+        raise typer.BadParameter(
+            "the runs --assistant makes are graded as they run: give the scorecard",
+            param_hint="--scorecard",
+        )
+    card: Any = scorecard
+    runs = None  # with --assistant, the runs are made first
+    if assistant is None:
+        runs = (load_run(baseline, store=store), load_run(candidate, store=store))
+        card = comparison_scorecard(scorecard, *runs)
+        if not isinstance(card, Path):
+            typer.echo(
+                f"scorecard {card.rubric_version_id}, from the runs' stored grades", err=True
+            )
     if sequential:
         from ._sequential import SequentialRequest, sequential_comparison
 
@@ -160,7 +189,7 @@ def compare_command(
             SequentialRequest(
                 baseline,
                 candidate,
-                scorecard,
+                card,
                 store,
                 judge_from_options(judge_model, no_judge),
                 confidence,
@@ -174,16 +203,12 @@ def compare_command(
                 pricing=load_pricing(pricing),
             )
         )
-    elif assistant is not None or max_repeats is not None:
-        raise typer.BadParameter(
-            "--assistant and --max-repeats go with --sequential", param_hint="--sequential"
-        )
     else:
+        assert runs is not None
         comparison = compare_runs(
-            load_run(baseline, store=store),
-            load_run(candidate, store=store),
-            scorecard,
-            judge_from_options(judge_model, no_judge),
+            *runs,
+            card,
+            judge=judge_from_options(judge_model, no_judge),
             options=CompareOptions(confidence=confidence, min_effect=min_effect),
         )
     latency, latency_line = _latency(baseline, candidate, store)

@@ -10,6 +10,7 @@ import typer
 
 if TYPE_CHECKING:
     from ..compare import Comparison
+    from ..grading import Scorecard
 
 __all__ = ["DEFAULT_MAX_REPEATS", "SequentialRequest", "sequential_comparison"]
 
@@ -23,7 +24,7 @@ class SequentialRequest:
 
     baseline: str
     candidate: str
-    scorecard: Path
+    scorecard: Path | Scorecard
     store: str
     judge: Any
     confidence: float

@@ -31,6 +31,7 @@ from ._label_plan import plan_labels
 from ._label_queue import label_queue, planned_n
 from ._score import conversation_points, score_from_points
 from ._scorecard import Scorecard, ScorecardRule
+from ._stored import stored_scorecards
 
 __all__ = [
     "CHECK_TYPES",
@@ -66,6 +67,7 @@ __all__ = [
     "plan_labels",
     "planned_n",
     "score_from_points",
+    "stored_scorecards",
 ]
 
 publish(globals())

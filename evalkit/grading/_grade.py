@@ -32,6 +32,7 @@ from ._grades import Grades, scores_of
 from ._io import check_rubric_hash
 from ._judging import JudgeArg, grader_name, judge_rows, resolve_judge, with_cache
 from ._scorecard import Scorecard, ScorecardRule
+from ._stored import scorecard_metadata
 from ._transcripts import Transcripts
 
 __all__ = [
@@ -281,6 +282,7 @@ async def agrade_run(
         metadata = {
             "evalkit.rubric_version_id": card.rubric_version_id,
             "evalkit.scorecard_hash": card.content_hash,
+            **scorecard_metadata(card),
             **_provenance(frame, card, done),
         }
         write_grades(frame, path, metadata)

@@ -30,6 +30,7 @@ CATALOG_COLUMNS: Final[dict[str, Any]] = {
     "finished_at": "datetime64[us, UTC]",
     "target": "str",
     "assistant_id": "str",
+    "assistant_name": "str",
     "assistant_version": "Int64",
     "variant": "str",
     "grid_identity": "str",
@@ -41,6 +42,7 @@ CATALOG_COLUMNS: Final[dict[str, Any]] = {
     **dict.fromkeys(STATUSES, "Int64"),
     "rubrics": "str",
     "cost": "float64",
+    "cost_currency": "str",
     "path": "str",
 }
 SCORE_PREFIX: Final = "mean_score."
@@ -73,6 +75,19 @@ def _variant(manifest: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _assistant_name(manifest: Mapping[str, Any]) -> str | None:
+    """The assistant's name as the service gave it when the run started (its config snapshot)."""
+    snapshot = manifest.get("config_snapshot")
+    name = snapshot.get("name") if isinstance(snapshot, Mapping) else None
+    return str(name) if name else None
+
+
+def _cost_currency(manifest: Mapping[str, Any]) -> str | None:
+    cost = manifest.get("cost")
+    currency = cost.get("currency") if isinstance(cost, Mapping) else None
+    return str(currency) if currency and manifest_cost(manifest) is not None else None
+
+
 def _row(folder: RunPath, manifest: Mapping[str, Any]) -> dict[str, Any]:
     counts = manifest.get("counts") or {}
     finalized = manifest.get("finalized_at") is not None
@@ -85,6 +100,7 @@ def _row(folder: RunPath, manifest: Mapping[str, Any]) -> dict[str, Any]:
         "finished_at": manifest.get("finalized_at"),
         "target": manifest.get("target"),
         "assistant_id": manifest.get("assistant_id"),
+        "assistant_name": _assistant_name(manifest),
         "assistant_version": version if isinstance(version, int) else None,
         "variant": _variant(manifest),
         "grid_identity": grid_identity(manifest),
@@ -96,6 +112,7 @@ def _row(folder: RunPath, manifest: Mapping[str, Any]) -> dict[str, Any]:
         **{status: counts.get(status) if finalized else None for status in STATUSES},
         "rubrics": ",".join(sorted(grades)) or None,
         "cost": manifest_cost(manifest),
+        "cost_currency": _cost_currency(manifest),
         "path": str(folder),
     }
     for rubric, summary in grades.items():
@@ -110,12 +127,13 @@ def catalog(
     """One row per run in ``store`` (a folder or an fsspec URL), oldest first, from manifests.
 
     Columns: run_id, started_at, finished_at (finalize time; NaT for a run never finalized),
-    target, assistant_id, assistant_version, variant (its name), grid_identity (the grid
-    without its shard: shards of one grid share it), shard (``"i/n"``), identity, outcome
-    (``complete``, ``partial``, ``interrupted``), grid_size, conversations and the counts by
-    status (as of the last finalize; null for a run never finalized: ``list_runs`` counts its
-    journal), rubrics (the scorecards graded, comma-separated), cost (what the run's
-    conversations cost when it ran with a price table, else NaN), path, then
+    target, assistant_id, assistant_name (the service's name for it when the run started),
+    assistant_version, variant (its name), grid_identity (the grid without its shard: shards
+    of one grid share it), shard (``"i/n"``), identity, outcome (``complete``, ``partial``,
+    ``interrupted``), grid_size, conversations and the counts by status (as of the last
+    finalize; null for a run never finalized: ``list_runs`` counts its journal), rubrics (the
+    scorecards graded, comma-separated), cost (what the run's conversations cost when it ran
+    with a price table, else NaN) and cost_currency, path, then
     ``mean_score.<rubric>`` per scorecard.
     """
     import pandas as pd

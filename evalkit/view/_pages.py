@@ -59,6 +59,29 @@ def _count(value: Any) -> str:
     return "–" if value is None or pd.isna(value) else str(int(value))
 
 
+def _text(value: Any) -> str | None:
+    """A catalog cell as text; None when it is missing (None, NaN, NA or empty)."""
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return None
+    return str(value) or None
+
+
+def _cost(total: Any, currency: Any) -> str | None:
+    """``"USD 1,234.50"``: what a run cost with a price table; None when it ran without one."""
+    if not isinstance(total, int | float) or pd.isna(total):
+        return None
+    unit = f"{_text(currency)} " if _text(currency) else ""
+    return f"{unit}{total:,.2f}"
+
+
+def _latency(quantiles: Mapping[str, float]) -> str | None:
+    """``"0.98 / 2.5 s"``: agent latency p50 / p95; None without turn timing."""
+    p50, p95 = quantiles.get("p50"), quantiles.get("p95")
+    if p50 is None or p95 is None or pd.isna(p50) or pd.isna(p95):
+        return None
+    return f"{p50:.3g} / {p95:.3g} s"
+
+
 def _with_interval(frame: pd.DataFrame, name: str) -> list[str]:
     return [
         f"{_fmt(v, '.2f')} [{_fmt(lo, '.2f')}, {_fmt(hi, '.2f')}]"
@@ -101,7 +124,10 @@ class Pages:
         searches: list[tuple[str, str]] | None = None,
     ) -> str:
         frame = self.site.catalog()
-        rows = [self._run_row(row) for row in frame.to_dict("records")]
+        rows = [
+            self._run_row(row, self.site.latency(str(row["run_id"]), row.get("finished_at")))
+            for row in frame.to_dict("records")
+        ]
         for previous, row in zip([None, *rows[:-1]], rows, strict=True):
             if previous is not None and self._comparable(previous, row):
                 row["previous"] = previous["run_id"]
@@ -118,6 +144,7 @@ class Pages:
             title="Runs",
             refresh=f"{3 * self.refresh_s:g}" if running else None,  # the catalog costs more
             runs=rows,
+            with_cost=any(r["cost"] is not None for r in rows),
             suggested=self._suggested(rows),
             comparisons=[(compare_path(a, b), f"{a} → {b}") for a, b in (comparisons or [])],
             histories=self._histories(frame),
@@ -147,7 +174,10 @@ class Pages:
         return bool(a["rubrics"]) and a["rubrics"] == b["rubrics"] and a["grid"] == b["grid"]
 
     @staticmethod
-    def _run_row(row: Mapping[Any, Any]) -> dict[str, Any]:
+    def _run_row(
+        row: Mapping[Any, Any], latency: Mapping[str, float] | None = None
+    ) -> dict[str, Any]:
+        """A catalog row as the runs table shows it; ``latency``: the run's agent p50/p95."""
         scores = [v for k, v in row.items() if k.startswith("mean_score.") and not pd.isna(v)]
         total, done = row.get("conversations"), row.get("done")
         not_done = None if total is None or pd.isna(total) else int(total) - int(done or 0)
@@ -157,17 +187,20 @@ class Pages:
             "href": run_path(str(row["run_id"])),
             "started": "–" if pd.isna(started) else started.strftime("%Y-%m-%d %H:%M"),
             "target": row.get("target") or "–",
-            "assistant": str(row.get("assistant_id") or "–"),
+            "assistant": _text(row.get("assistant_id")) or "–",
             "assistant_id": row.get("assistant_id"),
+            "assistant_name": _text(row.get("assistant_name")),
             "version": _count(row.get("assistant_version")),
             "running": pd.isna(row.get("finished_at")),
             "outcome": row.get("outcome") or "–",
             "conversations": _count(total),
             "done": _count(done),
             "not_done": _count(not_done),
-            "rubrics": row.get("rubrics") or "",
+            "rubrics": _text(row.get("rubrics")) or "",
             "grid": row.get("grid_identity"),
             "score": ", ".join(_fmt(s, ".1f") for s in scores) or "–",
+            "latency": _latency(latency or {}),
+            "cost": _cost(row.get("cost"), row.get("cost_currency")),
             "compare_href": None,
             "previous": None,
             "pair": None,
@@ -181,8 +214,13 @@ class Pages:
         return {str(a): int(n) for a, n in counts.items() if n >= 2}
 
     def _histories(self, frame: pd.DataFrame) -> list[tuple[str, str]]:
+        named = frame.dropna(subset=["assistant_name"]).groupby("assistant_id")["assistant_name"]
+        names = {str(a): str(n.iloc[-1]) for a, n in named}  # the newest name
         return [
-            (history_path(a), f"{a} ({n} graded runs)")
+            (
+                history_path(a),
+                f"{names[a]} ({a}, {n} graded runs)" if a in names else f"{a} ({n} graded runs)",
+            )
             for a, n in self.history_assistants(frame).items()
         ]
 
@@ -229,9 +267,12 @@ class Pages:
     @staticmethod
     def _about(data: RunData) -> str:
         m = data.run.manifest
+        snapshot = m.get("config_snapshot")
+        name = snapshot.get("name") if isinstance(snapshot, dict) else None
+        assistant = f"{name} ({m.get('assistant_id', '–')})" if name else m.get("assistant_id", "–")
         parts = [
             f"target {m.get('target', '–')}",
-            f"assistant {m.get('assistant_id', '–')} v{m.get('assistant_version', '–')}",
+            f"assistant {assistant} v{m.get('assistant_version', '–')}",
             f"started {str(m.get('created_at', '–'))[:16].replace('T', ' ')}",
             f"scorecard {data.rubric}" if data.rubric else "not graded",
         ]
@@ -241,8 +282,9 @@ class Pages:
         if not pd.isna(latency["p50"]):
             parts.append(f"agent latency p50 {latency['p50']:.3g} s, p95 {latency['p95']:.3g} s")
         cost = m.get("cost")
-        if isinstance(cost, dict) and isinstance(cost.get("total"), int | float):
-            parts.append(f"cost {cost.get('currency', '')} {cost['total']:,.2f}".replace("  ", " "))
+        spent = _cost(cost.get("total"), cost.get("currency")) if isinstance(cost, dict) else None
+        if spent is not None:
+            parts.append(f"cost {spent}")
         if data.running:
             parts.append("still running")
         return " · ".join(parts)

@@ -19,6 +19,7 @@ from ..audio._speak import AUDIO_DIR
 from ..store import (
     Run,
     RunNotFoundError,
+    StoreError,
     StoreLocation,
     catalog,
     open_store,
@@ -131,6 +132,7 @@ class Site:
         self.root: StoreLocation = open_store(store, storage_options)
         self._lock = threading.Lock()
         self._runs: OrderedDict[str, RunData] = OrderedDict()
+        self._latency: dict[str, tuple[str, dict[str, float]]] = {}  # run -> (finalized, p50/p95)
 
     @property
     def label(self) -> str:
@@ -185,6 +187,28 @@ class Site:
             while len(self._runs) > RUNS_HELD:
                 self._runs.popitem(last=False)
         return data
+
+    def latency(self, run_id: str, finalized_at: Any) -> dict[str, float]:
+        """The run's agent latency p50 and p95 (:func:`evalkit.compare.latency_quantiles`;
+        NaN without turn timing), kept while its finalize time holds (a run still running is
+        read again each time; a resumed run finalizes again)."""
+        from ..compare import latency_quantiles
+
+        stamp = str(finalized_at)
+        final = not pd.isna(finalized_at)
+        with self._lock:
+            known = self._latency.get(run_id)
+        if final and known is not None and known[0] == stamp:
+            return known[1]
+        try:
+            found = latency_quantiles(Run(self.folder(run_id)))
+        except StoreError as exc:  # a run being written, or a damaged one: no latency
+            logger.debug("run %s: no agent latency (%s)", run_id, exc)
+            found = {"p50": float("nan"), "p95": float("nan")}
+        if final:
+            with self._lock:
+                self._latency[run_id] = (stamp, found)
+        return found
 
     def forget(self, run_id: str) -> None:
         with self._lock:

@@ -18,7 +18,9 @@ from evalkit.compare import Comparison, compare_grades
 from evalkit.report import ArabicFont, _fonts, plots
 from evalkit.store import Run
 
+from .figures import row_label_texts, row_labels
 from .fixtures import NOT_DONE, PERSONAS
+from .overlap import collisions
 
 
 def texts(fig: Figure) -> list[str]:
@@ -43,7 +45,7 @@ def no_font(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_rule_forest_names_rules_adjustment_and_n(regressed: Comparison) -> None:
     fig = plots.rule_forest(regressed)
     ax = fig.axes[0]
-    labels = [t.get_text() for t in ax.get_yticklabels()]
+    labels = row_label_texts(ax)
     assert len(labels) == len(regressed.by_rule)
     for rule_id in regressed.by_rule["rule_id"]:
         assert any(f"[{rule_id}]" in label for label in labels)
@@ -80,8 +82,8 @@ def test_very_long_rule_titles_are_wrapped_and_cut_after_four_lines() -> None:
         grades["title"] = long
         sides.append(grades)
     fig = plots.rule_forest(compare_grades(*sides))
-    for label in fig.axes[0].get_yticklabels():
-        lines = label.get_text().splitlines()
+    for label in row_label_texts(fig.axes[0]):
+        lines = label.splitlines()
         assert len(lines) == 5  # four lines of title, then [rule id]
         assert all(len(line) <= 44 for line in lines[:4])
         assert lines[3].endswith("…")
@@ -211,7 +213,7 @@ def assert_drawn_in_urdu_font(label: Text, font: ArabicFont) -> None:
 
 def test_rule_forest_shows_every_title_beside_its_id(titled: Comparison) -> None:
     fig = plots.rule_forest(titled)
-    labels = [_plain(t.get_text()) for t in fig.axes[0].get_yticklabels()]
+    labels = [_plain(label) for label in row_label_texts(fig.axes[0])]
     for rule_id, title in zip(titled.by_rule["rule_id"], titled.by_rule["title"], strict=True):
         assert f"{title} [{rule_id}]" in labels, (title, labels)
 
@@ -220,19 +222,46 @@ def test_rule_forest_draws_urdu_titles_in_nastaliq_shaped_right_to_left(
     titled: Comparison, urdu_font: ArabicFont
 ) -> None:
     fig = plots.rule_forest(titled)
-    urdu = [t for t in fig.axes[0].get_yticklabels() if _fonts.has_arabic(t.get_text())]
-    assert len(urdu) == 2  # the mixed title and the all-Urdu one
-    for label in urdu:
-        assert_drawn_in_urdu_font(label, urdu_font)
-    mixed = next(t for t in urdu if "farewell" in t.get_text())
-    assert "اللہ حافظ / خدا حافظ" in mixed.get_text().replace("\n", " ")  # never split
+    rows = [r for r in row_labels(fig.axes[0]) if any(_fonts.has_arabic(t.get_text()) for t in r)]
+    assert len(rows) == 2  # the mixed title and the all-Urdu one
+    for line in (t for row in rows for t in row if _fonts.has_arabic(t.get_text())):
+        assert_drawn_in_urdu_font(line, urdu_font)
+    (mixed,) = [row for row in rows if "farewell" in row[0].get_text()]
+    assert any("اللہ حافظ / خدا حافظ" in t.get_text() for t in mixed)  # never split
     assert plots.figure_to_png(fig).startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("font", ["installed", "a Latin face first", "none"])
+def test_rule_forest_labels_never_overlap(
+    titled: Comparison, regressed: Comparison, font: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if font == "none":
+        monkeypatch.setattr(_fonts, "find_arabic_font", lambda *a, **k: None)
+    if font == "a Latin face first":  # as where Noto Sans is installed: Latin first, then Urdu
+        monkeypatch.setattr(_fonts, "_latin_partner", lambda: "DejaVu Sans")
+    for comparison in (titled, regressed):
+        assert collisions(plots.rule_forest(comparison)) == []
+
+
+def test_a_latin_line_beside_urdu_keeps_a_latin_line_height(
+    titled: Comparison, urdu_font: ArabicFont
+) -> None:
+    rows = {row[-1].get_text(): row for row in row_labels(plots.rule_forest(titled).axes[0])}
+    plain, mixed = rows["[rule-0]"], rows[f"{_fonts.LRM}[rule-1]"]
+
+    def height(text: Text) -> float:
+        return float(text.get_window_extent().height)
+
+    urdu = next(t for t in mixed if _fonts.has_arabic(t.get_text()))
+    assert height(mixed[-1]) == pytest.approx(height(plain[-1]))  # the id under an Urdu title
+    assert height(mixed[0]) == pytest.approx(height(plain[0]))  # its Latin first line
+    assert height(urdu) > 1.5 * height(plain[0])  # Nastaliq's lines are taller
 
 
 def test_rule_forest_says_in_words_why_a_rule_was_not_compared(titled: Comparison) -> None:
     fig = plots.rule_forest(titled)
     ax = fig.axes[0]
-    notes = [t.get_text() for t in ax.texts]
+    notes = [t.get_text() for t in ax.texts if t.get_gid() != plots.ROW_LABEL_GID]
     assert len(notes) == 1
     assert "applies to no conversation" in notes[0]
     assert "n/a in all" in " ".join(notes[0].split())
@@ -242,7 +271,7 @@ def test_rule_forest_without_an_urdu_font_keeps_the_latin_words(
     titled: Comparison, no_font: None
 ) -> None:
     fig = plots.rule_forest(titled)
-    labels = [_plain(t.get_text()) for t in fig.axes[0].get_yticklabels()]
+    labels = [_plain(label) for label in row_label_texts(fig.axes[0])]
     assert not [label for label in labels if _fonts.has_arabic(label)]
     assert "The agent closes with a farewell (…, in either script) [rule-1]" in labels
     assert "(title in Urdu: no Urdu font installed to draw it) [rule-2]" in labels

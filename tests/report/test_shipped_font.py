@@ -33,6 +33,7 @@ SCRIPT = textwrap.dedent(
     from evalkit.data import nastaliq_font_path
     from evalkit.report import _fonts, plots, report_page
     from evalkit.view import ViewerOptions, ViewerServer
+    from tests.report.figures import row_labels
     from tests.report.test_plots import TITLES, assert_drawn_in_urdu_font
     from evalkit._simulate import SyntheticTruth, synthetic_grades
     from evalkit.compare import compare_grades
@@ -49,10 +50,11 @@ SCRIPT = textwrap.dedent(
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a missing glyph is a warning in matplotlib
         fig = plots.rule_forest(compare_grades(*sides))
-        urdu = [t for t in fig.axes[0].get_yticklabels() if _fonts.has_arabic(t.get_text())]
-        assert len(urdu) == 2, [t.get_text() for t in fig.axes[0].get_yticklabels()]
-        for label in urdu:
-            assert_drawn_in_urdu_font(label, font)
+        lines = [t for row in row_labels(fig.axes[0]) for t in row]
+        urdu = [t for t in lines if _fonts.has_arabic(t.get_text())]
+        assert len(urdu) == 3, [t.get_text() for t in lines]  # a mixed line, two all-Urdu
+        for line in urdu:
+            assert_drawn_in_urdu_font(line, font)
         plots.figure_to_png(fig)
 
     page = report_page("t", "<p lang='ur'>اللہ حافظ</p>")

@@ -8,8 +8,10 @@
     fig = sequential_looks(result.looks, min_effect=5, max_conversations=216)  # early stop
     html = figure_to_img_tag(fig)          # a static <img> with a PNG data URI
 
-Every figure is 900 px wide at 100 dpi and carries a caption with n and what was left out.
+Every figure is 900 px wide at 100 dpi and carries a caption with n and what was left out
+(``gid`` ``CAPTION_GID``), wrapped to the figure's width; no two texts of a figure overlap.
 Urdu labels are drawn only when an installed font has the letters; otherwise Latin stand-ins.
+The forest plot's rule labels are texts of their own, a line each (``gid`` ``ROW_LABEL_GID``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 from ..._util import publish
 from .._frames import conversation_scores
 from ._arms import arm_forest
-from ._common import CAPTION_GID
+from ._common import CAPTION_GID, ROW_LABEL_GID
 from ._latency import agent_latency
 from ._optimize import optimize_rounds
 from ._png import figure_to_img_tag, figure_to_png
@@ -29,6 +31,7 @@ from ._trend import score_trend
 
 __all__ = [
     "CAPTION_GID",
+    "ROW_LABEL_GID",
     "agent_latency",
     "arm_forest",
     "conversation_scores",

@@ -2,7 +2,9 @@
 
 Every rule is labelled with its title above its id: wrapped, whole up to four lines (about 170
 characters; a longer one ends in "…", the rule table has it whole), its Urdu drawn in the Urdu
-font, shaped and right to left. A rule that could not be compared says why on its row.
+font, shaped and right to left. Each line of a label has its own font and height (a Latin line
+is not spaced like Nastaliq), and each row is as tall as the tallest label, measured. A rule
+that could not be compared says why on its row.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from ._common import (
     DIRECTION_COLORS,
     add_caption,
     color_for,
+    fit_rows,
     left_out_text,
     new_figure,
-    style_urdu_labels,
+    row_labels,
     wrap_label,
 )
 
@@ -32,8 +35,8 @@ __all__ = ["rule_forest"]
 
 #: Characters per label line, and lines of title at most.
 _LABEL_WIDTH, _LABEL_LINES = 44, 4
-#: Inches per label line (9 pt text, Nastaliq's taller lines included) and per row.
-_LINE_IN, _ROW_PAD_IN = 0.19, 0.12
+#: Inches between one row's label and the next.
+_ROW_PAD_IN = 0.12
 #: When no installed font draws Urdu, an all-Urdu title is named, not dropped.
 _NO_URDU_FONT = "(title in Urdu: no Urdu font installed to draw it)"
 
@@ -99,8 +102,7 @@ def rule_forest(comparison: Comparison) -> Figure:
     min_effect = float(row["min_effect"])
     font = _fonts.find_arabic_font()
     labels = [_rule_label(r, font) for _, r in rules.iterrows()]
-    lines = max((label.count("\n") + 1 for label in labels), default=1)
-    fig, (ax,) = new_figure(max(2.8, (lines * _LINE_IN + _ROW_PAD_IN) * len(rules) + 1.6))
+    fig, (ax,) = new_figure(2.8)
     y = np.arange(len(rules))[::-1]
     diff = rules["difference"].to_numpy(dtype=np.float64)
     low = rules["difference_low"].to_numpy(dtype=np.float64)
@@ -118,8 +120,7 @@ def rule_forest(comparison: Comparison) -> Figure:
             capsize=3,
             markersize=6,
         )
-    ax.set_yticks(y, labels=labels, fontsize=9)
-    style_urdu_labels(ax.get_yticklabels(), font)
+    row_in = row_labels(ax, list(y), labels, font) + _ROW_PAD_IN
     for i, r in enumerate(rules.to_dict("records")):
         reason = unscored_reason(r)
         if reason is not None:
@@ -129,7 +130,8 @@ def rule_forest(comparison: Comparison) -> Figure:
     )
     span = float(np.max(np.abs(finite))) * 1.1 if len(finite) else 10.0
     ax.set_xlim(-max(span, 10.0), max(span, 10.0))
-    ax.set_ylim(-0.6, len(rules) - 0.4)
+    bottom, top = -0.6, len(rules) - 0.4
+    ax.set_ylim(bottom, top)
     ax.set_xlabel("difference in pass rate, candidate - baseline (points)")
     adjustment = str(rules["adjustment"].iloc[0]) if len(rules) else "no"
     level = float(rules["adjusted_confidence"].iloc[0]) if len(rules) else float(row["confidence"])
@@ -156,4 +158,5 @@ def rule_forest(comparison: Comparison) -> Figure:
     handles.append(Patch(color="#d0d7de", label=f"±{min_effect:g} min effect"))
     ax.legend(handles=handles, loc="best", fontsize=8, framealpha=0.9)
     add_caption(fig, _caption(comparison))
+    fit_rows(fig, ax, top - bottom, row_in)
     return fig

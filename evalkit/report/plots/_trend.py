@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
-from matplotlib.layout_engine import ConstrainedLayoutEngine
 
 from ._common import DIRECTION_COLORS, SIDE_COLORS, add_caption, color_for, new_figure
 
@@ -18,7 +17,6 @@ __all__ = ["score_trend"]
 
 _LINE = "#1f5fbf"
 _HEIGHT_IN = 4.2
-_CAPTION_IN = 0.55  # the caption in two lines (one ran past the figure's right edge)
 
 
 def score_trend(
@@ -31,9 +29,6 @@ def score_trend(
     if "rule_id" in history.columns:
         raise ValueError("score_trend takes history(...) by run, not by='rule'")
     fig, (ax,) = new_figure(_HEIGHT_IN)
-    engine = fig.get_layout_engine()
-    if isinstance(engine, ConstrainedLayoutEngine):  # room for the caption's two lines
-        engine.set(rect=(0, _CAPTION_IN / _HEIGHT_IN, 1, 1 - _CAPTION_IN / _HEIGHT_IN))
     frame = _ordered(history)
     x = np.arange(len(frame))
     groups = list(dict.fromkeys(frame["series"])) if "series" in frame.columns else [None]
