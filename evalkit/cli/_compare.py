@@ -183,7 +183,7 @@ def compare_command(
             load_run(baseline, store=store),
             load_run(candidate, store=store),
             scorecard,
-            judge_from_options(judge_model, no_judge),
+            judge=judge_from_options(judge_model, no_judge),
             options=CompareOptions(confidence=confidence, min_effect=min_effect),
         )
     latency, latency_line = _latency(baseline, candidate, store)
