@@ -7,7 +7,8 @@ its package (:mod:`evalkit.api` for wire models, :mod:`evalkit.store`, :mod:`eva
 
 Nothing is imported until first use, so ``import evalkit`` (and the ``evalkit`` command) start
 fast. To add a top-level name: one line in :data:`_HOMES` (name -> package), the same name in
-the ``TYPE_CHECKING`` imports below, and in ``tests/test_exported_members.py``.
+the ``TYPE_CHECKING`` imports below, and in ``tests/test_exported_members.py``; then
+``python -m tests.api_snapshot`` and a line in CHANGELOG.md (the API snapshot gate).
 """
 
 from __future__ import annotations
