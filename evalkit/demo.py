@@ -466,7 +466,7 @@ def run_biased_judge_demo(
     exact judge's verdicts (standing in for a person) and stored with their inclusion
     probabilities, and the comparison is judge-corrected with them."""
     from .compare import compare_grades
-    from .grading import Scorecard, grade_run, label_queue
+    from .grading import GradeOptions, Scorecard, grade_run, label_queue
     from .store import Label
 
     card = Scorecard.validate(demo_scorecard())
@@ -478,7 +478,7 @@ def run_biased_judge_demo(
         result = svc.draft_vs_prod(demo_grid(repeats), progress=progress)
         exact = Judge(model="exact", base_url=svc.emulator.judge_base_url)
         truth = [
-            grade_run(run, card, exact, save=False).frame
+            grade_run(run, card, judge=exact, options=GradeOptions(save=False)).frame
             for run in (result.baseline, result.candidate)
         ]
         for i, (run, grades, true) in enumerate(
