@@ -195,13 +195,25 @@ def test_report_reads_like_a_report_in_chromium(demo: DemoResult, chromium: str)
 
 
 @pytest.mark.slow
-def test_demo_command_twice_in_the_same_folder(tmp_path: Path) -> None:
+def test_demo_command_twice_in_the_same_folder(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     runner = CliRunner()
     for _ in range(2):
+        caplog.clear()
         result = runner.invoke(app, ["demo", "-o", str(tmp_path / "demo"), "--repeats", "2"])
         assert result.exit_code == 0, result.output
         assert "regressed" in result.output
         assert "report:" in result.output
+        # the story says its seed, and tells the draft's lint finding as one of its lines
+        assert "seed 7 (the same --seed gives the same numbers)" in result.output.splitlines()[0]
+        told = [line for line in result.output.splitlines() if line.startswith("lint of ")]
+        assert told == [
+            "lint of the draft (v2) before it runs: [warning] urdu-without-nastaliq at "
+            "agent.instructions: is about Urdu but does not ask for Nastaliq (Urdu) script: "
+            "expect answers in Roman Urdu (`evalkit lint` shows why)"
+        ]
+        assert not [r for r in caplog.records if hasattr(r, "lint")]  # no log record of it
 
 
 @pytest.mark.slow
