@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ._app import app
+from ._options import SAMPLE_CONTACTS
 
 if TYPE_CHECKING:
     from ..emulator import EmulatorServer
@@ -33,7 +34,6 @@ def emulator_command(ctx: typer.Context) -> None:
 
 def demo_assistant(server: EmulatorServer) -> list[str]:
     """Build the demo's Urdu clinic reminder on ``server``; lines saying how to run it."""
-    from ..data import contacts_path
     from ..demo import CONTACTS, CONTEXT, GREETING, PROD_INSTRUCTIONS
     from ..emulator._builds import default_config
 
@@ -49,7 +49,7 @@ def demo_assistant(server: EmulatorServer) -> list[str]:
         config=config,
     )
     assistant_id = str(built["realtimeAssistantId"])
-    run = ["evalkit", "run", "--assistant", assistant_id, "--variables", str(contacts_path())]
+    run = ["evalkit", "run", "--assistant", assistant_id, "--variables", SAMPLE_CONTACTS]
     return [
         f"demo assistant: {assistant_id} (an Urdu clinic appointment reminder)",
         "in another shell, after the export lines above, try:",
