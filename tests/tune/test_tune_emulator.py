@@ -20,11 +20,11 @@ from evalkit.cli import app
 from evalkit.compare import Verdict
 from evalkit.demo import (
     CONTEXT,
-    LATENCY_MIN_EFFECT_S,
     DemoService,
     demo_grid,
     demo_scorecard,
 )
+from evalkit.demo._story import LATENCY_MIN_EFFECT_S
 from evalkit.targets import Variant
 from evalkit.tuning import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
 
