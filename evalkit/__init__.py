@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .compare import (
         CompareOptions,
         Comparison,
+        LatencyOptions,
         SequentialPlan,
         Verdict,
         compare_grades,
@@ -115,6 +116,7 @@ _HOMES: dict[str, str] = {
     "Judge": "grading",
     "JudgeDrift": "flows",
     "JudgeOptions": "grading",
+    "LatencyOptions": "compare",
     "NotFoundError": "api",
     "OptimizeOptions": "tuning",
     "PaymentRequiredError": "api",
