@@ -28,7 +28,13 @@ from .._exceptions import EvalkitError
 from .._util import deprecated, now, run_sync
 from ..api import AsyncClient, Client
 from ..api._any_client import as_async_client
-from ..compare import LatencyUnavailableError, compare_latency, first_repeats, latency_quantiles
+from ..compare import (
+    LatencyOptions,
+    LatencyUnavailableError,
+    compare_latency,
+    first_repeats,
+    latency_quantiles,
+)
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
@@ -339,7 +345,7 @@ def add_latency_and_cost(
             result = compare_latency(
                 _timed_answers(runs[control], shared),
                 _timed_answers(runs[name], shared),
-                min_effect_s=opts.latency_min_effect_s,
+                options=LatencyOptions(min_effect_s=opts.latency_min_effect_s),
             )
         except LatencyUnavailableError:
             verdicts.append("")
