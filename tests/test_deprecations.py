@@ -24,7 +24,7 @@ from evalkit.grading import GradeOptions, Grades, grade_run
 from evalkit.grid import load_personas
 from evalkit.refine import RefineLoopOptions, arefine_loop, refine_and_wait, refine_loop
 from evalkit.runner import RunOptions, arun_grid, run_grid
-from evalkit.tuning import compare_variants, tune
+from evalkit.tuning import VariantsOptions, compare_variants
 
 from .result_face import empty_why, grades_frame, sequential_run
 from .runner_fixtures import emulator_fixture
@@ -148,23 +148,6 @@ def replace_ci(options: CompareOptions) -> CompareOptions:
     return replace(options, min_effect=5.0)
 
 
-def test_tune_old_order_warns_and_means_the_same(tmp_path: Path) -> None:
-    """``tune(assistant_id, variants, grid, scorecard)`` still means the same: an empty
-    variants list is refused as variants (before any request)."""
-    grid = _grid()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", DeprecationWarning)
-        with pytest.raises(ValueError, match="at least one variant"):
-            tune(grid, "a1", CARD, variants=[], store=tmp_path)
-    with (
-        pytest.warns(DeprecationWarning, match=r"tune\(assistant_id, variants, grid, scorecard\)"),
-        pytest.raises(ValueError, match="at least one variant"),
-    ):
-        tune("a1", [], grid, CARD, store=tmp_path)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="missing the keyword argument 'variants'"):
-        tune(grid, "a1", CARD)
-
-
 def test_refine_old_orders(tmp_path: Path) -> None:
     """refine_loop's old order warns and maps its arguments (too-long feedback is refused as
     feedback, before anything is sent); the client-first order of the release before is gone."""
@@ -264,7 +247,9 @@ def test_grades_summary_call_warns_and_answers() -> None:
 
 def test_tune_result_summary_as_mapping_warns_and_answers() -> None:
     result = compare_variants(
-        grades_frame(30, 3, "c"), {"better": grades_frame(30, 50, "b")}, min_effect=3.0
+        grades_frame(30, 3, "c"),
+        {"better": grades_frame(30, 50, "b")},
+        options=VariantsOptions(min_effect=3.0),
     )
     with pytest.warns(DeprecationWarning, match=r"TuneResult.summary: summary is a DataFrame"):
         assert result.summary["winner"] == "better"
