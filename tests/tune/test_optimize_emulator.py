@@ -335,6 +335,7 @@ def test_malformed_and_hidden_characters_are_dropped_not_raised(service: DemoSer
             "\u202e" + good,
             "\u200b\u200b\uff28ere is the new prompt: " + good,
             "\u200b" + good + "\u2060",
+            good + "\u00ad",  # the same prompt once its soft hyphen is gone
         ]
     )
 
@@ -348,16 +349,18 @@ def test_malformed_and_hidden_characters_are_dropped_not_raised(service: DemoSer
             judge=service.judge,
             store=service.store,
             options=OptimizeOptions(
-                rounds=1, candidates=5, seed=7, run_options=FAST, run_prefix="odd",
+                rounds=1, candidates=6, seed=7, run_options=FAST, run_prefix="odd",
                 max_repeats=1, confirm_repeats=0,
             ),
         )  # fmt: skip
 
     result = search()
     (row,) = result.progress.to_dict("records")
-    assert (row["proposed"], row["malformed"], row["refused"], row["raced"]) == (4, 1, 3, 1)
+    assert (row["proposed"], row["malformed"], row["refused"], row["raced"]) == (5, 1, 4, 1)
     table = result.rounds.set_index("candidate")
-    assert list(table["verdict"].iloc[:3]) == ["refused"] * 3
+    assert list(table["verdict"]) == ["refused"] * 3 + [table.loc["r1-c4", "verdict"], "duplicate"]
+    assert table.loc["r1-c5", "status"] == "duplicate: the same as another candidate"
+    assert table.loc["r1-c5", "conversations"] == 0
     assert table.loc["r1-c1", "status"] == "refused: holds the control character U+0000"
     assert table.loc["r1-c2", "status"].startswith(
         "refused: holds the bidirectional control U+202E"
