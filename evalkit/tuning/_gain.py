@@ -38,7 +38,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
-from ..stats import paired_grid
+from ..stats import CellMoments, paired_grid
 from ._selection import Selection
 
 __all__ = [
@@ -195,7 +195,9 @@ def fresh_gain(
 
     _, _, _, _, data = arms_arrays(("control", control), {"winner": winner})
     c = data.control.left_out
-    grid = paired_grid(type(c)(c.n[None, :], c.mean[None, :], c.var[None, :]), data.arms.left_out)
+    grid = paired_grid(
+        CellMoments(c.n[None, :], c.mean[None, :], c.var[None, :]), data.arms.left_out
+    )
     iv = grid.interval(confidence)
     return FreshGain(
         float(np.asarray(iv.estimate).ravel()[0]),
