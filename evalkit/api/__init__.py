@@ -169,4 +169,18 @@ __all__ = [
     "prompt_tokens",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._retry import RetryDecision as RetryDecision
+from ._retry import is_retryable as is_retryable
+from ._retry import parse_retry_after as parse_retry_after
+from ._version import USER_AGENT as USER_AGENT
+
+_SIBLING_API = (
+    "USER_AGENT",
+    "RetryDecision",
+    "is_retryable",
+    "parse_retry_after",
+)
+
 publish(globals())
