@@ -23,6 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "_version": set(),
     "_exceptions": {"_util"},
     "api": BASE,
+    # OpenAI-compatible chat endpoints of the user's own (the judge's, the proposer's)
+    "_chat": BASE | {"api"},
     "emulator": BASE | {"api"},
     "data": BASE,
     "grid": BASE | {"api", "data"},
@@ -30,7 +32,7 @@ ALLOWED: dict[str, set[str]] = {
     "targets": BASE | {"api"},
     "runner": BASE | {"api", "grid", "targets", "store"},
     "stats": BASE,
-    "grading": BASE | {"api", "store", "stats"},
+    "grading": BASE | {"api", "_chat", "store", "stats"},
     # comparisons are pure functions of grades and tables: no store (compare_runs, history and
     # the peeking records live in flows)
     "compare": BASE | {"api", "stats", "grading"},
@@ -45,8 +47,8 @@ ALLOWED: dict[str, set[str]] = {
     # tuning sits beside flows: it runs arms through flows' run -> grade pipeline; optimize
     # reads failure clusters (diagnose) and makes refine builds its candidates (refine)
     "tuning": BASE
-    | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"}
-    | {"diagnose", "refine"},
+    | {"api", "_chat", "grid", "targets", "runner", "store", "stats", "grading", "compare"}
+    | {"flows", "diagnose", "refine"},
     # simulation generators for calibration and benchmarks, apart from the public API
     "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
     "report": BASE
