@@ -17,7 +17,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .._util._once import SaidOnce
+from .._util import SaidOnce
 from ._config import ClientSettings, Secret, as_secret, resolve_settings
 from ._exceptions import (
     ApiConnectionError,

@@ -90,8 +90,7 @@ def tune_command(
     from .._util import atomic_write_bytes, json_default
     from ..grid import Grid
     from ..runner import RunOptions
-    from ..tuning import TuneOptions, load_variants, tune
-    from ..tuning._tune import default_run_prefix
+    from ..tuning import TuneOptions, load_variants, tune, tune_run_prefix
     from ._client import cli_client
 
     if control not in ("draft", "prod"):
@@ -106,7 +105,7 @@ def tune_command(
         adaptive=not no_adaptive,
         seed=seed,
         run_options=RunOptions(concurrency=concurrency, pricing=prices),
-        run_prefix=run_prefix or default_run_prefix(),
+        run_prefix=run_prefix or tune_run_prefix(),
     )
     typer.echo(
         f"sweep runs: {options.run_prefix}-<variant> in {store} (after an interruption, the same "

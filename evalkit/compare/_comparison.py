@@ -8,8 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from .._util._result import Result
-from .._util._summary import json_records, json_value
+from .._results import Result, json_records, json_value
 from ._verdict import Verdict
 
 __all__ = [

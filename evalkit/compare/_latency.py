@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..stats._cluster_quantiles import ClusteredSample, cluster_quantile_difference
+from ..stats import ClusteredSample, cluster_quantile_difference
 from ._latency_result import (
     LATENCY_COLUMNS,
     LatencyComparison,

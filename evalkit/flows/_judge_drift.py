@@ -14,9 +14,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._util._result import Result
-from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, grade_transcripts
-from ..grading._agreement import judge_drift_table
+from .._results import Result
+from ..grading import (
+    Grades,
+    JudgeArg,
+    Scorecard,
+    ScorecardLike,
+    grade_transcripts,
+    judge_drift_table,
+)
 from ..store import Run
 
 __all__ = ["JudgeDrift", "compare_judges"]

@@ -15,9 +15,8 @@ from typing import Any, ClassVar, Final
 
 import pandas as pd
 
-from .._util import atomic_write_bytes, json_default
-from .._util._deprecate import deprecated
-from .._util._result import Result
+from .._results import Result
+from .._util import atomic_write_bytes, deprecated, json_default
 from ..store import StoreLike
 from ._history import HistoryOptions, history, latest_regression, series_labels
 from ._notebook import Regression

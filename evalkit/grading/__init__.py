@@ -68,4 +68,16 @@ __all__ = [
     "score_from_points",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._agreement import judge_drift_table as judge_drift_table
+from ._correction import MIN_LABELS as MIN_LABELS
+from ._correction import Matched as Matched
+
+_SIBLING_API = (
+    "MIN_LABELS",
+    "Matched",
+    "judge_drift_table",
+)
+
 publish(globals())

@@ -14,8 +14,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
-from .._util._result import Result
-from .._util._summary import SummaryFrame, json_records, json_value
+from .._results import Result, SummaryFrame, json_records, json_value
 from ..stats import wilson_interval
 from ..store import StoreLocation
 from ._score import conversation_points

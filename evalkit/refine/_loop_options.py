@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from .._util import PollPolicy
-from ..compare._options import check_min_effect
+from ..compare import check_min_effect
 from ..grading import JudgeArg
 from ..store import StoreLike
 

@@ -85,13 +85,18 @@ __all__ = [
     "write_runs_overview",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._fonts import bundled_nastaliq_bytes as bundled_nastaliq_bytes
+
+_SIBLING_API = ("bundled_nastaliq_bytes",)
+
 publish(globals())
 
 
 def __getattr__(name: str) -> object:
     if name == "REPORT_CSS":  # one release: the report's CSS is the one stylesheet now
-        from .._util import deprecated
-        from .._util._html import stylesheet
+        from .._util import deprecated, stylesheet
 
         deprecated(
             "evalkit.report.REPORT_CSS: the one stylesheet is evalkit/templates/evalkit.css "

@@ -23,10 +23,8 @@ from typing import Any
 import httpx
 from typing_extensions import Unpack
 
-from .._util import Progress, deprecated, now, now_iso, run_sync
-from .._util._progress import PlannedEnd, progress_label
-from ..api import AsyncClient, Client
-from ..api._any_client import as_async_client
+from .._util import PlannedEnd, Progress, deprecated, now, now_iso, progress_label, run_sync
+from ..api import AsyncClient, Client, as_async_client
 from ..grid import ConversationSlot, Grid
 from ..store import (
     ConversationRecord,

@@ -90,4 +90,14 @@ __all__ = [
     "wilson_interval",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._cluster_quantiles import ClusteredSample as ClusteredSample
+from ._cluster_quantiles import cluster_quantile_difference as cluster_quantile_difference
+
+_SIBLING_API = (
+    "ClusteredSample",
+    "cluster_quantile_difference",
+)
+
 publish(globals())

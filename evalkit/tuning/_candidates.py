@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Final
 
-from ..api._tokens import missing_variables, prompt_tokens
+from ..api import missing_variables, prompt_tokens
 
 __all__ = ["check_candidate", "needed_tokens"]
 

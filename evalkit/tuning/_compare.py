@@ -9,10 +9,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..compare import Verdict
-from ..compare._decision import Scenarios, decide_grid, errors_differ
-from ..compare._options import check_levels
-from ..compare._sides import REQUIRED_COLUMNS, Side, unique_values
+from ..compare import (
+    REQUIRED_COLUMNS,
+    Scenarios,
+    Side,
+    Verdict,
+    check_levels,
+    decide_grid,
+    errors_differ,
+    unique_values,
+)
 from ..grading import GradesLike, as_grades_frame
 from ..stats import CellMoments, grid_mean, paired_grid
 from ._result import TuneResult

@@ -37,8 +37,7 @@ import numpy as np
 import pandas as pd
 
 from .._util import now, run_sync
-from ..api import AsyncClient, Client
-from ..api._any_client import as_async_client
+from ..api import AsyncClient, Client, as_async_client
 from ..grading import JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
 from ..stats import paired_grid
@@ -500,7 +499,7 @@ def _decide(search: _Search, config: Mapping[str, Any], version: int) -> Optimiz
     )
 
 
-def default_run_prefix() -> str:
+def optimize_run_prefix() -> str:
     """``optimize-YYYYmmdd-HHMMSS-<4 hex>``: a fresh search's run-id prefix."""
     return f"optimize-{now().strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
@@ -560,7 +559,7 @@ async def aoptimize(
             store,
             opts,
             source,
-            opts.run_prefix or default_run_prefix(),
+            opts.run_prefix or optimize_run_prefix(),
             frozenset(c for c, h in zip(cell_ids, hold, strict=True) if h),
             draft_instructions,
             records,

@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._util._result import Result
-from .._util._summary import SummaryFrame
-from ..targets import Variant, merge_patch, redact_config
-from ..targets._diff import config_diff
+from .._results import Result, SummaryFrame
+from ..targets import Variant, config_diff, merge_patch, redact_config
 
 if TYPE_CHECKING:
     from ..api import AsyncClient, Client

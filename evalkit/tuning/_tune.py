@@ -26,8 +26,7 @@ import pandas as pd
 
 from .._exceptions import EvalkitError
 from .._util import deprecated, now, run_sync
-from ..api import AsyncClient, Client
-from ..api._any_client import as_async_client
+from ..api import AsyncClient, Client, as_async_client
 from ..compare import LatencyUnavailableError, compare_latency, first_repeats, latency_quantiles
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
@@ -42,7 +41,7 @@ from ._result import TuneResult
 from ._split import holdout_mask
 from ._variants import VariantSpec, variant_specs
 
-__all__ = ["TuneError", "atune", "default_run_prefix", "tune"]
+__all__ = ["TuneError", "atune", "tune", "tune_run_prefix"]
 
 logger = logging.getLogger("evalkit.tuning")
 
@@ -140,7 +139,7 @@ async def _atune(
             await aclient.aclose()
 
 
-def default_run_prefix() -> str:
+def tune_run_prefix() -> str:
     """``tune-YYYYmmdd-HHMMSS-<4 hex>``: a fresh sweep's run-id prefix."""
     return f"tune-{now().strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
@@ -367,7 +366,7 @@ async def _sweep(
     full = _grid_with_repeats(grid, opts.max_repeats)
     cell_ids = sorted(c.cell_id for c in full.cells())
     hold = holdout_mask(cell_ids, opts.holdout, opts.seed)
-    prefix = opts.run_prefix or default_run_prefix()
+    prefix = opts.run_prefix or tune_run_prefix()
     names = [s.variant.name for s in specs]
     targets: dict[str, Target] = {opts.control_name: opts.control}
     targets.update({s.variant.name: s.variant for s in specs})

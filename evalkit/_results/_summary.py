@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 import numpy as np
 import pandas as pd
 
-from ._deprecate import deprecated
+from .._util import deprecated
 
 __all__ = ["SummaryFrame", "json_records", "json_value"]
 
