@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..grading import score_from_points
+from ..grading import RuleLeftOut, left_out_mask, score_from_points
 from ..stats import CellMoments
 from ._decision import Scenarios
 
@@ -233,8 +233,9 @@ class Sides:
     """Both sides of a comparison, built once over the same cells and rules: everything the
     headline, the breakdowns and the warnings read (:func:`evalkit.compare.compare_grades`).
 
-    ``cell_personas`` and ``rule_titles``: each cell's persona label and each rule's title,
-    the first seen on either side (empty when the grades have none).
+    ``cell_personas``, ``rule_titles`` and ``rule_points``: each cell's persona label, each
+    rule's title and points, the first seen on either side (empty titles when the grades have
+    none).
     """
 
     baseline: Side
@@ -243,6 +244,7 @@ class Sides:
     rules: list[str]
     cell_personas: list[str]
     rule_titles: list[str]
+    rule_points: list[float]
 
     @classmethod
     def build(cls, baseline: pd.DataFrame, candidate: pd.DataFrame) -> Sides:
@@ -251,6 +253,7 @@ class Sides:
         rules = unique_values(baseline["rule_id"], candidate["rule_id"])
         personas = first_values(frames, "cell_id", "persona_label")
         titles = first_values(frames, "rule_id", "title")
+        points = first_values(frames, "rule_id", "points")
         return cls(
             baseline=Side.build(baseline, cells, "baseline", rules),
             candidate=Side.build(candidate, cells, "candidate", rules),
@@ -258,11 +261,22 @@ class Sides:
             rules=rules,
             cell_personas=[personas.get(c, "") for c in cells],
             rule_titles=[titles.get(r, "") for r in rules],
+            rule_points=[float(points.get(r) or "nan") for r in rules],
         )
 
     @property
     def pair(self) -> tuple[Side, Side]:
         return self.baseline, self.candidate
+
+    def rules_left_out(self, side: Side) -> tuple[RuleLeftOut, ...]:
+        """The rules ``side``'s scores leave out whole: errors and not one pass or fail
+        (:func:`evalkit.grading.rules_left_out`'s rule, on this side's counts)."""
+        counts = side.rule_counts
+        mask = left_out_mask(counts[PASS] + counts[FAIL], counts[ERROR])
+        return tuple(
+            RuleLeftOut(self.rules[i], self.rule_points[i], int(counts[ERROR][i]))
+            for i in np.flatnonzero(mask)
+        )
 
     @property
     def labelled(self) -> tuple[tuple[str, Side], tuple[str, Side]]:

@@ -83,7 +83,7 @@ def test_history_reads_the_same_headline_and_scores_as_compare_grades(seed: int)
     baseline, candidate = drawn.frame(0, "baseline"), drawn.frame(0, "candidate")
     options = CompareOptions(confidence=0.9, min_effect=3.0)
     full = compare_grades(baseline, candidate, options=options).summary.iloc[0]
-    decision = _compare.headline(baseline, candidate, options).decision
+    decision = _compare.grades_headline(baseline, candidate, options).decision
     assert decision.verdict.value == full["verdict"]
     assert (decision.interval.estimate, decision.interval.low, decision.interval.high) == (
         full["difference"],
