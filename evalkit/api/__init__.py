@@ -253,5 +253,4 @@ _SIBLING_API = (
     "type_name",
 )
 
-
 publish(globals())
