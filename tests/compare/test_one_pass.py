@@ -54,7 +54,7 @@ def test_sides_are_built_once_and_read_by_every_step(monkeypatch: pytest.MonkeyP
     # cells and rules once over both sides; each side's cell, verdict and rule codes once
     assert calls["unique_values"] == 2
     assert calls["codes_for"] == 6
-    assert calls["first_values"] == 3  # persona of each cell, title and points of each rule
+    assert calls["first_values"] == 2  # persona of each cell, title and points of each rule
     assert calls["decide_headline"] == 1
 
 
