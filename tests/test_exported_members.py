@@ -72,6 +72,7 @@ EXPECTED = [
     "TuneResult",
     "Turn",
     "Variant",
+    "VariantsOptions",
     "Verdict",
     "compare_grades",
     "compare_judges",
