@@ -41,7 +41,9 @@ def _execute(name: str, out: Path, work: Path) -> Path:
     cwd = work / "kernels" / Path(name).stem
     cwd.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    run = execute_notebook(bundled_path("notebooks") / name, output=out / name, cwd=cwd, timeout=900)
+    run = execute_notebook(
+        bundled_path("notebooks") / name, output=out / name, cwd=cwd, timeout=900
+    )
     if not run.ok:
         raise RuntimeError(f"notebooks/{name} failed when executed for the site: {run.error}")
     _without_widget_state(out / name)
@@ -55,7 +57,9 @@ def _screenshots(work: Path, out: Path) -> dict[str, Path]:
     started = time.monotonic()
     run_demo(work / "demo", progress=False)
     shots = screenshots.take(work / "demo", out)
-    logger.info("ran the demo and took %d screenshots in %.0f s", len(shots), time.monotonic() - started)
+    logger.info(
+        "ran the demo and took %d screenshots in %.0f s", len(shots), time.monotonic() - started
+    )
     return shots
 
 

@@ -111,7 +111,9 @@ def check_types() -> str:
     from evalkit.grading._check_models import CheckModel
 
     union = typing.get_args(CheckModel)[0]
-    models = sorted(typing.get_args(union), key=lambda m: typing.get_args(m.model_fields["type"].annotation))
+    models = sorted(
+        typing.get_args(union), key=lambda m: typing.get_args(m.model_fields["type"].annotation)
+    )
     out = []
     for model in models:
         type_name = typing.get_args(model.model_fields["type"].annotation)[0]
@@ -121,7 +123,9 @@ def check_types() -> str:
             if name in ("type", "only_personas", "skip_personas"):
                 continue
             default = "required" if info.is_required() else f"`{info.default!r}`".replace("'", "")
-            rows.append((f"`{name}`", _type_name(info.annotation), default, _field_constraints(info)))
+            rows.append(
+                (f"`{name}`", _type_name(info.annotation), default, _field_constraints(info))
+            )
         if rows:
             out += [_table(("key", "type", "default", "constraints"), rows), ""]
         else:

@@ -29,9 +29,9 @@ from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import assets  # noqa: E402
-import cli_reference  # noqa: E402
-import generated  # noqa: E402
+import assets
+import cli_reference
+import generated
 
 logger = logging.getLogger("mkdocs.hooks.evalkit")
 
@@ -68,9 +68,7 @@ def _work_dir() -> Path:
 
 @event_priority(100)  # before mkdocs-jupyter wraps the notebooks
 def on_files(files: Files, config: Any) -> Files:
-    files.append(
-        File.generated(config, "reference/cli.md", content=cli_reference.page())
-    )
+    files.append(File.generated(config, "reference/cli.md", content=cli_reference.page()))
     quick = os.environ.get("EVALKIT_DOCS_QUICK", "").strip() not in ("", "0")
     root = _work_dir() / "site"
     for src_uri in assets.make(root, quick=quick):

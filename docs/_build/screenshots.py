@@ -24,9 +24,10 @@ SHOTS = {
     "left out, and the rules that moved",
     "viewer-runs.png": "evalkit view's runs page: each run with its assistant, state, counts, "
     "score, latency and a link comparing it with the run before",
-    "viewer-transcript.png": "A transcript in evalkit view: each rule's verdict and rationale "
-    "with a hand label marked, Urdu in Nastaliq right to left, a play control on each agent "
-    "turn",
+    "viewer-rules.png": "A conversation in evalkit view: each rule's verdict, grader, "
+    "rationale and evidence turn, with a hand label marked and the controls to label the rest",
+    "viewer-transcript.png": "The same conversation's transcript in evalkit view: Urdu in "
+    "Nastaliq, right to left, a play control on each agent turn",
 }
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
@@ -34,7 +35,9 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--n
 def chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
-        raise RuntimeError("Debian's chromium is needed for the screenshots (apt-get install chromium)")
+        raise RuntimeError(
+            "Debian's chromium is needed for the screenshots (apt-get install chromium)"
+        )
     return found
 
 
@@ -65,20 +68,21 @@ def _page(allowed: tuple[str, ...]) -> Iterator[Any]:
 
 
 def _labelled_store(runs: Path, work: Path) -> tuple[Path, str]:
-    """A copy of the demo's store with one hand label on a draft conversation (its id)."""
+    """A copy of the demo's store with one hand label on a prod conversation (its id)."""
     from evalkit.store import Label, load_run
 
     store = work / "runs"
     shutil.copytree(runs, store)
-    draft = load_run("draft", store=store)
-    first = str(draft.conversations.sort_values("conversation_id")["conversation_id"].iloc[0])
-    draft.add_labels(
+    prod = load_run("prod", store=store)
+    done = prod.conversations[prod.conversations["persona_label"] == "cooperative"]
+    first = str(done.sort_values("conversation_id")["conversation_id"].iloc[0])
+    prod.add_labels(
         [
             Label(
                 first,
-                "asks-confirmation",
+                "polite-close",
                 "pass",
-                note="the agent did ask, in Roman Urdu",
+                note="it did say Allah hafiz, in Urdu script",
                 labelled_by="analyst-1",
             )
         ]
@@ -98,15 +102,17 @@ def take(demo_dir: Path, out_dir: Path) -> dict[str, Path]:
         page.screenshot(path=str(out_dir / "report.png"))
     with tempfile.TemporaryDirectory(prefix="evalkit-shots-") as work:
         store, labelled = _labelled_store(demo_dir / "runs", Path(work))
-        with ViewerServer(ViewerOptions(store=store, port=0)) as viewer:
-            with _page((viewer.base,)) as page:
-                page.goto(viewer.url)
-                page.wait_for_load_state("networkidle")
-                page.screenshot(path=str(out_dir / "viewer-runs.png"))
-                page.goto(f"{viewer.base}runs/draft/c/{labelled}.html")
-                page.wait_for_load_state("networkidle")
-                page.locator("tr[data-rule='asks-confirmation']").scroll_into_view_if_needed()
-                page.screenshot(path=str(out_dir / "viewer-transcript.png"))
+        viewer = ViewerServer(ViewerOptions(store=store, port=0))
+        with viewer, _page((viewer.base,)) as page:
+            page.goto(viewer.url)
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=str(out_dir / "viewer-runs.png"))
+            page.goto(f"{viewer.base}runs/prod/c/{labelled}.html")
+            page.wait_for_load_state("networkidle")
+            page.screenshot(path=str(out_dir / "viewer-rules.png"))
+            page.locator("h2", has_text="Transcript").scroll_into_view_if_needed()
+            page.evaluate("window.scrollBy(0, -16)")
+            page.screenshot(path=str(out_dir / "viewer-transcript.png"))
     return {name: out_dir / name for name in SHOTS}
 
 
