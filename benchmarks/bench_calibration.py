@@ -20,7 +20,7 @@ import numpy as np
 
 from evalkit._simulate import SyntheticTruth, calibrate, synthetic_grades
 from evalkit._simulate._calibration import CALIBRATION_DESIGNS
-from evalkit.compare import Verdict, plan_repeats
+from evalkit.compare import RepeatPlanOptions, Verdict, plan_repeats
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
 from evalkit.stats import CellMoments
 
@@ -73,7 +73,10 @@ def planning(pilots: int, trials: int) -> None:
     truth = SyntheticTruth.demo(seed=2)
     for effect in (6.0, 10.0, 15.0):
         plans = [
-            plan_repeats(synthetic_grades(truth, repeats=3, seed=5000 + i), effect=effect)
+            plan_repeats(
+                synthetic_grades(truth, repeats=3, seed=5000 + i),
+                options=RepeatPlanOptions(effect=effect),
+            )
             for i in range(pilots)
         ]
         planned = [int(p.repeats_per_cell or 0) for p in plans]

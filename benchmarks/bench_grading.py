@@ -35,6 +35,7 @@ import pyarrow.parquet as pq
 
 from evalkit.grading import (
     JUDGE_PROMPT_VERSION,
+    GradeOptions,
     JudgeTask,
     JudgeVerdict,
     Scorecard,
@@ -207,7 +208,7 @@ def main() -> None:
             loads.append(time.perf_counter() - t0)
             run.conversations  # noqa: B018  (grading reads both; loaded here, not timed)
             t0 = time.perf_counter()
-            result = grade_run(run, card, judge=False, reuse=False)
+            result = grade_run(run, card, judge=False, options=GradeOptions(reuse=False))
             grades.append(time.perf_counter() - t0)
         load, grade = statistics.median(loads), statistics.median(grades)
         rules = len(card.deterministic_rules)
@@ -262,7 +263,7 @@ def regex_rows(run: Run, repeat: int, patterns: Sequence[str]) -> None:
             bare_times.append(time.perf_counter() - t0)
             t0 = time.perf_counter()
             try:
-                graded = grade_run(run, card, judge=False, save=False)
+                graded = grade_run(run, card, judge=False, options=GradeOptions(save=False))
             except Exception as exc:  # the "before" of a pattern that used to crash
                 print(f"regex {pattern!r}: {type(exc).__name__}: {exc}")
                 break

@@ -25,7 +25,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from evalkit.compare import compare_grades
-from evalkit.grading import judge_agreement, label_queue
+from evalkit.grading import AgreementOptions, judge_agreement, label_queue
 from evalkit.stats import ppi_mean
 from tests.judge.world import (
     World,
@@ -203,7 +203,9 @@ def agreement(trials: int) -> None:
                     {"conversation_id": ids, "rule_id": "r",
                      "label": np.where(truth, "pass", "fail")}
                 )  # fmt: skip
-                row = judge_agreement(grades, labels, n_resamples=400).iloc[0]
+                row = judge_agreement(
+                    grades, labels, options=AgreementOptions(n_resamples=400)
+                ).iloc[0]
                 all_agree += bool((said == truth).all())
                 cover["a"] += row["accuracy_low"] <= accuracy <= row["accuracy_high"]
                 for key, value, low, high in (

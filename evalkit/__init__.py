@@ -7,13 +7,13 @@ its package (:mod:`evalkit.api` for wire models, :mod:`evalkit.store`, :mod:`eva
 
 Nothing is imported until first use, so ``import evalkit`` (and the ``evalkit`` command) start
 fast. To add a top-level name: one line in :data:`_HOMES` (name -> package), the same name in
-the ``TYPE_CHECKING`` imports below, and in ``tests/test_exported_members.py``.
+the ``TYPE_CHECKING`` imports below, and in ``tests/test_exported_members.py``; then
+``python -m tests.api_snapshot`` and a line in CHANGELOG.md (the API snapshot gate).
 """
 
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
@@ -40,10 +40,11 @@ if TYPE_CHECKING:
         StreamDropped,
         Turn,
     )
-    from .audio import Audio, speak
+    from .audio import Audio, SpeakOptions, speak
     from .compare import (
         CompareOptions,
         Comparison,
+        RepeatPlanOptions,
         SequentialPlan,
         Verdict,
         compare_grades,
@@ -51,17 +52,21 @@ if TYPE_CHECKING:
         compare_sequential,
         plan_repeats,
     )
-    from .diagnose import failure_clusters, lint, simulation_flags
+    from .diagnose import ClusterOptions, failure_clusters, lint, simulation_flags
     from .flows import (
         DraftVsProd,
         DraftVsProdOptions,
+        HistoryOptions,
         JudgeDrift,
+        JudgeDriftOptions,
         compare_judges,
         compare_runs,
         draft_vs_prod,
         history,
     )
     from .grading import (
+        AgreementOptions,
+        GradeOptions,
         Grades,
         Judge,
         JudgeOptions,
@@ -75,6 +80,7 @@ if TYPE_CHECKING:
     from .refine import (
         PollPolicy,
         RefineLoopOptions,
+        RefineOptions,
         refine_and_wait,
         refine_loop,
         suggest_feedback,
@@ -95,6 +101,7 @@ if TYPE_CHECKING:
 #: Every top-level name and its public home (a package of evalkit), sorted as ruff sorts
 #: ``__all__``: constants, classes, functions.
 _HOMES: dict[str, str] = {
+    "AgreementOptions": "grading",
     "ApiError": "api",
     "AsyncClient": "api",
     "Audio": "audio",
@@ -102,6 +109,7 @@ _HOMES: dict[str, str] = {
     "BadRequestError": "api",
     "Budget": "runner",
     "Client": "api",
+    "ClusterOptions": "diagnose",
     "CompareOptions": "compare",
     "Comparison": "compare",
     "ConfigurationError": "api",
@@ -109,11 +117,14 @@ _HOMES: dict[str, str] = {
     "DraftVsProd": "flows",
     "DraftVsProdOptions": "flows",
     "EvalkitError": "api",
+    "GradeOptions": "grading",
     "Grades": "grading",
     "Grid": "grid",
+    "HistoryOptions": "flows",
     "InvalidRequestError": "api",
     "Judge": "grading",
     "JudgeDrift": "flows",
+    "JudgeDriftOptions": "flows",
     "JudgeOptions": "grading",
     "NotFoundError": "api",
     "OptimizeOptions": "tuning",
@@ -125,6 +136,8 @@ _HOMES: dict[str, str] = {
     "Proposer": "tuning",
     "RateLimitError": "api",
     "RefineLoopOptions": "refine",
+    "RefineOptions": "refine",
+    "RepeatPlanOptions": "compare",
     "RetryPolicy": "api",
     "Run": "store",
     "RunOptions": "runner",
@@ -133,6 +146,7 @@ _HOMES: dict[str, str] = {
     "ServerError": "api",
     "ServiceUnavailableError": "api",
     "SimulationFailed": "api",
+    "SpeakOptions": "audio",
     "StoreError": "store",
     "StreamDropped": "api",
     "TuneOptions": "tuning",
@@ -141,8 +155,8 @@ _HOMES: dict[str, str] = {
     "Variant": "targets",
     "Verdict": "compare",
     "compare_grades": "compare",
-    "compare_latency": "compare",
     "compare_judges": "flows",
+    "compare_latency": "compare",
     "compare_runs": "flows",
     "compare_sequential": "compare",
     "compare_variants": "tuning",
@@ -171,11 +185,6 @@ _HOMES: dict[str, str] = {
 
 __all__ = [*_HOMES, "__version__"]
 
-#: Packages whose names were all at the top level before it was curated (the old spellings
-#: still resolve there for one release, with a DeprecationWarning naming the package).
-_FORMER = ("api", "grid", "targets", "runner", "store", "grading", "compare", "refine", "flows")
-
-
 #: Public packages, reachable as ``evalkit.<package>`` after a bare ``import evalkit`` (imported
 #: on first use, as ``evalkit.diagnose.cluster_members`` in README is typed).
 _PACKAGES = frozenset(
@@ -194,18 +203,6 @@ def __getattr__(name: str) -> Any:
         return value
     if name in _PACKAGES:
         return importlib.import_module(f".{name}", __name__)
-    if not name.startswith("_"):
-        for package in _FORMER:
-            module = importlib.import_module(f".{package}", __name__)
-            if name in module.__all__:
-                warnings.warn(
-                    f"evalkit.{name} is no longer at the top level (it goes in the next "
-                    f"release): import it from evalkit.{package} "
-                    f"(from evalkit.{package} import {name})",
-                    DeprecationWarning,
-                    stacklevel=2,
-                )
-                return getattr(module, name)
     raise AttributeError(f"module 'evalkit' has no attribute {name!r}")
 
 

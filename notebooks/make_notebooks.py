@@ -96,7 +96,7 @@ display(Markdown(outcome.correction_note))"""),
 if outcome.sequential is not None:
     record = outcome.sequential
     display(Markdown("## Sequential looks"))
-    display(Markdown(record.sentence() + "."))
+    display(Markdown(record.headline() + "."))
     display(HTML(plots.figure_to_img_tag(plots.sequential_looks(
         record.looks, min_effect=record.plan.min_effect, max_conversations=record.max_conversations))))
     display(HTML(table_html(record.looks)))"""),
@@ -115,7 +115,8 @@ display(HTML(table_html(rule_table(comparison))))"""),
             "findings of one config and not the other."
         ),
         new_code_cell("""why = diagnose.why_it_failed(comparison, outcome.baseline, outcome.candidate,
-                             outcome.baseline_grades, outcome.candidate_grades, seed=seed)
+                             outcome.baseline_grades, outcome.candidate_grades,
+                             options=diagnose.ClusterOptions(seed=seed))
 display(Markdown("\\n".join(f"- {sentence}" for sentence in why.findings)))
 display(HTML(table_html(why.cluster_table(), max_rows=40)))
 if len(why.flags):

@@ -31,7 +31,7 @@ def assert_result_face(result: object) -> None:
     assert isinstance(headline, str)
     assert headline
     assert "\n" not in headline
-    assert isinstance(summary, pd.DataFrame)
+    assert type(summary) is pd.DataFrame  # a plain DataFrame: nothing answers an old spelling
     json.dumps(as_dict, allow_nan=False)  # JSON-ready: no NaN, no numpy, no enums
     assert repr(result) == f"<{type(result).__name__}: {headline}>"
     assert stylesheet() in page  # the one stylesheet travels with it

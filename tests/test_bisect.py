@@ -50,18 +50,18 @@ def test_bisect_names_the_hunk_that_drops_nastaliq_not_the_knob(
             grade_run(run, demo_scorecard(), judge=False)
         with pytest.raises(BisectError, match="over the budget of 10"):
             bisect(
-                store,
                 "good",
                 "bad",
                 demo_scorecard(),
                 client=svc.client,
                 judge=False,
+                store=store,
                 options=BisectOptions(max_conversations=10),
             )
         with pytest.raises(
             BisectError, match="the good run bad is not better than the bad run good"
         ):
-            bisect(store, "bad", "good", demo_scorecard(), client=svc.client, judge=False)
+            bisect("bad", "good", demo_scorecard(), client=svc.client, judge=False, store=store)
         monkeypatch.setenv("EVALKIT_BASE_URL", svc.emulator.base_url)
         monkeypatch.setenv("EVALKIT_API_KEY", svc.emulator.api_key)
         refused = CliRunner().invoke(
@@ -77,7 +77,7 @@ def test_bisect_names_the_hunk_that_drops_nastaliq_not_the_knob(
         assert "worst case: " in refused.output
         seen: list[dict[str, object]] = []
         result = bisect(
-            store, "good", "bad", demo_scorecard(), client=svc.client, judge=False,
+            "good", "bad", demo_scorecard(), client=svc.client, judge=False, store=store,
             options=BisectOptions(on_step=seen.append),
         )  # fmt: skip
         assert find_clones(svc.client.list_assistants()) == []

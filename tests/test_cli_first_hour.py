@@ -121,13 +121,13 @@ def test_first_hour_outside_the_repository(tmp_path: Path) -> None:
                 timeout=120,
             )
 
-        config = tmp_path / "assistant.yaml"
-        config.write_text((ROOT / "examples" / "assistant.yaml").read_text(encoding="utf-8"))
-        created = evalkit("assistants", "create", "--name", "Clinic", "--config", str(config),
-                          "--json")  # fmt: skip
+        # README's spellings, from a folder that has none of them: the bundled files
+        assert not (tmp_path / "examples").exists()
+        created = evalkit("assistants", "create", "--name", "Clinic", "--config",
+                          "examples/assistant.yaml", "--json")  # fmt: skip
         assert created.returncode == 0, created.stderr
         assistant_id = json.loads(created.stdout)["realtimeAssistantId"]
-        run = evalkit("run", "--assistant", assistant_id, "--variables", str(contacts_path()),
+        run = evalkit("run", "--assistant", assistant_id, "--variables", "examples/contacts.csv",
                       "--context", "A reminder from the clinic.", "--shard", "0/17",
                       "--run-id", "first")  # fmt: skip
         assert run.returncode == 0, run.stdout + run.stderr
@@ -166,7 +166,10 @@ def test_emulator_demo_assistant_prints_a_run_line(tmp_path: Path) -> None:
     assert assistant.aliases.prod is not None
     assert (assistant.aliases.prod.version, assistant.aliases.draft.version) == (1, 2)
     assert SnapshotStore(tmp_path / "runs").load(assistant.id, 1) is not None
-    assert any(line.startswith("# evalkit run --assistant ") for line in lines)
+    # the run line spells the sample contacts by name, not as a path into the installed package
+    assert lines[-1].startswith(f"# evalkit run --assistant {assistant.id} ")
+    assert " --variables examples/contacts.csv " in lines[-1]
+    assert str(contacts_path().parent) not in lines[-1]
     # the demo's whole config: the bundled variants' LLM-knob patch and the play control need it
     config = assistant.config.to_json()
     assert config["llm"]["default"] == {"provider": "vendor_c", "model": "llm-5.4-mini"}

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -100,11 +99,8 @@ def test_report_states_the_verdict_and_loads_nothing_from_elsewhere(demo: DemoRe
 
 @pytest.mark.slow
 def test_report_in_chromium_shows_plots_verdict_and_right_to_left_urdu(
-    demo: DemoResult, tmp_path: Path
+    demo: DemoResult, chromium: str
 ) -> None:
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright
 
     args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -153,12 +149,9 @@ def _platform_fonts(page: Page, selector: str) -> list[set[str]]:
 
 
 @pytest.mark.slow
-def test_report_reads_like_a_report_in_chromium(demo: DemoResult) -> None:
+def test_report_reads_like_a_report_in_chromium(demo: DemoResult, chromium: str) -> None:
     """What a reader sees: no instructions, no ``¶``, one title, every rule's title beside its
     id with its Urdu in Nastaliq right to left, and words in every cell of the rule table."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright
 
     from evalkit.grading import Scorecard
@@ -202,22 +195,31 @@ def test_report_reads_like_a_report_in_chromium(demo: DemoResult) -> None:
 
 
 @pytest.mark.slow
-def test_demo_command_twice_in_the_same_folder(tmp_path: Path) -> None:
+def test_demo_command_twice_in_the_same_folder(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     runner = CliRunner()
     for _ in range(2):
+        caplog.clear()
         result = runner.invoke(app, ["demo", "-o", str(tmp_path / "demo"), "--repeats", "2"])
         assert result.exit_code == 0, result.output
         assert "regressed" in result.output
         assert "report:" in result.output
+        # the story says its seed, and tells the draft's lint finding as one of its lines
+        assert "seed 7 (the same --seed gives the same numbers)" in result.output.splitlines()[0]
+        told = [line for line in result.output.splitlines() if line.startswith("lint of ")]
+        assert told == [
+            "lint of the draft (v2) before it runs: [warning] urdu-without-nastaliq at "
+            "agent.instructions: is about Urdu but does not ask for Nastaliq (Urdu) script: "
+            "expect answers in Roman Urdu (`evalkit lint` shows why)"
+        ]
+        assert not [r for r in caplog.records if hasattr(r, "lint")]  # no log record of it
 
 
 @pytest.mark.slow
-def test_report_says_why_it_failed_in_chromium(demo: DemoResult) -> None:
+def test_report_says_why_it_failed_in_chromium(demo: DemoResult, chromium: str) -> None:
     """The "Why did it fail" section: clusters of urdu-script and asks-confirmation with
     counts per side and an example each, the flag count, the lint finding new in the draft."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright
 
     args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -179,14 +179,6 @@ def _assert_filters_fit(page: Page) -> None:
         assert visible, f"the {name} filter's right edge is covered or off screen"
 
 
-@pytest.fixture
-def chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
-    return found
-
-
 @pytest.mark.slow
 @pytest.mark.notebook
 @pytest.mark.timeout(600)

@@ -28,9 +28,10 @@ ALLOWED: dict[str, set[str]] = {
     "grid": BASE | {"api", "data"},
     "store": BASE | {"api"},
     "targets": BASE | {"api"},
-    "runner": BASE | {"api", "grid", "targets", "store"},
+    # data: a price table may be the bundled example, named
+    "runner": BASE | {"api", "data", "grid", "targets", "store"},
     "stats": BASE,
-    "grading": BASE | {"api", "store", "stats"},
+    "grading": BASE | {"api", "data", "store", "stats"},  # data: bundled scorecards by name
     # comparisons are pure functions of grades and tables: no store (compare_runs, history and
     # the peeking records live in flows)
     "compare": BASE | {"api", "stats", "grading"},
@@ -45,8 +46,8 @@ ALLOWED: dict[str, set[str]] = {
     # tuning sits beside flows: it runs arms through flows' run -> grade pipeline; optimize
     # reads failure clusters (diagnose) and makes refine builds its candidates (refine)
     "tuning": BASE
-    | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"}
-    | {"diagnose", "refine"},
+    | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"}
+    | {"flows", "diagnose", "refine"},
     # simulation generators for calibration and benchmarks, apart from the public API
     "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
     "report": BASE

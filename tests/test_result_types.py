@@ -1,5 +1,5 @@
 """Each result type's face (headline, summary DataFrame, to_dict, template HTML, short repr),
-its typed attributes read from its table (old spellings: tests/test_deprecations.py)."""
+its typed attributes read from its table."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_grades_summary_is_a_property() -> None:
     assert_result_face(grades)
     assert grades.n == 10
     pd.testing.assert_frame_equal(pd.DataFrame(grades.summary), grades.by_rule())
-    narrow = grades.by_rule(0.5)
+    narrow = grades.by_rule(confidence=0.5)
     wide = grades.by_rule().set_index("rule_id")
     assert (
         narrow.set_index("rule_id").loc["rule-b", "pass_rate_high"]

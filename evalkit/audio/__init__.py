@@ -1,7 +1,7 @@
 """Listening: ``speak(text)`` synthesizes speech through the service (E11), cached by content,
 as an :class:`Audio` that plays in Jupyter; the viewer's play control uses the same path.
 
-    audio = evalkit.speak("آپ کی اپوائنٹمنٹ کل پانچ بجے ہے", voice_id="v_8eelc901")
+    audio = evalkit.speak("آپ کی اپوائنٹمنٹ کل پانچ بجے ہے", options=SpeakOptions(voice_id="v_8eelc901"))
     audio            # a player in Jupyter
     audio.data       # the bytes (MP3 by default)
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from .._util import publish
 from ._audio import Audio
-from ._speak import speak
+from ._speak import SpeakOptions, speak
 
-__all__ = ["Audio", "speak"]
+__all__ = ["Audio", "SpeakOptions", "speak"]
 
 publish(globals())

@@ -28,10 +28,14 @@ app.add_typer(assistants_app)
 
 
 def read_document(path: Path, what: str) -> dict[str, Any]:
-    """A YAML or JSON object from ``path``; a BadParameter naming the file otherwise."""
+    """A YAML or JSON object from ``path`` (or a bundled example by name, ``assistant.yaml``);
+    a BadParameter naming the file otherwise."""
     import yaml
 
+    from ..data import resolve
+
     try:
+        path = resolve(path, "examples")
         loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise typer.BadParameter(f"cannot read {path}: {exc.strerror}", param_hint=what) from None
@@ -136,10 +140,10 @@ def create_command(
     if as_json:
         _echo_json(created)
         return
-    from ..data import contacts_path
+    from ._options import SAMPLE_CONTACTS
 
     typer.echo(f"created {assistant_id} ({name})")
-    run = ["evalkit", "run", "--assistant", assistant_id, "--variables", str(contacts_path())]
+    run = ["evalkit", "run", "--assistant", assistant_id, "--variables", SAMPLE_CONTACTS]
     typer.echo("try: " + shlex.join([*run, "--context", "A reminder from the clinic."]))
 
 

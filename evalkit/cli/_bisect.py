@@ -62,12 +62,12 @@ def bisect_command(
     )
     with cli_client() as client:
         result = bisect(
-            store,
             good,
             bad,
             scorecard,
             client=client,
             judge=judge_from_options(None, no_judge),
+            store=store,
             options=options,
         )
     typer.echo(result.headline())

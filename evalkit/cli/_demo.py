@@ -2,12 +2,41 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ._app import app
+
+
+class _LintInTheStory(logging.Filter):
+    """The runner's lint findings, told as a line of the demo's story instead of a log record."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        lint = getattr(record, "lint", None)
+        if not isinstance(lint, dict):
+            return True
+        typer.echo(
+            f"lint of the {lint['target']} (v{lint['version']}) before it runs: "
+            f"{lint['findings']} (`evalkit lint` shows why)",
+            err=True,
+        )
+        return False
+
+
+@contextlib.contextmanager
+def _lint_in_the_story() -> Iterator[None]:
+    runner = logging.getLogger("evalkit.runner")
+    told = _LintInTheStory()
+    runner.addFilter(told)
+    try:
+        yield
+    finally:
+        runner.removeFilter(told)
 
 
 @app.command("demo")
@@ -45,10 +74,12 @@ def demo_command(
     if biased_judge:
         typer.echo(
             "evalkit demo --biased-judge: the demo's draft vs prod graded by a lenient judge, "
-            "then corrected with hand labels from the label queue (the exact judge labels)",
+            f"then corrected with hand labels from the label queue (the exact judge labels); "
+            f"seed {seed}",
             err=True,
         )
-        story = run_biased_judge_demo(output_dir, repeats=repeats or 3, seed=seed)
+        with _lint_in_the_story():
+            story = run_biased_judge_demo(output_dir, repeats=repeats or 3, seed=seed)
         for line in story.lines():
             typer.echo(line)
         typer.echo(f"browse every run: evalkit view --store {output_dir / 'runs'}")
@@ -62,10 +93,12 @@ def demo_command(
     )
     typer.echo(
         "evalkit demo: an Urdu clinic reminder on the embedded emulator; prod (v1) against a "
-        f"draft (v2) that lost its Nastaliq and confirmation lines; {per_cell}",
+        f"draft (v2) that lost its Nastaliq and confirmation lines; {per_cell}; seed {seed} "
+        "(the same --seed gives the same numbers)",
         err=True,
     )
-    demo = run_demo(output_dir, repeats=repeats, seed=seed, sequential=sequential)
+    with _lint_in_the_story():
+        demo = run_demo(output_dir, repeats=repeats, seed=seed, sequential=sequential)
     for run in (demo.result.baseline, demo.result.candidate):
         typer.echo(RunReport.of(run.manifest, str(run.path)).sentence())
     typer.echo(str(demo.comparison))

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from ._app import app
+from ._options import SAMPLE_CONTACTS
 
 if TYPE_CHECKING:
     from ..emulator import EmulatorServer
@@ -34,11 +35,10 @@ def emulator_command(ctx: typer.Context) -> None:
 def demo_assistant(server: EmulatorServer) -> list[str]:
     """Build the demo's assistant on ``server`` (prod v1 published, draft v2 saved, v1's
     snapshot in ``./runs``); the lines saying how to use it, its id as an export line."""
-    from ..data import contacts_path
     from ..demo import CONTEXT, build_demo_assistant
 
     assistant_id = build_demo_assistant(server, "runs")
-    run = ["evalkit", "run", "--assistant", assistant_id, "--variables", str(contacts_path())]
+    run = ["evalkit", "run", "--assistant", assistant_id, "--variables", SAMPLE_CONTACTS]
     return [
         f"export EVALKIT_ASSISTANT_ID={shlex.quote(assistant_id)}",
         "# demo assistant: an Urdu clinic appointment reminder, as in `evalkit demo`: prod v1 "

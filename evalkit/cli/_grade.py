@@ -93,7 +93,7 @@ def grade_command(
     grades = grade_run(
         loaded,
         scorecard,
-        judge_from_options(judge_model, no_judge),
+        judge=judge_from_options(judge_model, no_judge),
         options=GradeOptions(judge_samples=judge_samples),
     )
     summary = grades.summary

@@ -192,7 +192,7 @@ def format_changes(frame: Any, run_id: str) -> str:
 def _explain(store: str, run_id: str, against: str | None, as_json: bool) -> None:
     from ..flows import what_changed
 
-    frame = what_changed(store, run_id, against=against)
+    frame = what_changed(store, run_id, against)
     if as_json:
         typer.echo(frame.to_json(orient="records", force_ascii=False, indent=2))
     else:

@@ -50,7 +50,7 @@ def judge_drift_command(
 ) -> None:
     """Grade a sample of the run with the current judge (EVALKIT_JUDGE_*) and the new one;
     per judged rule: agreement, kappa, pass rate under each, the shift with its interval."""
-    from ..flows import compare_judges
+    from ..flows import JudgeDriftOptions, compare_judges
     from ..grading import Judge
     from ..store import load_run
 
@@ -60,9 +60,7 @@ def judge_drift_command(
         scorecard,
         Judge(),
         Judge(model=judge_model, base_url=judge_base_url),
-        sample=sample,
-        seed=seed,
-        min_effect=min_effect,
+        options=JudgeDriftOptions(sample=sample, seed=seed, min_effect=min_effect),
     )
     typer.echo(drift.headline())
     columns = ["rule_id", "n", "agreement", "kappa", "pass_rate_a", "pass_rate_b"]

@@ -39,9 +39,13 @@ def lint_command(
     from ..diagnose import lint
 
     if Path(source).is_file() or source.endswith((".yaml", ".yml", ".json")):
-        if not Path(source).is_file():
-            raise typer.BadParameter(f"no such file: {source}", param_hint="ID|FILE")
-        findings = lint(Path(source), variables=variables)
+        from ..data import resolve
+
+        try:
+            file = resolve(source, "examples")  # the bundled example by name: assistant.yaml
+        except FileNotFoundError as exc:
+            raise typer.BadParameter(f"{exc.strerror}: {source}", param_hint="ID|FILE") from None
+        findings = lint(file, variables=variables)
     else:
         from ._client import cli_client
 

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 __all__ = [
+    "SAMPLE_CONTACTS",
     "ConcurrencyOption",
     "ContextOption",
     "HoldoutSeedOption",
@@ -21,14 +22,24 @@ __all__ = [
     "VariablesOption",
 ]
 
+#: The bundled sample contacts as a suggested command line spells them: the same words work
+#: from a wheel (the bundled file), a checkout and a folder ``evalkit init`` filled (the copy).
+SAMPLE_CONTACTS = "examples/contacts.csv"
+
 #: ``--store``: where runs live (default ``runs``).
 StoreOption = Annotated[
     str,
     typer.Option(metavar="DIR|URL", help="Folder or URL (s3://bucket/prefix) holding runs."),
 ]
-#: ``--scorecard/-s``: a scorecard file (required where used).
+#: ``--scorecard/-s``: a scorecard file or a bundled scorecard's name (required where used).
 ScorecardOption = Annotated[
-    Path, typer.Option("--scorecard", "-s", metavar="FILE", help="Scorecard file.")
+    Path,
+    typer.Option(
+        "--scorecard",
+        "-s",
+        metavar="FILE|NAME",
+        help="Scorecard file, or a bundled scorecard by name (appointment-reminder-ur).",
+    ),
 ]
 #: ``--personas/-p``: a personas file or folder (default None: ./personas, else the bundled).
 PersonasOption = Annotated[
@@ -37,13 +48,18 @@ PersonasOption = Annotated[
         "--personas",
         "-p",
         metavar="PATH",
-        help="A personas YAML file or folder [default: ./personas, else the bundled ones].",
+        help="A personas YAML file or folder, or a bundled persona by name "
+        "[default: ./personas, else the bundled ones].",
     ),
 ]
 #: ``--variables``: a CSV of variable records (default None: no variables).
 VariablesOption = Annotated[
     Path | None,
-    typer.Option("--variables", metavar="CSV", help="CSV of variable records (contacts)."),
+    typer.Option(
+        "--variables",
+        metavar="CSV",
+        help="CSV of variable records (contacts), or a bundled example (contacts.csv).",
+    ),
 ]
 #: ``--context``: contexts the caller knows, repeatable (default None: no context).
 ContextOption = Annotated[

@@ -30,6 +30,7 @@ def list_command(
     """Label, tags and description of each persona; the bundled folders' paths."""
     from ..data import contacts_path
     from ..grid import load_personas
+    from ._options import SAMPLE_CONTACTS
     from ._run import default_personas
 
     source = personas or default_personas()
@@ -41,4 +42,5 @@ def list_command(
         line = f"{persona.label.ljust(width)}  [{tags}]  {about}"
         typer.echo(line if len(line) <= 100 else line[:99] + "…")
     typer.echo(f"{len(found)} persona(s) from {source}")
-    typer.echo(f"sample contacts: {contacts_path()}")
+    typer.echo(f"sample contacts: --variables {SAMPLE_CONTACTS} (bundled: {contacts_path()})")
+    typer.echo("to edit them, copy the bundled files into this folder: evalkit init")

@@ -134,18 +134,14 @@ def refine_command(
             if scorecard is None:
                 raise typer.BadParameter("the loop needs --scorecard", param_hint="--scorecard")
             from ..grid import Grid
-            from ..refine import RefineLoopOptions, refine_loop
+            from ..refine import RefineLoopOptions, RefineOptions, refine_loop
 
             grid = Grid(personas, variables=variables, contexts=context or None, repeats=repeats)
-            options = RefineLoopOptions(rounds=rounds, holdout=holdout, poll=poll)
+            options = RefineLoopOptions(
+                rounds=rounds, holdout=holdout, refine=RefineOptions(poll=poll)
+            )
             result = refine_loop(
-                grid,
-                assistant,
-                scorecard,
-                feedback=text or "",
-                judge=False,
-                store=store,
-                options=options,
+                grid, assistant, scorecard, text or "", judge=False, store=store, options=options
             )
             typer.echo(result.rounds.drop(columns=["build_id"]).to_string(index=False))
             typer.echo(f"stopped: {result.stop_reason}")
@@ -161,7 +157,7 @@ def _single(
     where: tuple[str, Path | None],
     how: tuple[bool, PollPolicy],
 ) -> None:
-    from ..refine import refine_and_wait
+    from ..refine import RefineOptions, refine_and_wait
 
     store, scorecard = where
     wait, poll = how
@@ -171,5 +167,10 @@ def _single(
             typer.echo(f"run {suggest_from} has no failing rules: nothing to suggest")
             return
         typer.echo(f"suggested feedback ({len(text)} characters):\n{text}\n")
-    result = refine_and_wait(assistant, text or "", poll=poll, store=store, wait_for_inflight=wait)
+    result = refine_and_wait(
+        assistant,
+        text or "",
+        store=store,
+        options=RefineOptions(poll=poll, wait_for_inflight=wait),
+    )
     _echo_result(result)

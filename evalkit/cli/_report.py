@@ -46,7 +46,13 @@ def _parameters(args: list[str]) -> dict[str, Any]:
 @app.command("report", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def report_command(
     ctx: typer.Context,
-    notebook: Annotated[Path, typer.Argument(help="The notebook (.ipynb).", metavar="NOTEBOOK")],
+    notebook: Annotated[
+        Path,
+        typer.Argument(
+            help="The notebook (.ipynb), or a bundled notebook by name (compare_draft_prod).",
+            metavar="NOTEBOOK",
+        ),
+    ],
     output: Annotated[
         Path, typer.Option("--output", "-o", help="The HTML report.", metavar="FILE")
     ] = Path("report.html"),

@@ -59,7 +59,7 @@ def sequential_comparison(request: SequentialRequest) -> Comparison:
             stop_when_non_inferior=request.stop_when_non_inferior,
         )
     comparison = compare_runs_sequential(
-        runs[0], runs[1], request.scorecard, request.judge, plan=plan
+        runs[0], runs[1], request.scorecard, plan, judge=request.judge
     )
     if not comparison.stop:
         typer.echo(

@@ -5,7 +5,7 @@ say "not sure yet", and planning before spending.
     comparison.verdict        # Verdict.REGRESSED, ...
     print(comparison)         # verdict first, difference with interval, n
     comparison.by_rule        # pass rates (Wilson) and Bonferroni-adjusted paired differences
-    plan_repeats(pilot_grades, effect=10, power=0.9)
+    plan_repeats(pilot_grades, options=RepeatPlanOptions(effect=10, power=0.9))
     compare_latency(prod_run, draft_run)   # agent response time: p50/p95 with intervals
 
 Pure functions of grades and tables: nothing here reads or writes a store (comparing stored
@@ -21,7 +21,8 @@ from ._comparison import Comparison
 from ._latency import compare_latency, latency_quantiles
 from ._latency_result import LatencyComparison, LatencyUnavailableError
 from ._options import CompareOptions
-from ._planning import RepeatPlan, plan_repeats
+from ._options import check_levels as check_levels  # _SIBLING_API
+from ._planning import RepeatPlan, RepeatPlanOptions, plan_repeats
 from ._sequential import SequentialPlan, compare_sequential, first_repeats
 from ._verdict import VERDICT_RULES, Verdict, decide
 
@@ -33,6 +34,7 @@ __all__ = [
     "LatencyUnavailableError",
     "NightlyRule",
     "RepeatPlan",
+    "RepeatPlanOptions",
     "SequentialPlan",
     "Verdict",
     "compare_grades",
@@ -43,5 +45,8 @@ __all__ = [
     "latency_quantiles",
     "plan_repeats",
 ]
+
+#: Names sibling packages import from here that users need not (not public).
+_SIBLING_API = ("check_levels",)
 
 publish(globals())

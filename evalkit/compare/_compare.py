@@ -4,12 +4,9 @@ stored runs is :func:`evalkit.flows.compare_runs`)."""
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
-from typing import Any
 
 import pandas as pd
 
-from .._util import deprecated
 from ..grading import Grades, GradesLike, as_grades_frame
 from ..stats import Interval, grid_mean
 from . import _breakdowns as bd
@@ -22,31 +19,31 @@ from ._sides import Side, Sides, check_columns, unique_values
 from ._summary import summary_row
 from ._warnings import comparison_warnings
 
-__all__ = ["compare_grades", "options_from_knobs"]
+__all__ = ["compare_grades"]
 
 logger = logging.getLogger("evalkit.compare")
 
 
-def _left_out(conversations: pd.DataFrame | None, grades: GradesLike) -> dict[str, int]:
-    """Conversations not ``done``, counted by status: from ``conversations`` when given,
-    else what a :class:`Grades` knows (empty for a bare frame)."""
-    if conversations is None:
-        return dict(grades.left_out) if isinstance(grades, Grades) else {}
-    if conversations.empty:
-        return {}
-    counts = conversations.loc[conversations["status"] != "done", "status"].value_counts()
-    return {str(k): int(v) for k, v in counts.sort_index().items()}
+def _left_out(grades: GradesLike) -> dict[str, int]:
+    """Conversations of the side's run not ``done``, counted by status: what a :class:`Grades`
+    knows (empty for a bare frame)."""
+    return dict(grades.left_out) if isinstance(grades, Grades) else {}
+
+
+def _run_size(grades: GradesLike) -> tuple[int, int] | None:
+    """(left out, conversations in the run) of a :class:`Grades` (None for a bare frame)."""
+    if not isinstance(grades, Grades):
+        return None
+    left = sum(grades.left_out.values())
+    return left, grades.n_conversations + left
 
 
 def compare_grades(
     baseline: GradesLike,
     candidate: GradesLike,
+    labels: LabelsArg = None,
     *,
     options: CompareOptions | None = None,
-    baseline_conversations: pd.DataFrame | None = None,
-    candidate_conversations: pd.DataFrame | None = None,
-    labels: LabelsArg = None,
-    **deprecated_knobs: Any,
 ) -> Comparison:
     """Compare two gradings (:class:`~evalkit.grading.Grades` or grades frames,
     ``evalkit.store.GRADES_SCHEMA``): candidate minus baseline.
@@ -61,10 +58,9 @@ def compare_grades(
     ``summary.non_inferior`` says whether the candidate is not worse by more than
     ``min_effect``. ``options`` (:class:`CompareOptions`) holds every knob: ``confidence``,
     ``min_effect``, the pass^k threshold, the power of the stated minimum detectable effect,
-    flagged simulations to leave out. ``*_conversations`` (columns ``conversation_id``,
-    ``status``) let the summary count conversations left out by status (a ``Grades`` brings
-    its own count). ``confidence=``/``min_effect=`` keywords are deprecated (into
-    ``options``), ``seed=`` too (the method is analytic: nothing is drawn).
+    flagged simulations to leave out. A :class:`~evalkit.grading.Grades` brings the count of
+    its run's conversations left out (not ``done``), by status, into the summary and the
+    warnings (a bare frame knows none).
 
     One pass: the inputs are checked, both sides are built once (:class:`._sides.Sides`),
     then the headline (variance method, interval, verdict), the summary row, the breakdowns
@@ -76,7 +72,7 @@ def compare_grades(
     ``summary.judge_correction`` says whether (``ppi++``) or why not, ``by_rule`` keeps the
     judge's raw rates in ``judge_pass_rate_*``.
     """
-    opts = options_from_knobs("compare_grades", options, deprecated_knobs)
+    opts = options or CompareOptions()
     given = (baseline, candidate)
     frames = [as_grades_frame(baseline), as_grades_frame(candidate)]
     for name, frame in zip(("baseline", "candidate"), frames, strict=True):
@@ -91,17 +87,12 @@ def compare_grades(
     frames, correction = apply_labels(frames, labels, confidence=opts.confidence)
     sides = Sides.build(frames[0], frames[1])
     head = decide_headline(sides, opts.confidence, opts.min_effect)
-    left_out = {
-        "baseline": _left_out(baseline_conversations, given[0]),
-        "candidate": _left_out(candidate_conversations, given[1]),
-    }
+    left_out = {"baseline": _left_out(given[0]), "candidate": _left_out(given[1])}
     row = summary_row(sides, head, opts, left_out, flagged)
     row.update(correction.summary_fields())
     by_rule = correction.patch_by_rule(bd.by_rule(sides, opts.confidence, opts.min_effect))
     by_cell = bd.by_cell(sides, head, opts)
-    warnings = comparison_warnings(
-        row, by_rule, sides, (baseline_conversations, candidate_conversations)
-    )
+    warnings = comparison_warnings(row, by_rule, sides, [_run_size(g) for g in given])
     return Comparison(
         verdict=head.decision.verdict,
         _summary=pd.DataFrame([row]),
@@ -137,27 +128,6 @@ def side_score(grades: pd.DataFrame, confidence: float) -> Interval:
     cells = unique_values(grades["cell_id"])
     moments = Side.build(grades, cells, "grades").scenarios(len(cells)).left_out
     return grid_mean(moments.mask(moments.n > 0), confidence, scale=100.0)
-
-
-def options_from_knobs(
-    where: str, options: CompareOptions | None, knobs: dict[str, Any]
-) -> CompareOptions:
-    """``options`` with the deprecated ``confidence=``, ``min_effect=`` (into the options) and
-    ``seed=`` (nothing is drawn) keywords applied, warning once; any other keyword is a
-    ``TypeError`` as Python raises it."""
-    opts = options or CompareOptions()
-    unknown = sorted(set(knobs) - {"confidence", "min_effect", "seed"})
-    if unknown:
-        raise TypeError(f"{where}() got an unexpected keyword argument {unknown[0]!r}")
-    if not knobs:
-        return opts
-    seeded = knobs.pop("seed", None) is not None
-    said = [f"pass {', '.join(f'{k}=' for k in sorted(knobs))} in options=CompareOptions(...)"]
-    said = said if knobs else []
-    if seeded:
-        said.append("drop seed=: it does nothing (the comparison is analytic, nothing is drawn)")
-    deprecated(f"{where}(): " + "; ".join(said), stacklevel=4)
-    return replace(opts, **knobs) if knobs else opts
 
 
 def _warn_if_graded_differently(baseline: pd.DataFrame, candidate: pd.DataFrame) -> None:

@@ -10,11 +10,29 @@ import numpy as np
 
 from ..grading import GradesLike, as_grades_frame
 from ..stats import expected_power, grid_difference_se, minimum_detectable_effect, paired_df
+from ._options import check_confidence
 from ._sides import Side, unique_values
 
-__all__ = ["RepeatPlan", "plan_repeats"]
+__all__ = ["RepeatPlan", "RepeatPlanOptions", "plan_repeats"]
 
 _MAX_SIZE = 10_000
+
+
+@dataclass(frozen=True)
+class RepeatPlanOptions:
+    """Options of :func:`plan_repeats`: the ``effect`` (points, > 0) to detect, the ``power``
+    to detect it with, and the ``confidence`` of the comparison it plans."""
+
+    effect: float = 10.0
+    power: float = 0.9
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if not self.effect > 0:
+            raise ValueError(f"RepeatPlanOptions.effect must be > 0 points, got {self.effect}")
+        if not 0.0 < self.power < 1.0:
+            raise ValueError(f"RepeatPlanOptions.power must be in (0, 1), got {self.power}")
+        check_confidence(self.confidence, "RepeatPlanOptions")
 
 
 @dataclass(frozen=True)
@@ -90,11 +108,10 @@ def _search(enough: Callable[[int], bool], low: int) -> int | None:
     return high
 
 
-def plan_repeats(
-    pilot: GradesLike, effect: float = 10.0, power: float = 0.9, confidence: float = 0.95
-) -> RepeatPlan:
+def plan_repeats(pilot: GradesLike, *, options: RepeatPlanOptions | None = None) -> RepeatPlan:
     """Plan a paired comparison from a pilot's grades (a ``Grades`` or its frame): its noise
-    within and between cells.
+    within and between cells. ``options`` (a :class:`RepeatPlanOptions`): the effect, the
+    power and the confidence.
 
     The plan uses the comparison's own arithmetic: repeats pooled within cells on both sides
     (``2 * cells * (repeats - 1)`` degrees of freedom), a noncentral t for the power, and the
@@ -103,8 +120,8 @@ def plan_repeats(
     planned repeats deliver the asked power on average over pilots rather than only when the
     pilot happened to guess the noise right.
     """
-    if effect <= 0:
-        raise ValueError("effect must be > 0")
+    opts = options or RepeatPlanOptions()
+    effect, power, confidence = opts.effect, opts.power, opts.confidence
     frame = as_grades_frame(pilot)
     cells_ids = unique_values(frame["cell_id"])
     moments = Side.build(frame, cells_ids, "pilot").cell_moments(len(cells_ids))

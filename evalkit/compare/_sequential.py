@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats as sps
 
 from .. import stats as st
-from ..grading import GradesLike, as_grades_frame
+from ..grading import Grades, GradesLike, as_grades_frame
 from ._compare import compare_grades
 from ._comparison import Comparison
 from ._options import CompareOptions, check_levels
@@ -325,15 +325,22 @@ def decide_look(
     return LookDecision(stop, stopped_for, z, f, cp)
 
 
+def _first_looks(given: GradesLike, frame: pd.DataFrame, look: int) -> GradesLike:
+    """The first ``look`` repeats of ``given``'s grades, a :class:`Grades` keeping its
+    left-out count."""
+    kept = first_repeats(frame, look)
+    if isinstance(given, Grades):
+        return replace(given, frame=kept, _scores=[])
+    return kept
+
+
 def compare_sequential(
     baseline: GradesLike,
     candidate: GradesLike,
     plan: SequentialPlan,
-    *,
     look: int | None = None,
+    *,
     options: CompareOptions | None = None,
-    baseline_conversations: pd.DataFrame | None = None,
-    candidate_conversations: pd.DataFrame | None = None,
 ) -> Comparison:
     """Look ``look`` of a sequential comparison: the first ``look`` repeats of every cell.
 
@@ -342,9 +349,9 @@ def compare_sequential(
     together with ``plan.confidence``); ``Comparison.stop`` says whether this look decides;
     ``summary`` gains ``look``, ``looks_planned``, ``information_fraction``, ``alpha_spent``,
     ``nominal_confidence``, ``efficacy_z``, ``futility_z``, ``z``, ``conditional_power``,
-    ``sequential_method`` and ``stopped_for``. ``options`` and the ``*_conversations`` are
-    :func:`compare_grades`'s; ``confidence`` and ``min_effect`` come from the plan (the
-    options' are not read).
+    ``sequential_method`` and ``stopped_for``. ``options`` are :func:`compare_grades`'s (a
+    :class:`~evalkit.grading.Grades` brings its left-out count as there); ``confidence`` and
+    ``min_effect`` come from the plan (the options' are not read).
     """
     frames = [as_grades_frame(g) for g in (baseline, candidate)]
     have = [int(_repeats(f).max()) + 1 if len(f) else 0 for f in frames]
@@ -356,13 +363,11 @@ def compare_sequential(
     bound = plan.boundaries(max_repeats).iloc[look - 1]
     nominal = float(bound["nominal_confidence"])
     comparison = compare_grades(
-        first_repeats(frames[0], look),
-        first_repeats(frames[1], look),
+        _first_looks(baseline, frames[0], look),
+        _first_looks(candidate, frames[1], look),
         options=replace(
             options or CompareOptions(), confidence=nominal, min_effect=plan.min_effect
         ),
-        baseline_conversations=baseline_conversations,
-        candidate_conversations=candidate_conversations,
     )
     row = comparison.summary.iloc[0]
     evidence = LookEvidence(

@@ -39,18 +39,17 @@ def _na_differ(sides: Sides) -> Iterator[str]:
         )
 
 
-def _left_out_differ(
-    conversations: tuple[pd.DataFrame | None, pd.DataFrame | None],
-) -> Iterator[str]:
-    frames = [c for c in conversations if c is not None and not c.empty and "status" in c.columns]
-    if len(frames) < 2:
+def _left_out_differ(counts: Sequence[tuple[int, int] | None]) -> Iterator[str]:
+    """``counts``: per side, (conversations left out, conversations in the run), or None when
+    the side does not know (a bare grades frame)."""
+    known = [c for c in counts if c is not None and c[1] > 0]
+    if len(known) < 2:
         return
-    counts = [(int((c["status"] != "done").sum()), len(c)) for c in frames]
-    p = fisher_exact_p(counts[0][0], counts[0][1], counts[1][0], counts[1][1])
+    p = fisher_exact_p(known[0][0], known[0][1], known[1][0], known[1][1])
     if p < ERRORS_ALPHA:
         yield (
-            f"Conversations left out (not done) differ between the sides: {counts[0][0]} of "
-            f"{counts[0][1]} baseline vs {counts[1][0]} of {counts[1][1]} candidate (Fisher's "
+            f"Conversations left out (not done) differ between the sides: {known[0][0]} of "
+            f"{known[0][1]} baseline vs {known[1][0]} of {known[1][1]} candidate (Fisher's "
             f"exact p = {p:.3g}); the scores describe only the conversations that finished."
         )
 
@@ -59,7 +58,7 @@ def comparison_warnings(
     row: dict[str, Any],
     by_rule: pd.DataFrame,
     sides: Sides,
-    conversations: tuple[pd.DataFrame | None, pd.DataFrame | None],
+    left_out: Sequence[tuple[int, int] | None],
 ) -> list[str]:
     """Every warning a comparison's summary, rules and sides give, as sentences."""
     out: list[str] = []
@@ -86,7 +85,7 @@ def comparison_warnings(
             + "."
         )
     out.extend(_na_differ(sides))
-    out.extend(_left_out_differ(conversations))
+    out.extend(_left_out_differ(left_out))
     if row["method"] == "none":
         out.append(f"No interval: {row['method_reason'].removeprefix('no interval: ')}.")
     elif float(row["df"]) < SMALL_DF:

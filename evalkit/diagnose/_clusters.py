@@ -67,9 +67,12 @@ PARSIMONY: Final = 0.03
 
 @dataclass(frozen=True)
 class ClusterOptions:
-    """``max_clusters`` per rule; ``min_silhouette``: below it a rule's failures stay one
-    cluster; ``svd_components`` (used above ``svd_above`` texts); ``label_words``."""
+    """Options of :func:`failure_clusters`: ``seed`` of the SVD, the k-means and the
+    silhouette sample (the same inputs and seed give the same clusters); ``max_clusters`` per
+    rule; ``min_silhouette``: below it a rule's failures stay one cluster; ``svd_components``
+    (used above ``svd_above`` texts); ``label_words``."""
 
+    seed: int = 0
     max_clusters: int = 6
     min_silhouette: float = 0.12
     svd_components: int = 48
@@ -307,11 +310,10 @@ def _one_rule(
 def failure_clusters(
     grades: GradesLike,
     turns: pd.DataFrame,
-    *,
-    rules: Iterable[str] | None = None,
     baseline: GradesLike | None = None,
-    seed: int = 0,
     conversations: pd.DataFrame | None = None,
+    rules: Iterable[str] | None = None,
+    *,
     options: ClusterOptions | None = None,
 ) -> pd.DataFrame:
     """Failing conversations grouped by what failed, one row per cluster of each rule.
@@ -333,7 +335,8 @@ def failure_clusters(
     left out of clustering when ``conversations`` gives each failure's record, and the records'
     values are left out otherwise.
     ``attrs["members"]`` maps each failing conversation to its cluster
-    (:func:`cluster_members`). The same inputs and ``seed`` give the same clusters.
+    (:func:`cluster_members`). ``options`` (a :class:`ClusterOptions`): the seed and the
+    clustering's knobs; the same inputs and seed give the same clusters.
     """
     opts = options or ClusterOptions()
     cand = grades_frame(grades)
@@ -351,7 +354,7 @@ def failure_clusters(
     by_record = conversations is not None and "variables" in conversations.columns
     for _, group in docs.groupby("rule_id", sort=True):
         found, who = _one_rule(
-            group.reset_index(drop=True), (base, cand), seed, opts, values, by_record
+            group.reset_index(drop=True), (base, cand), opts.seed, opts, values, by_record
         )
         rows += found
         members.append(who)

@@ -105,8 +105,8 @@ def _records(variables: Any) -> list[Mapping[str, Any] | None] | None:
 
 def lint(
     config_or_assistant: ConfigLike,
-    *,
     variables: Any = None,
+    *,
     client: Client | None = None,
 ) -> pd.DataFrame:
     """The findings of every lint rule on a config: ``rule_id``, ``severity`` (``error``,

@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from .._util import deprecated
 from .._util._result import Result
 from .._util._summary import json_records
-from ._clusters import cluster_members, failure_clusters
+from ._clusters import ClusterOptions, cluster_members, failure_clusters
 from ._documents import grades_frame
 from ._flags import simulation_flags
 from ._lint import lint
@@ -215,11 +214,6 @@ class WhyItFailed(Result):
             f"conversation(s) flagged; {first}"
         )
 
-    def sentences(self) -> list[str]:
-        """Deprecated: :attr:`findings`."""
-        deprecated("WhyItFailed.sentences(): write .findings")
-        return list(self.findings)
-
     def to_dict(self) -> dict[str, Any]:
         """Labels, rules, findings and every table (JSON-ready)."""
         return {
@@ -299,22 +293,20 @@ def why_it_failed(
     candidate: Run,
     baseline_grades: Any,
     candidate_grades: Any,
-    *,
     rules: Iterable[str] | None = None,
-    seed: int = 0,
+    *,
+    options: ClusterOptions | None = None,
 ) -> WhyItFailed:
     """Explain ``comparison`` of two runs: failure clusters of the rules that moved (or
     ``rules``), simulation flags of both runs, and lint findings that differ between their
-    configs (see :class:`WhyItFailed`)."""
+    configs (see :class:`WhyItFailed`). ``options``: the clusters' (:func:`failure_clusters`)."""
     from ..compare import CompareOptions, compare_grades
 
     base, cand = grades_frame(baseline_grades), grades_frame(candidate_grades)
     chosen = tuple(moved_rules(comparison) if rules is None else rules)
     turns = pd.concat([baseline.turns, candidate.turns], ignore_index=True)
     conversations = pd.concat([baseline.conversations, candidate.conversations], ignore_index=True)
-    clusters = failure_clusters(
-        cand, turns, rules=chosen, baseline=base, seed=seed, conversations=conversations
-    )
+    clusters = failure_clusters(cand, turns, base, conversations, chosen, options=options)
     examples = _examples(clusters, pd.concat([base, cand], ignore_index=True), turns)
     flags = pd.concat(
         [

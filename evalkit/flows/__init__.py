@@ -20,7 +20,7 @@ from ._history import (
     latest_regression,
     series_labels,
 )
-from ._judge_drift import JudgeDrift, compare_judges
+from ._judge_drift import JudgeDrift, JudgeDriftOptions, compare_judges
 from ._looks import acompare_runs_sequential, compare_runs_sequential
 from ._notebook import (
     ComparisonOutcome,
@@ -54,6 +54,7 @@ __all__ = [
     "GradedRun",
     "HistoryOptions",
     "JudgeDrift",
+    "JudgeDriftOptions",
     "MissingSnapshotError",
     "NightlyTrend",
     "PipelineOptions",

@@ -28,7 +28,7 @@ from .._util import run_sync
 from .._util._result import Result
 from ..api import AsyncClient, Client
 from ..compare import SequentialPlan, Verdict, compare_grades, compare_sequential
-from ..grading import JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..grading import GradeOptions, JudgeArg, Scorecard, ScorecardLike, agrade_run
 from ..grid import Grid
 from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike, grid_identity, load_run
@@ -212,8 +212,10 @@ class _Bisection:
                 run_id=run_id,
                 options=replace(self.opts.run, repeats=look),
             )
-            grades = await agrade_run(run, self.card, self.judge, save=False)
-            comparison = compare_sequential(self.good_grades, grades.frame, self.plan, look=look)
+            grades = await agrade_run(
+                run, self.card, judge=self.judge, options=GradeOptions(save=False)
+            )
+            comparison = compare_sequential(self.good_grades, grades.frame, self.plan, look)
             row["looks"] = look
             at = comparison.summary.iloc[0]
             side = side_of(
@@ -259,13 +261,13 @@ async def _draft_config(client: Client | AsyncClient | None, assistant_id: str) 
 
 
 async def abisect(
-    store: StoreLike,
     good_run: str,
     bad_run: str,
     scorecard: ScorecardLike,
     *,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
+    store: StoreLike = "runs",
     options: BisectOptions | None = None,
 ) -> BisectResult:
     """Async twin of :func:`bisect`."""
@@ -334,13 +336,13 @@ async def _search(indices: list[int], state: _Bisection) -> tuple[int, ...]:
 
 
 def bisect(
-    store: StoreLike,
     good_run: str,
     bad_run: str,
     scorecard: ScorecardLike,
     *,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
+    store: StoreLike = "runs",
     options: BisectOptions | None = None,
 ) -> BisectResult:
     """Which change between ``good_run`` and ``bad_run`` (runs of one assistant and grid,
@@ -348,6 +350,6 @@ def bisect(
     docstring. Each configuration runs on a temporary clone, deleted on every path out."""
     return run_sync(
         lambda: abisect(
-            store, good_run, bad_run, scorecard, client=client, judge=judge, options=options
+            good_run, bad_run, scorecard, client=client, judge=judge, store=store, options=options
         )
     )

@@ -197,9 +197,10 @@ def _against(store: StoreLike, run: Run) -> str:
     return str(rows["last_good_run"].iloc[0])
 
 
-def what_changed(store: StoreLike, run_id: str, *, against: str | None = None) -> pd.DataFrame:
+def what_changed(store: StoreLike, run_id: str, against: str | None = None) -> pd.DataFrame:
     """What changed from ``against`` (None: the run's series' last-known-good run) to
-    ``run_id``: one row per change with ``kind`` (config, prompt, grid, scorecard, judge,
+    ``run_id``, runs of ``store`` (the store is what is read, so it comes first, as in
+    :func:`history`): one row per change with ``kind`` (config, prompt, grid, scorecard, judge,
     evalkit), ``path`` (a dotted config key; ``agent.instructions#hunk-N`` for a prompt hunk),
     ``before`` and ``after`` (text; JSON for other values; secrets redacted). A run without a
     config snapshot raises :class:`MissingSnapshotError` naming it."""

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Literal
 
 import pandas as pd
 
 from .._util import run_sync
 from ..compare import CompareOptions, Comparison, compare_grades
-from ..compare._compare import options_from_knobs
 from ..compare._judge_correction import LabelsArg
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
 from ..store import Run
@@ -24,26 +23,23 @@ async def acompare_runs(
     baseline_run: Run,
     candidate_run: Run,
     scorecard: ScorecardLike,
-    judge: JudgeArg = None,
-    *,
-    options: CompareOptions | None = None,
     labels: LabelsArg | Literal["stored"] = None,
-    **deprecated_knobs: Any,
+    *,
+    judge: JudgeArg = None,
+    options: CompareOptions | None = None,
 ) -> Comparison:
     """The async twin of :func:`compare_runs` (both sides graded at once)."""
-    opts = options_from_knobs("acompare_runs", options, deprecated_knobs)
+    opts = options or CompareOptions()
     if isinstance(labels, str) and labels != "stored":
         raise ValueError(f'labels must be a frame, a pair of frames or "stored", got {labels!r}')
     baseline_grades, candidate_grades = await agrade_both(
         baseline_run, candidate_run, scorecard, judge
     )
     comparison = compare_grades(
-        baseline_grades.frame,
-        candidate_grades.frame,
+        baseline_grades,
+        candidate_grades,
+        stored_labels(baseline_run, candidate_run) if isinstance(labels, str) else labels,
         options=opts,
-        baseline_conversations=baseline_run.conversations,
-        candidate_conversations=candidate_run.conversations,
-        labels=stored_labels(baseline_run, candidate_run) if isinstance(labels, str) else labels,
     )
     if not opts.record_looks:
         return comparison
@@ -54,30 +50,27 @@ def compare_runs(
     baseline_run: Run,
     candidate_run: Run,
     scorecard: ScorecardLike,
-    judge: JudgeArg = None,
-    *,
-    options: CompareOptions | None = None,
     labels: LabelsArg | Literal["stored"] = None,
-    **deprecated_knobs: Any,
+    *,
+    judge: JudgeArg = None,
+    options: CompareOptions | None = None,
 ) -> Comparison:
     """Compare two stored runs under ``scorecard``: candidate minus baseline.
 
     Grades come from the cache: a run's stored grades are used when they were made with this
     very scorecard (same rubric version and rules) for every ``done`` conversation; otherwise
-    the run is graded (and judge calls come from the judge's on-disk cache when the transcripts
-    were judged before). Conversations left out (not ``done``) are counted per side. Each
-    comparison leaves a record under the store, and a comparison of runs that extend a pair
-    compared before (more repeats of the same grid) warns that it is peeking
-    (``CompareOptions(record_looks=False)`` turns both off). Knobs go in ``options``
-    (``confidence=``, ``min_effect=`` and ``seed=`` keywords are deprecated). Works in scripts
-    and notebooks (:func:`acompare_runs` is the async twin). ``labels="stored"`` corrects
-    judged rules with the hand labels stored in the runs (PPI++, see
-    :func:`~evalkit.compare.compare_grades`).
+    the run is graded with ``judge`` (and judge calls come from the judge's on-disk cache when
+    the transcripts were judged before). Conversations left out (not ``done``) are counted per
+    side. Each comparison leaves a record under the store, and a comparison of runs that extend
+    a pair compared before (more repeats of the same grid) warns that it is peeking
+    (``CompareOptions(record_looks=False)`` turns both off). Every knob is in ``options`` (a
+    :class:`~evalkit.compare.CompareOptions`). Works in scripts and notebooks
+    (:func:`acompare_runs` is the async twin). ``labels="stored"`` corrects judged rules with
+    the hand labels stored in the runs (PPI++, see :func:`~evalkit.compare.compare_grades`).
     """
-    opts = options_from_knobs("compare_runs", options, deprecated_knobs)
     return run_sync(
         lambda: acompare_runs(
-            baseline_run, candidate_run, scorecard, judge, options=opts, labels=labels
+            baseline_run, candidate_run, scorecard, labels, judge=judge, options=options
         )
     )
 
@@ -88,7 +81,7 @@ async def agrade_both(
     """Both runs graded at once under ``scorecard`` (stored grades reused when current)."""
     card = Scorecard.validate(scorecard)
     baseline, candidate = await asyncio.gather(
-        *(agrade_run(run, card, judge) for run in (baseline_run, candidate_run))
+        *(agrade_run(run, card, judge=judge) for run in (baseline_run, candidate_run))
     )
     return baseline, candidate
 

@@ -15,11 +15,36 @@ import numpy as np
 import pandas as pd
 
 from .._util._result import Result
+from ..compare import check_levels
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, grade_transcripts
 from ..grading._agreement import judge_drift_table
 from ..store import Run
 
-__all__ = ["JudgeDrift", "compare_judges"]
+__all__ = ["JudgeDrift", "JudgeDriftOptions", "compare_judges"]
+
+
+@dataclass(frozen=True)
+class JudgeDriftOptions:
+    """Options of :func:`compare_judges`.
+
+    ``sample``: done conversations both judges grade (a seeded draw without replacement; all
+    of them when the run has fewer); ``seed``: the draw's and the bootstrap's; ``min_effect``
+    (points): a rule whose pass rate moves beyond it is ``shifted``; ``confidence``: of every
+    interval.
+    """
+
+    sample: int = 200
+    seed: int = 0
+    min_effect: float = 5.0
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if isinstance(self.sample, bool) or self.sample < 1:
+            raise ValueError(
+                "JudgeDriftOptions.sample must be a positive number of conversations, got "
+                f"{self.sample!r}"
+            )
+        check_levels(self.confidence, self.min_effect, "JudgeDriftOptions")
 
 
 def _name(judge: JudgeArg) -> str:
@@ -82,33 +107,28 @@ class JudgeDrift(Result):
 
 
 def compare_judges(
-    grades_or_run: Run,
+    run: Run,
     scorecard: ScorecardLike,
     judge_a: JudgeArg,
     judge_b: JudgeArg,
     *,
-    sample: int = 200,
-    seed: int = 0,
-    min_effect: float = 5.0,
-    confidence: float = 0.95,
+    options: JudgeDriftOptions | None = None,
 ) -> JudgeDrift:
-    """Grade a seeded sample of ``sample`` done conversations of the run with both judges
-    (judged rules only matter; checks are graded too, cheaply) and compare them per judged
-    rule. ``judge_a`` is the current judge, ``judge_b`` the candidate: differences are b minus
-    a, in points."""
-    if not isinstance(grades_or_run, Run):
+    """Grade a seeded sample of done conversations of ``run`` with both judges (judged rules
+    only matter; checks are graded too, cheaply) and compare them per judged rule. ``judge_a``
+    is the current judge, ``judge_b`` the candidate (the two judges are what is compared, so
+    they come before the ``*``): differences are b minus a, in points. ``options`` (a
+    :class:`JudgeDriftOptions`): the sample size, the seed, ``min_effect`` and
+    ``confidence``."""
+    if not isinstance(run, Run):
         raise TypeError(
             "compare_judges needs a stored Run (both judges grade its transcripts), got "
-            f"{type(grades_or_run).__name__}"
+            f"{type(run).__name__}"
         )
-    if sample < 1:
-        raise ValueError(f"sample must be a positive number of conversations, got {sample}")
-    if min_effect < 0:
-        raise ValueError("min_effect must be >= 0")
-    if not 0.5 < confidence < 1:
-        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
+    opts = options or JudgeDriftOptions()
+    sample, seed = opts.sample, opts.seed
+    confidence, min_effect = opts.confidence, opts.min_effect
     card = Scorecard.validate(scorecard)
-    run = grades_or_run
     conversations = run.conversations
     done = conversations[conversations["status"] == "done"]
     if done.empty:
@@ -119,7 +139,7 @@ def compare_judges(
     picked = done[done["conversation_id"].astype(str).isin(chosen)]
     turns = run.turns[run.turns["conversation_id"].astype(str).isin(chosen)]
     graded: list[Grades] = [
-        grade_transcripts(turns, card, judge, conversations=picked) for judge in (judge_a, judge_b)
+        grade_transcripts(turns, card, picked, judge=judge) for judge in (judge_a, judge_b)
     ]
     table = judge_drift_table(
         graded[0], graded[1], confidence=confidence, min_effect=min_effect, seed=seed

@@ -18,9 +18,9 @@ async def acompare_runs_sequential(
     baseline_run: Run,
     candidate_run: Run,
     scorecard: ScorecardLike,
-    judge: JudgeArg = None,
-    *,
     plan: SequentialPlan | None = None,
+    *,
+    judge: JudgeArg = None,
     options: CompareOptions | None = None,
 ) -> Comparison:
     """The async twin of :func:`compare_runs_sequential`."""
@@ -36,24 +36,16 @@ async def acompare_runs_sequential(
     baseline_grades, candidate_grades = await agrade_both(
         baseline_run, candidate_run, scorecard, judge
     )
-    return compare_sequential(
-        baseline_grades.frame,
-        candidate_grades.frame,
-        plan,
-        look=look,
-        options=options,
-        baseline_conversations=baseline_run.conversations,
-        candidate_conversations=candidate_run.conversations,
-    )
+    return compare_sequential(baseline_grades, candidate_grades, plan, look, options=options)
 
 
 def compare_runs_sequential(
     baseline_run: Run,
     candidate_run: Run,
     scorecard: ScorecardLike,
-    judge: JudgeArg = None,
-    *,
     plan: SequentialPlan | None = None,
+    *,
+    judge: JudgeArg = None,
     options: CompareOptions | None = None,
 ) -> Comparison:
     """Look at two stored runs as a sequential comparison: candidate minus baseline.
@@ -61,12 +53,12 @@ def compare_runs_sequential(
     ``plan`` None: the plan the candidate run recorded when it was run in waves
     (:func:`draft_vs_prod` with ``DraftVsProdOptions(sequential=...)``), at the look it stopped
     at; a ``plan`` given: the look as many repeats as both runs have. Grades come from the
-    cache as in :func:`compare_runs`. ``Comparison.stop`` says whether the look decides (False:
-    run the next repeat on both sides and look again). :func:`acompare_runs_sequential` is the
-    async twin.
+    cache as in :func:`compare_runs` (graded with ``judge`` when they are not current).
+    ``Comparison.stop`` says whether the look decides (False: run the next repeat on both sides
+    and look again). :func:`acompare_runs_sequential` is the async twin.
     """
     return run_sync(
         lambda: acompare_runs_sequential(
-            baseline_run, candidate_run, scorecard, judge, plan=plan, options=options
+            baseline_run, candidate_run, scorecard, plan, judge=judge, options=options
         )
     )

@@ -139,15 +139,9 @@ async def arun_and_grade(
     opts = options or PipelineOptions()
     logger.info("running the grid on %s as run %s", spec.target, spec.run_id)
     run = await arun_grid(
-        grid,
-        assistant_id,
-        client=client,
-        target=spec.target,
-        store=store,
-        run_id=spec.run_id,
-        options=opts.run,
+        grid, assistant_id, spec.target, spec.run_id, client=client, store=store, options=opts.run
     )
-    grades = await agrade_run(run, scorecard, judge, options=opts.grade_options)
+    grades = await agrade_run(run, scorecard, judge=judge, options=opts.grade_options)
     note_flags(run)
     return GradedRun(run, grades)
 
@@ -195,8 +189,8 @@ def run_and_grade(
 def compare_graded(
     baseline: GradedRun,
     candidate: GradedRun,
-    *,
     cells: Collection[str] | None = None,
+    *,
     options: PipelineOptions | None = None,
 ) -> Comparison:
     """Compare two graded runs, candidate minus baseline (:func:`~evalkit.compare.compare_grades`
@@ -208,12 +202,8 @@ def compare_graded(
     comparison = compare_grades(
         baseline.grades,
         candidate.grades,
+        stored_labels(baseline.run, candidate.run) if isinstance(opts.labels, str) else opts.labels,
         options=opts.compare_options,
-        labels=(
-            stored_labels(baseline.run, candidate.run)
-            if isinstance(opts.labels, str)
-            else opts.labels
-        ),
     )
     if cells is not None or opts.compare is None or not opts.compare.record_looks:
         return comparison

@@ -17,13 +17,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._util import cancel_and_wait, deprecated, gather_or_cancel
+from .._util import cancel_and_wait, gather_or_cancel
 from .._util._progress import planned_stop
 from .._util._result import Result
 from .._util._summary import json_records, json_value
@@ -120,11 +119,6 @@ class SequentialRun(Result):
         last = self.looks.iloc[-1]
         return float(last["difference_low"]), float(last["difference_high"])
 
-    def sentence(self) -> str:
-        """Deprecated: :meth:`headline`."""
-        deprecated("SequentialRun.sentence(): write .headline()")
-        return self.headline()
-
     def headline(self) -> str:
         """Where it stopped, why, and what it saved, in words."""
         plan = self.plan
@@ -213,12 +207,12 @@ async def arun_sequential(
             if look < max_repeats:  # keep the streams busy while this look decides
                 ahead = _start_wave(grid, assistant_id, client, store, opts, look + 1)
             grades = [
-                await agrade_run(run, card, judge, save=False, options=opts.grade_options)
+                await agrade_run(
+                    run, card, judge=judge, options=replace(opts.grade_options, save=False)
+                )
                 for run in runs
             ]
-            comparison = compare_sequential(
-                grades[0].frame, grades[1].frame, plan, look=look, **_conversations(runs)
-            )
+            comparison = compare_sequential(grades[0], grades[1], plan, look)
             spent = sum(_scored_in_first(g, look) for g in grades)
             rows.append(_look_row(comparison, spent))
             logger.info(
@@ -235,7 +229,7 @@ async def arun_sequential(
     cancelled = _cancelled(final, grid.n_cells, look)
     # graded again to store the grades, those of conversations run ahead of the stop included;
     # the comparison stays the deciding look's
-    grades = [await agrade_run(run, card, judge, options=opts.grade_options) for run in final]
+    grades = [await agrade_run(run, card, judge=judge, options=opts.grade_options) for run in final]
     record = SequentialRun(
         plan,
         pd.DataFrame(rows, columns=list(LOOK_COLUMNS)),
@@ -247,13 +241,6 @@ async def arun_sequential(
         _record(run, record)
         note_flags(run)
     return (final[0], final[1]), (grades[0], grades[1]), comparison, record
-
-
-def _conversations(runs: Sequence[Run]) -> dict[str, Any]:
-    return {
-        "baseline_conversations": runs[0].conversations,
-        "candidate_conversations": runs[1].conversations,
-    }
 
 
 def _cancelled(runs: tuple[Run, ...], cells: int, look: int) -> int:

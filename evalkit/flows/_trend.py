@@ -16,7 +16,6 @@ from typing import Any, ClassVar, Final
 import pandas as pd
 
 from .._util import atomic_write_bytes, json_default
-from .._util._deprecate import deprecated
 from .._util._result import Result
 from ..store import StoreLike
 from ._history import HistoryOptions, history, latest_regression, series_labels
@@ -32,25 +31,6 @@ _WORDS = {
     "no_difference": "showed no difference",
     "insufficient_evidence": "could not be told apart",
 }
-
-
-class _SummaryBridge(pd.DataFrame):
-    """The summary table that, for one release, still answers the old call
-    ``trend.summary()`` (which returned Markdown) with a ``DeprecationWarning``."""
-
-    _metadata: ClassVar[list[str]] = ["_markdown"]
-    _markdown: str
-
-    @property
-    def _constructor(self) -> Any:
-        return pd.DataFrame
-
-    def __call__(self) -> str:
-        deprecated(
-            "NightlyTrend.summary() is now a property holding a DataFrame; "
-            "write trend.headline() for the sentence, trend.markdown() for the paragraph"
-        )
-        return self._markdown
 
 
 #: The columns of :attr:`NightlyTrend.summary`: one row per series, its newest point.
@@ -133,9 +113,7 @@ class NightlyTrend(Result):
                     **{c: row.get(c) for c in TREND_SUMMARY_COLUMNS if c in row},
                 }
             )
-        frame = _SummaryBridge(pd.DataFrame(rows, columns=list(TREND_SUMMARY_COLUMNS)))
-        frame._markdown = self.markdown()
-        return frame
+        return pd.DataFrame(rows, columns=list(TREND_SUMMARY_COLUMNS))
 
     def markdown(self) -> str:
         """One paragraph (Markdown) per series on its newest run: score, verdicts, alarm."""

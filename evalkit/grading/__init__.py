@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._util import publish
-from ._agreement import judge_agreement
+from ._agreement import AgreementOptions, judge_agreement
 from ._check_models import CheckModel
 from ._checks import CHECK_TYPES, CheckType
 from ._errors import GradingError, ScorecardError
@@ -36,6 +36,7 @@ from ._stored import stored_scorecards
 __all__ = [
     "CHECK_TYPES",
     "JUDGE_PROMPT_VERSION",
+    "AgreementOptions",
     "CheckModel",
     "CheckType",
     "GradeOptions",

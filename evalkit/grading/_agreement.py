@@ -17,6 +17,7 @@ agreement beyond chance to measure.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,7 @@ from ._grades import GradesLike, as_grades_frame
 
 __all__ = [
     "DRIFT_COLUMNS",
+    "AgreementOptions",
     "judge_agreement",
     "judge_drift_table",
     "wilson_interval",
@@ -40,6 +42,24 @@ _COLUMNS = [
     "accuracy_high", "f1_fail", "f1_fail_low", "f1_fail_high", "kappa", "kappa_low", "kappa_high",
     "kappa_note",
 ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AgreementOptions:
+    """Options of :func:`judge_agreement`: ``confidence`` of every interval; ``n_resamples``
+    and ``seed`` of the bootstrap (the same labels and seed give the same intervals)."""
+
+    confidence: float = 0.95
+    n_resamples: int = 2000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.confidence < 1.0:
+            raise ValueError(
+                f"AgreementOptions.confidence must be in (0, 1), got {self.confidence!r}"
+            )
+        if isinstance(self.n_resamples, bool) or self.n_resamples < 1:
+            raise ValueError(f"AgreementOptions.n_resamples must be >= 1, got {self.n_resamples!r}")
 
 
 def _kappa(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -108,11 +128,9 @@ def _label_frame(labels: pd.DataFrame) -> pd.DataFrame:
 def judge_agreement(
     grades: GradesLike | Run,
     labels: pd.DataFrame | None = None,
-    *,
     rubric_version_id: str | None = None,
-    confidence: float = 0.95,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    *,
+    options: AgreementOptions | None = None,
 ) -> pd.DataFrame:
     """Compare graded verdicts with hand labels, per rule.
 
@@ -125,7 +143,10 @@ def judge_agreement(
     ``(all)``: n_labelled, n compared, n_left_out, agree, accuracy with its Wilson interval, the
     F1 of ``fail`` and Cohen's kappa, each with a seeded bootstrap interval that a score
     interval keeps from collapsing (module docstring), and ``kappa_note`` (why kappa is NaN).
+    ``options`` (an :class:`AgreementOptions`): the confidence, the resamples and the seed.
     """
+    opts = options or AgreementOptions()
+    confidence, n_resamples, seed = opts.confidence, opts.n_resamples, opts.seed
     if isinstance(grades, Run):
         grades, labels = _from_run(grades, labels, rubric_version_id)
     elif labels is None:
@@ -259,8 +280,7 @@ def judge_drift_table(
     agreement = judge_agreement(
         both.rename(columns={"verdict_a": "verdict"})[["conversation_id", "rule_id", "verdict"]],
         both.rename(columns={"verdict_b": "label"})[["conversation_id", "rule_id", "label"]],
-        confidence=confidence,
-        seed=seed,
+        options=AgreementOptions(confidence=confidence, seed=seed),
     ).set_index("rule_id")
     rows = []
     for rule, group in both.groupby("rule_id", sort=True):

@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._util import content_hash, deprecated, run_sync
+from .._util import content_hash, run_sync
 from ..store import (
     GRADES_SCHEMA,
     Run,
@@ -50,16 +50,25 @@ ScorecardLike = Scorecard | Mapping[str, Any] | str | os.PathLike[str]
 
 @dataclass(frozen=True, slots=True)
 class GradeOptions:
-    """Options of :func:`grade_transcripts`.
+    """Options of :func:`grade_run` and :func:`grade_transcripts`.
 
     ``judge_samples``: times each judged rule is asked (majority verdict, agreement recorded);
-    ``run_id``: the run id written on rows when the turns carry none;
-    ``judge_cache_dir``: handed to a judge that has no cache yet.
+    ``judge_cache_dir``: handed to a judge that has no cache yet (a run's default:
+    ``<run>/.judge-cache``); ``run_id``: the run id written on rows when the turns carry none
+    (:func:`grade_transcripts`; a stored run's grades carry its own id). :func:`grade_run`
+    only: ``save`` writes the grades into the run folder; ``reuse`` returns stored grades that
+    grading again would give back as they are.
     """
 
     judge_samples: int = 1
     run_id: str = "transcripts"
     judge_cache_dir: Path | None = None
+    save: bool = True
+    reuse: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.judge_samples, bool) or self.judge_samples < 1:
+            raise ValueError(f"GradeOptions.judge_samples must be >= 1, got {self.judge_samples!r}")
 
 
 def _scorecard(scorecard: ScorecardLike) -> Scorecard:
@@ -182,8 +191,6 @@ def _grade_columns(
 async def _grade(
     t: Transcripts, scorecard: Scorecard, judge: JudgeArg, options: GradeOptions, run_id: Any
 ) -> pd.DataFrame:
-    if options.judge_samples < 1:
-        raise ValueError(f"judge_samples must be >= 1, not {options.judge_samples}")
     per_rule = {r.rule_id: _checked(t, r) for r in scorecard.deterministic_rules}
     if scorecard.judged_rules:
         per_rule.update(await _judged(t, scorecard.judged_rules, judge, options))
@@ -208,9 +215,9 @@ def _run_ids(turns: pd.DataFrame, default: str) -> Any:
 async def agrade_transcripts(
     turns: pd.DataFrame,
     scorecard: ScorecardLike,
-    judge: JudgeArg = None,
-    *,
     conversations: pd.DataFrame | None = None,
+    *,
+    judge: JudgeArg = None,
     options: GradeOptions | None = None,
 ) -> Grades:
     """Async :func:`grade_transcripts`."""
@@ -224,9 +231,9 @@ async def agrade_transcripts(
 def grade_transcripts(
     turns: pd.DataFrame,
     scorecard: ScorecardLike,
-    judge: JudgeArg = None,
-    *,
     conversations: pd.DataFrame | None = None,
+    *,
+    judge: JudgeArg = None,
     options: GradeOptions | None = None,
 ) -> Grades:
     """Grade any turns frame (conversation_id, index, role, text) with ``scorecard``.
@@ -235,31 +242,27 @@ def grade_transcripts(
     variables, cell_id, repeat, transcript_hash) decides which conversations are graded and
     feeds the checks that need it. ``judge``: a :class:`JudgeBackend`, ``None`` (from the
     ``EVALKIT_JUDGE_*`` environment; an error when judged rules have no judge) or ``False``
-    (judged rules ``na``, "not judged"). Nothing is stored.
+    (judged rules ``na``, "not judged"). ``options``: a :class:`GradeOptions`. Nothing is
+    stored.
     """
     return run_sync(
-        lambda: agrade_transcripts(
-            turns, scorecard, judge, conversations=conversations, options=options
-        )
+        lambda: agrade_transcripts(turns, scorecard, conversations, judge=judge, options=options)
     )
 
 
 async def agrade_run(
     run: Run,
     scorecard: ScorecardLike,
-    judge: JudgeArg = None,
     *,
-    save: bool = True,
-    reuse: bool = True,
+    judge: JudgeArg = None,
     options: GradeOptions | None = None,
-    judge_samples: int | None = None,
 ) -> Grades:
     """Async :func:`grade_run`."""
-    options = _run_options(run, _samples("agrade_run", judge_samples), options)
+    options = _run_options(run, options)
     card = _scorecard(scorecard)
     conversations = run.conversations
     done = conversations[conversations["status"] == "done"]
-    if reuse:
+    if options.reuse:
         current = _current_grades(run, card, done, judge, options.judge_samples)
         if current is not None:
             logger.info(
@@ -277,7 +280,7 @@ async def agrade_run(
     t = Transcripts.build(run.turns, done)
     frame = await _grade(t, card, judge, options, run.run_id)
     path = None
-    if save:
+    if options.save:
         path = grades_path(run.path, card.rubric_version_id)
         metadata = {
             "evalkit.rubric_version_id": card.rubric_version_id,
@@ -294,18 +297,17 @@ async def agrade_run(
     return Grades(frame, card.rubric_version_id, path, left_out_of(conversations))
 
 
-def _run_options(run: Run, judge_samples: int | None, options: GradeOptions | None) -> GradeOptions:
+def _run_options(run: Run, options: GradeOptions | None) -> GradeOptions:
     """A run's grading options: ``options`` honoured (its ``run_id`` must be the run's own; its
-    ``judge_cache_dir`` replaces the store's ``.judge-cache``); ``judge_samples``, the
-    deprecated keyword, replaces its field."""
+    ``judge_cache_dir`` replaces the store's ``.judge-cache``)."""
     given = options or GradeOptions()
     if given.run_id not in (GradeOptions().run_id, run.run_id):
         raise ValueError(
             f"options.run_id={given.run_id!r} is not the run's id {run.run_id!r}: grades of a "
             "stored run carry its own id"
         )
-    return GradeOptions(
-        judge_samples=judge_samples if judge_samples is not None else given.judge_samples,
+    return replace(
+        given,
         run_id=run.run_id,
         judge_cache_dir=given.judge_cache_dir or run.local_folder / ".judge-cache",
     )
@@ -381,38 +383,22 @@ def _same_judge(recorded: dict[str, Any], judge: JudgeArg, judge_samples: int) -
 def grade_run(
     run: Run,
     scorecard: ScorecardLike,
-    judge: JudgeArg = None,
     *,
-    save: bool = True,
-    reuse: bool = True,
+    judge: JudgeArg = None,
     options: GradeOptions | None = None,
-    judge_samples: int | None = None,
 ) -> Grades:
     """Grade the ``done`` conversations of a stored run; never re-simulates.
 
-    Returns :class:`Grades`; with ``save`` (default) writes them atomically to
+    Returns :class:`Grades`; with ``options.save`` (default) writes them atomically to
     ``<run>/grades/<rubricVersionId>.parquet`` (replacing an older grading of that rubric),
     where ``run.grades(rubric_version_id)`` reads them. Works inside a running event loop
-    (Jupyter). ``judge`` as in :func:`grade_transcripts`. With ``reuse`` (default)
+    (Jupyter). ``judge`` as in :func:`grade_transcripts`. With ``options.reuse`` (default)
     stored grades that grading again would give back (same scorecard, same done transcripts,
     the same judge with no errors) are returned as they are: a re-grade costs a parquet read.
-    ``options`` (a :class:`GradeOptions`, as :func:`grade_transcripts` takes) holds the knobs:
+    ``options`` (a :class:`GradeOptions`) holds every knob: ``save``, ``reuse``,
     ``judge_samples`` (ask the judge k times per rule and keep the majority, recording the
-    agreement) and ``judge_cache_dir``; its ``run_id`` must be the run's. The
-    ``judge_samples=`` keyword is deprecated (into ``options``).
+    agreement) and ``judge_cache_dir``; its ``run_id`` must be the run's.
     """
     if not isinstance(run, Run):
         raise GradingError(f"grade_run needs an evalkit.store.Run, got {type(run).__name__}")
-    samples = _samples("grade_run", judge_samples)
-    opts = options if samples is None else replace(options or GradeOptions(), judge_samples=samples)
-    return run_sync(lambda: agrade_run(run, scorecard, judge, save=save, reuse=reuse, options=opts))
-
-
-def _samples(where: str, judge_samples: int | None) -> int | None:
-    """The deprecated ``judge_samples=`` keyword (into ``options``), warning once."""
-    if judge_samples is not None:
-        deprecated(
-            f"{where}(): pass judge_samples= in options=GradeOptions(judge_samples=...)",
-            stacklevel=4,
-        )
-    return judge_samples
+    return run_sync(lambda: agrade_run(run, scorecard, judge=judge, options=options))

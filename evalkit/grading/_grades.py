@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .._util._result import Result
-from .._util._summary import SummaryFrame, json_records, json_value
+from .._util._summary import json_records, json_value
 from ..stats import wilson_interval
 from ..store import StoreLocation
 from ._score import conversation_points
@@ -33,7 +33,8 @@ class Grades(Result):
     """One grading's result.
 
     ``frame``: one row per conversation x rule (``evalkit.store.GRADES_SCHEMA``);
-    ``summary``: one row per rule (:meth:`by_rule` at 95%); ``scores``: one row per
+    ``summary``: one row per rule (a plain DataFrame: :meth:`by_rule` at 95%, which takes hand
+    labels for judge-corrected pass rates and another confidence); ``scores``: one row per
     conversation; ``path``: where the grades were stored (or None);
     ``left_out``: conversations of the run that were not graded (not ``done``), by status.
     ``len(grades)`` counts the conversations graded. In Jupyter a ``Grades`` shows per-rule
@@ -81,8 +82,9 @@ class Grades(Result):
 
     @property
     def summary(self) -> pd.DataFrame:
-        """Per rule, at 95%: see :meth:`by_rule` (which takes another ``confidence``)."""
-        return SummaryFrame.bridge(self.by_rule(), "Grades.summary", call=self.by_rule)
+        """Per rule, at 95%: :meth:`by_rule` (which takes hand ``labels`` and another
+        ``confidence``)."""
+        return self.by_rule()
 
     @property
     def n(self) -> int:
@@ -94,9 +96,12 @@ class Grades(Result):
         """Mean conversation score (NaN when nothing was scored)."""
         return float(self.scores["score"].mean()) if len(self.frame) else math.nan
 
-    def by_rule(self, confidence: float = 0.95, labels: pd.DataFrame | None = None) -> pd.DataFrame:
+    def by_rule(
+        self, labels: pd.DataFrame | None = None, *, confidence: float = 0.95
+    ) -> pd.DataFrame:
         """Per rule: title, points, grader, n, pass, fail, na, error, pass_rate (pass /
-        (pass+fail)) and its Wilson interval (``pass_rate_low``, ``pass_rate_high``).
+        (pass+fail)) and its Wilson interval (``pass_rate_low``, ``pass_rate_high``) at
+        ``confidence``.
 
         With hand ``labels`` (conversation_id, rule_id, label, inclusion_probability; a
         :meth:`Run.labels` frame), judged rules also get the judge-corrected pass rate

@@ -23,6 +23,7 @@ from pydantic.alias_generators import to_camel
 
 from .._util import content_hash, unknown_name
 from ..api import Problem
+from ..data import resolve
 from ._check_models import CheckModel, JudgeCheck
 from ._errors import ScorecardError
 
@@ -165,8 +166,10 @@ class Scorecard(_Wire):
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Self:
-        """Read a YAML or JSON scorecard file; :class:`ScorecardError` lists every problem."""
-        file = Path(path)
+        """Read a YAML or JSON scorecard file, or a bundled scorecard by name
+        (``appointment-reminder-ur``, see :func:`evalkit.data.resolve`);
+        :class:`ScorecardError` lists every problem."""
+        file = resolve(path, "scorecards")
         text = file.read_text(encoding="utf-8")
         try:
             data = json.loads(text) if file.suffix.lower() == ".json" else yaml.safe_load(text)

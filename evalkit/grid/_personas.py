@@ -23,6 +23,7 @@ import yaml
 
 from .._exceptions import EvalkitError
 from ..api._problems import type_name
+from ..data import resolve
 
 __all__ = ["Persona", "PersonaError", "PersonaProblem", "load_personas"]
 
@@ -224,7 +225,11 @@ def _expand(source: PathLike | Iterable[PathLike]) -> tuple[list[Path], list[Per
     files: list[Path] = []
     problems: list[PersonaProblem] = []
     for item in sources:
-        path = Path(item)
+        try:
+            path = resolve(item, "personas")
+        except FileNotFoundError as exc:
+            problems.append(PersonaProblem(str(item), "path", f"does not exist ({exc.strerror})"))
+            continue
         if path.is_dir():
             found = sorted(
                 (p for p in path.iterdir() if p.suffix.lower() in _SUFFIXES and p.is_file()),

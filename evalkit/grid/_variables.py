@@ -23,6 +23,7 @@ from ..api._exceptions import InvalidRequestError
 from ..api._limits import MAX_VARIABLE_KEY_CHARS, MAX_VARIABLES_JSON_CHARS
 from ..api._problems import Problem
 from ..api._requests import check_variables
+from ..data import resolve
 from ._text import encodable, unsendable_text
 
 if TYPE_CHECKING:
@@ -265,6 +266,7 @@ def load_records(
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         try:
+            path = resolve(source, "examples")  # a bundled example by name: contacts.csv
             raw, tabular, places = _read_file(path, csv_dtype, problems)
         except (OSError, ValueError, UnicodeDecodeError) as exc:
             problems.append(Problem("variables", f"cannot read {path}: {exc}"))

@@ -11,6 +11,7 @@ from ._inflight import InFlightBuild, InFlightLedger
 from ._loop import ROUND_COLUMNS, SUGGEST, RefineLoopResult, arefine_loop, refine_loop
 from ._loop_options import RefineLoopOptions
 from ._refine import arefine_and_wait, refine_and_wait
+from ._refine_options import RefineOptions
 from ._result import RefineResult
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "RefineError",
     "RefineLoopOptions",
     "RefineLoopResult",
+    "RefineOptions",
     "RefineResult",
     "RefineTimeout",
     "arefine_and_wait",

@@ -22,6 +22,7 @@ from ..targets import ConfigSnapshot, SnapshotStore
 from ._clients import find_assistant
 from ._errors import RefineError
 from ._refine import arefine_and_wait
+from ._refine_options import RefineOptions
 
 __all__ = ["RefinedCandidate", "refine_candidates"]
 
@@ -70,8 +71,7 @@ async def refine_candidates(
                     feedback,
                     client=client,
                     store=store,
-                    poll=poll,
-                    timeout=build_timeout,
+                    options=RefineOptions(timeout=build_timeout, poll=poll),
                 )
             except RefineError as exc:
                 logger.warning("refine build for a candidate failed: %s", exc)

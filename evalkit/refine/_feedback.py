@@ -88,18 +88,16 @@ def _evidence_text(fails: pd.DataFrame, turns: pd.DataFrame | None) -> list[str]
 
 def suggest_feedback(
     grades: GradesLike,
-    *,
-    exclude_cells: Collection[str] = (),
-    max_chars: int = MAX_FEEDBACK_CHARS,
     turns: pd.DataFrame | None = None,
+    exclude_cells: Collection[str] = (),
 ) -> str:
     """A draft ``ownerFeedback`` naming the failing behaviours of a graded run, worst first.
 
     ``grades``: a :class:`~evalkit.grading.Grades` (its run's turns are read for quotes) or a
     grades frame (pass ``turns`` to quote, else rationales are quoted). Rows of
     ``exclude_cells`` (held-out cells) are dropped before anything is counted or quoted.
-    Behaviours that do not fit in ``max_chars`` are left out whole. Returns ``""`` when nothing
-    failed.
+    Behaviours that do not fit in the service's limit (:data:`MAX_FEEDBACK_CHARS`) are left
+    out whole. Returns ``""`` when nothing failed.
     """
     frame = as_grades_frame(grades)
     if turns is None:
@@ -121,7 +119,7 @@ def suggest_feedback(
         quotes = _evidence_text(rule_fails, turns)
         if quotes:
             line += " For example: " + "; ".join(quotes) + "."
-        if size + 1 + len(line) > max_chars:
+        if size + 1 + len(line) > MAX_FEEDBACK_CHARS:
             continue
         lines.append(line)
         size += 1 + len(line)

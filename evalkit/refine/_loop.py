@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 import pandas as pd
 
-from .._util import deprecated, now, run_sync
+from .._util import now, run_sync
 from .._util._result import Result
 from .._util._summary import json_records
 from ..api import AsyncClient
@@ -171,7 +171,7 @@ class _Loop:
         return graded
 
     def _compare(self, base: GradedRun, cand: GradedRun, cells: Collection[str]) -> Comparison:
-        return compare_graded(base, cand, cells=cells, options=self.pipeline)
+        return compare_graded(base, cand, cells, options=self.pipeline)
 
     def row(
         self,
@@ -230,19 +230,15 @@ async def arefine_loop(
     grid: Grid,
     assistant_id: str,
     scorecard: ScorecardLike,
-    *old_order: Any,
-    feedback: str | None = None,
+    feedback: str,
+    *,
     client: AnyClient | None = None,
     judge: JudgeArg = None,
     store: StoreLike = "runs",
     options: RefineLoopOptions | None = None,
 ) -> RefineLoopResult:
     """Async :func:`refine_loop`."""
-    grid, assistant_id, scorecard, feedback = _subject(
-        "arefine_loop", (grid, assistant_id, scorecard), old_order, feedback
-    )
     opts = options or RefineLoopOptions()
-    judge, store = _judge_and_store("arefine_loop", opts, judge, store)
     if feedback != SUGGEST:
         validate_feedback(feedback)
     training, holdout = split_holdout((c.cell_id for c in grid.cells()), opts.holdout, opts.seed)
@@ -282,13 +278,7 @@ async def arefine_loop(
                     stop = "nothing_to_fix"
                     break
             result = await arefine_and_wait(
-                assistant_id,
-                text,
-                client=aclient,
-                timeout=opts.timeout,
-                poll=opts.poll,
-                brief=opts.brief,
-                store=store,
+                assistant_id, text, client=aclient, store=store, options=opts.refine
             )
             refinements.append(result)
             previous = graded
@@ -330,8 +320,8 @@ def refine_loop(
     grid: Grid,
     assistant_id: str,
     scorecard: ScorecardLike,
-    *old_order: Any,
-    feedback: str | None = None,
+    feedback: str,
+    *,
     client: AnyClient | None = None,
     judge: JudgeArg = None,
     store: StoreLike = "runs",
@@ -344,69 +334,18 @@ def refine_loop(
     ``options.rounds`` builds, the target held-out score, the conversation budget, a held-out
     regression against the previous round, or nothing left to fix. Works inside Jupyter.
     ``judge`` (as :func:`~evalkit.grading.grade_run`: None from the environment, False leaves
-    judged rules ``na``) and ``store`` (a folder or an fsspec URL) as every flow takes them.
-    The old order ``refine_loop(assistant_id, grid, scorecard, feedback)`` works for one
-    release with a ``DeprecationWarning``.
+    judged rules ``na``) and ``store`` (a folder or an fsspec URL) as every flow takes them;
+    every knob is in ``options`` (a :class:`RefineLoopOptions`).
     """
-    grid, assistant_id, scorecard, feedback = _subject(
-        "refine_loop", (grid, assistant_id, scorecard), old_order, feedback
-    )
-    opts = options or RefineLoopOptions()
-    judge, store = _judge_and_store("refine_loop", opts, judge, store)
-    opts = replace(opts, judge="unset", store=None)  # said once, here
     return run_sync(
         lambda: arefine_loop(
             grid,
             assistant_id,
             scorecard,
-            feedback=feedback,
+            feedback,
             client=client,
             judge=judge,
             store=store,
-            options=opts,
+            options=options,
         )
     )
-
-
-def _subject(
-    where: str, given: tuple[Any, Any, Any], old: tuple[Any, ...], feedback: str | None
-) -> tuple[Grid, str, ScorecardLike, str]:
-    """``(grid, assistant_id, scorecard, feedback)`` from a call in the calling convention or
-    in the old order ``(assistant_id, grid, scorecard, feedback)`` (a string first: warn)."""
-    if isinstance(given[0], str) and isinstance(given[1], Grid):
-        if len(old) != 1 or feedback is not None:
-            raise TypeError(
-                f"{where}() takes (grid, assistant_id, scorecard, *, feedback=...); the old "
-                "order is (assistant_id, grid, scorecard, feedback)"
-            )
-        deprecated(
-            f"{where}(assistant_id, grid, scorecard, feedback) is now "
-            f"{where}(grid, assistant_id, scorecard, feedback=...)",
-            stacklevel=4,
-        )
-        return given[1], given[0], given[2], old[0]
-    if not isinstance(given[0], Grid) or old:
-        raise TypeError(
-            f"{where}() takes 3 positional arguments (grid, assistant_id, scorecard), then "
-            "feedback=, client=, judge=, store=, options= by keyword"
-        )
-    if feedback is None:
-        raise TypeError(f"{where}() missing the keyword argument 'feedback'")
-    return given[0], given[1], given[2], feedback
-
-
-def _judge_and_store(
-    where: str, options: RefineLoopOptions, judge: JudgeArg, store: StoreLike
-) -> tuple[JudgeArg, StoreLike]:
-    """The keywords, or (deprecated) ``RefineLoopOptions.judge``/``.store`` when set there."""
-    if options.judge != "unset":
-        deprecated(
-            f"{where}(): RefineLoopOptions(judge=...) is now {where}(..., judge=...)", stacklevel=4
-        )
-        judge = options.judge
-    if options.store is not None:
-        deprecated(
-            f"{where}(): RefineLoopOptions(store=...) is now {where}(..., store=...)", stacklevel=4
-        )
-        store = options.store
-    return judge, store

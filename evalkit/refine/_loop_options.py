@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
 
-from .._util import PollPolicy
 from ..compare._options import check_min_effect
-from ..grading import JudgeArg
-from ..store import StoreLike
+from ._refine_options import RefineOptions
 
 __all__ = ["RefineLoopOptions"]
 
@@ -24,9 +20,9 @@ class RefineLoopOptions:
     (``stop_on_regression``). ``holdout``: share of cells (by ``cell_id``, drawn with ``seed``)
     never used to write feedback; they decide whether a round is progress. ``min_effect``:
     points, for every verdict. ``run_prefix`` names the runs (``<prefix>-prod``,
-    ``<prefix>-r0``, ...; default from the assistant and the time). ``timeout``/``poll``/``brief``
-    go to each :func:`refine_and_wait`. ``judge`` and ``store`` are deprecated here: pass them
-    to :func:`refine_loop` as every flow takes them (``judge=``, ``store=``).
+    ``<prefix>-r0``, ...; default from the assistant and the time). ``concurrency``: streams at
+    once in each run. ``refine``: the :class:`RefineOptions` of each
+    :func:`refine_and_wait` (its wait, poll and brief).
     """
 
     rounds: int = 3
@@ -36,13 +32,9 @@ class RefineLoopOptions:
     max_conversations: int | None = None
     stop_on_regression: bool = True
     min_effect: float = 5.0
-    judge: JudgeArg | Literal["unset"] = "unset"
-    store: StoreLike | None = None
     run_prefix: str | None = None
     concurrency: int = 8
-    timeout: float | None = None
-    poll: PollPolicy | None = None
-    brief: Mapping[str, Any] | None = None
+    refine: RefineOptions = field(default_factory=RefineOptions)
 
     def __post_init__(self) -> None:
         if self.rounds < 1:

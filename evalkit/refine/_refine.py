@@ -37,24 +37,16 @@ from ._clients import AnyClient, async_client, find_assistant
 from ._errors import BuildInFlightError, RefineError, RefineTimeout
 from ._feedback import validate_feedback
 from ._inflight import InFlightBuild, InFlightLedger
+from ._refine_options import RefineOptions, Sleep
 from ._result import RefineResult
 
-__all__ = ["BRIEF_FIELD", "DEFAULT_POLL", "arefine_and_wait", "refine_and_wait"]
+__all__ = ["BRIEF_FIELD", "arefine_and_wait", "refine_and_wait"]
 
 logger = logging.getLogger("evalkit.refine")
 
 BRIEF_FIELD: Final = "brief"
 """The body field that replaces the stored brief: the emulator's name (the spec hides it)."""
-DEFAULT_POLL: Final = PollPolicy(interval=5.0, backoff=1.5, max_interval=30.0, timeout=900.0)
-"""Builds take minutes: first look after 5 s, then every 7.5 s, ... up to every 30 s."""
 _NO_ARTIFACTS: Final = "no build artifacts"
-
-Sleep = Callable[[float], Awaitable[None]]
-
-
-def _policy(poll: PollPolicy | None, timeout: float | None) -> PollPolicy:
-    policy = poll or DEFAULT_POLL
-    return policy if timeout is None else replace(policy, timeout=timeout)
 
 
 def _moved_past(
@@ -87,7 +79,7 @@ async def _settle_recorded(
                 f"refusing to start a refine: {record.describe()} is still in flight (the "
                 f"draft is still version {meta.aliases.draft.version}); the service would "
                 "accept a second build and fail it silently. Wait for it "
-                "(wait_for_inflight=True), or delete "
+                "(RefineOptions(wait_for_inflight=True)), or delete "
                 f"{ledger.path(assistant_id)} if you know it failed"
             )
         logger.info("waiting for %s", record.describe())
@@ -154,33 +146,30 @@ async def arefine_and_wait(
     owner_feedback: str,
     *,
     client: AnyClient | None = None,
-    timeout: float | None = None,  # noqa: ASYNC109 (the wait's bound, not a cancel scope)
-    poll: PollPolicy | None = None,
-    brief: Mapping[str, Any] | None = None,
     store: StoreLike = "runs",
-    wait_for_inflight: bool = False,
-    sleep: Sleep | None = None,
+    options: RefineOptions | None = None,
 ) -> RefineResult:
     """Refine ``assistant_id``'s prompt with ``owner_feedback`` and wait for the build.
 
-    ``timeout`` (seconds; default ``poll.timeout``, else 900) bounds the wait, ``poll`` (a
-    :class:`~evalkit._util.PollPolicy`) paces it, ``sleep`` replaces ``asyncio.sleep`` (tests).
-    ``brief`` replaces the stored build brief for this and later builds (the whole brief).
-    ``store`` holds the snapshots and the in-flight record (``<store>/.refine``); for a store
-    at a URL (``s3://...``) both stay on this machine (:func:`evalkit.store.local_folder`), so
-    the in-flight guard covers builds started from this machine.
-
-    ``client`` (keyword) defaults to one configured from the environment.
+    ``options`` (a :class:`RefineOptions`): ``timeout`` (seconds; default ``poll.timeout``,
+    else 900) bounds the wait, ``poll`` (a :class:`~evalkit.PollPolicy`) paces it, ``brief``
+    replaces the stored build brief for this and later builds (the whole brief),
+    ``wait_for_inflight`` waits for a recorded build still in flight instead of refusing,
+    ``sleep`` replaces ``asyncio.sleep`` (tests). ``store`` holds the snapshots and the
+    in-flight record (``<store>/.refine``); for a store at a URL (``s3://...``) both stay on
+    this machine (:func:`evalkit.store.local_folder`), so the in-flight guard covers builds
+    started from this machine. ``client`` defaults to one configured from the environment.
 
     Raises :class:`~evalkit.InvalidRequestError` (feedback; nothing sent),
     :class:`BuildInFlightError` (a recorded build is in flight), :class:`RefineError` (unknown
     or hand-made assistant) and :class:`RefineTimeout` (the build id stays recorded).
     """
     feedback = validate_feedback(owner_feedback)
-    if brief is not None and not isinstance(brief, Mapping):
-        raise RefineError(f"brief must be a mapping (the whole brief), got {type(brief).__name__}")
-    policy = _policy(poll, timeout)
-    waiter: Sleep = sleep or asyncio.sleep
+    opts = options or RefineOptions()
+    policy = opts.policy
+    waiter: Sleep = opts.sleep or asyncio.sleep
+    brief = opts.brief
+    wait_for_inflight = opts.wait_for_inflight
     local = local_folder(store)  # a URL store keeps these on this machine
     ledger = InFlightLedger(local)
     snapshots = SnapshotStore(local)
@@ -202,7 +191,8 @@ async def arefine_and_wait(
                 f"within {policy.timeout:g} s ({outcome.polls} polls; the draft is still "
                 f"version {before.version}). A failed build looks the same through the "
                 f"service's interface. It stays recorded in {ledger.path(assistant_id)}; the "
-                "next refine refuses until it finishes (or waits with wait_for_inflight=True)",
+                "next refine refuses until it finishes (or waits with "
+                "RefineOptions(wait_for_inflight=True))",
                 record.build_id,
             )
         after_found = await find_assistant(aclient, assistant_id)
@@ -245,24 +235,12 @@ def refine_and_wait(
     owner_feedback: str,
     *,
     client: AnyClient | None = None,
-    timeout: float | None = None,
-    poll: PollPolicy | None = None,
-    brief: Mapping[str, Any] | None = None,
     store: StoreLike = "runs",
-    wait_for_inflight: bool = False,
-    sleep: Sleep | None = None,
+    options: RefineOptions | None = None,
 ) -> RefineResult:
     """Sync :func:`arefine_and_wait` (works inside Jupyter's running loop)."""
     return run_sync(
         lambda: arefine_and_wait(
-            assistant_id,
-            owner_feedback,
-            client=client,
-            timeout=timeout,
-            poll=poll,
-            brief=brief,
-            store=store,
-            wait_for_inflight=wait_for_inflight,
-            sleep=sleep,
+            assistant_id, owner_feedback, client=client, store=store, options=options
         )
     )

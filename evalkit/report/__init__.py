@@ -86,16 +86,3 @@ __all__ = [
 ]
 
 publish(globals())
-
-
-def __getattr__(name: str) -> object:
-    if name == "REPORT_CSS":  # one release: the report's CSS is the one stylesheet now
-        from .._util import deprecated
-        from .._util._html import stylesheet
-
-        deprecated(
-            "evalkit.report.REPORT_CSS: the one stylesheet is evalkit/templates/evalkit.css "
-            "(every page and display inlines or links it)"
-        )
-        return stylesheet()
-    raise AttributeError(f"module 'evalkit.report' has no attribute {name!r}")

@@ -124,7 +124,7 @@ class BrowserControls:
 
     def play(self) -> None:
         """Synthesize the chosen agent turn and show a player for it."""
-        from ..audio import speak
+        from ..audio import SpeakOptions, speak
 
         cid, turn = self.conversation_id, self.play_turn.value
         if cid is None or turn is None:
@@ -136,10 +136,9 @@ class BrowserControls:
         try:
             audio = speak(
                 text,
-                voice_id=voice,
-                phrase_replacement_config_id=phrase_config,
                 client=self._client,
-                cache=self.run.path.parent,
+                store=self.run.path.parent,
+                options=SpeakOptions(voice_id=voice, phrase_replacement_config_id=phrase_config),
             )
         except (ApiError, ConfigurationError, StoreError, ValueError) as exc:
             self.status.value = f"cannot play: {exc}"

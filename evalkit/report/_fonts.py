@@ -1,14 +1,15 @@
 """Arabic script: how much of a text is in it, and which font draws it in plots.
 
-evalkit ships Noto Nastaliq Urdu (:func:`evalkit.data.nastaliq_font_path`) and registers that
-file with matplotlib itself (:func:`bundled_nastaliq`), so plots never depend on system fonts or
-on matplotlib's font cache. Matplotlib draws a missing glyph as an empty box, so plots use
+evalkit ships Noto Nastaliq Urdu (:func:`evalkit.data.nastaliq_font_path`) and a Latin subset
+of Noto Sans (:func:`evalkit.data.latin_font_path`) and registers those files with matplotlib
+itself, ahead of any installed font of the same family (:func:`bundled_nastaliq`,
+:func:`bundled_latin`), so plots never depend on system fonts or on matplotlib's font cache. Matplotlib draws a missing glyph as an empty box, so plots use
 Arabic-script labels only when :func:`find_arabic_font` has a font with the Urdu letters (the
 shipped one unless it cannot load, which is a warning); otherwise labels fall back to Latin
 stand-ins (:func:`plot_label`, :func:`without_arabic`). Matplotlib 3.11 shapes text with
 libraqm (joining, Nastaliq's contextual forms, bidi), so a label is drawn with
 :func:`label_families`: Urdu in the Nastaliq font, Latin in a sans face without Arabic letters
-(so no Urdu letter is taken from a Naskh-style fallback), and :func:`directed` gives every line
+(the shipped Latin file, so no Urdu letter is taken from a Naskh-style fallback), and :func:`directed` gives every line
 of a label the label's own direction. HTML uses :data:`NASTALIQ_FONT_STACK` and lets the
 browser pick.
 """
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from ..data import NASTALIQ_FAMILY, nastaliq_font_path
+from ..data import LATIN_FAMILY, NASTALIQ_FAMILY, latin_font_path, nastaliq_font_path
 
 __all__ = [
     "ARABIC_FONT_PREFERENCE",
@@ -30,6 +31,7 @@ __all__ = [
     "ArabicFont",
     "arabic_runs",
     "arabic_share",
+    "bundled_latin",
     "bundled_nastaliq",
     "bundled_nastaliq_bytes",
     "directed",
@@ -68,9 +70,6 @@ _ARABIC_RANGES: tuple[tuple[int, int], ...] = (
 
 #: Letters a font must have to draw Urdu: ٹ ڈ ڑ ں ہ ھ ی ے گ ک پ چ.
 _URDU_LETTERS = "ٹڈڑںہھیےگکپچ"
-
-#: Sans faces without Arabic letters, best first: Latin in a label that also holds Urdu.
-LATIN_PARTNERS: tuple[str, ...] = ("Noto Sans", "Liberation Sans", "Arimo", "Open Sans")
 
 _ARABIC_CLASS = "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in _ARABIC_RANGES)
 #: A run of Arabic-script words, with the spaces and punctuation between them.
@@ -122,37 +121,70 @@ def _covers_urdu(path: str) -> bool:
     return all(ord(ch) in charmap for ch in _URDU_LETTERS)
 
 
+#: What a plot or report loses when a shipped font cannot load.
+_NASTALIQ_LOSS = "plots draw Urdu as Latin stand-ins and reports cannot embed the font"
+_LATIN_LOSS = "plots take the Latin words of a label holding Urdu from the Urdu font"
+
+
 @cache
-def _unloadable_once(path: str, reason: str) -> None:
-    """Warn once per process (and per reason) that the shipped font cannot be used."""
-    message = (
-        f"evalkit's Nastaliq font {path} cannot be loaded ({reason}): plots draw Urdu as "
-        "Latin stand-ins and reports cannot embed the font; reinstall evalkit"
-    )
+def _unloadable_once(path: str, reason: str, loss: str = _NASTALIQ_LOSS) -> None:
+    """Warn once per process (and per reason) that a shipped font cannot be used."""
+    message = f"evalkit's font {path} cannot be loaded ({reason}): {loss}; reinstall evalkit"
     logger.warning("%s", message)
     warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+def _registered_first(path: Path, family: str) -> None:
+    """Make matplotlib take the file at ``path`` for ``family`` (the family inside it):
+    registered by file, not through the font cache, ahead of every other font of that family
+    (an installed copy of another version, say). Matplotlib's lookup takes the first of equally
+    good matches."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    manager = font_manager.fontManager
+    first = next((e for e in manager.ttflist if e.name == family), None)
+    if first is not None and first.fname == str(path):
+        return
+    manager.ttflist.insert(0, font_manager.ttfFontProperty(FT2Font(str(path))))
+    manager.addfont(str(path))  # also empties matplotlib's lookup cache
+
+
+def _bundled(path: Path, family: str, loss: str) -> bool:
+    """Register a shipped font file; False, with a warning (once per process) naming ``loss``,
+    if it cannot load."""
+    try:
+        _registered_first(path, family)
+    except (OSError, RuntimeError, ValueError) as exc:
+        _unloadable_once(str(path), str(exc) or type(exc).__name__, loss)
+        return False
+    return True
 
 
 def bundled_nastaliq() -> ArabicFont | None:
     """The Nastaliq font shipped with evalkit, registered with matplotlib from the package file.
 
-    Registration is by file (``fontManager.addfont``), so neither system fonts nor matplotlib's
-    font cache are involved. None, with a warning (once per process), if the file cannot load.
+    Registration is by file (``fontManager.addfont``) and ahead of any installed font of the
+    same family, so neither system fonts nor matplotlib's font cache are involved. None, with a
+    warning (once per process), if the file cannot load.
     """
-    from matplotlib import font_manager
-
     path = nastaliq_font_path()
-    manager = font_manager.fontManager
-    if not any(entry.fname == str(path) for entry in manager.ttflist):
-        try:
-            manager.addfont(str(path))
-        except (OSError, RuntimeError, ValueError) as exc:
-            _unloadable_once(str(path), str(exc) or type(exc).__name__)
-            return None
+    if not _bundled(path, NASTALIQ_FAMILY, _NASTALIQ_LOSS):
+        return None
     if not _covers_urdu(str(path)):
         _unloadable_once(str(path), "the file lacks the Urdu letters")
         return None
     return ArabicFont(NASTALIQ_FAMILY, path)
+
+
+def bundled_latin() -> str | None:
+    """The family of the Latin font shipped with evalkit (no Arabic letters), registered with
+    matplotlib from the package file; None, with a warning (once per process), if it cannot
+    load."""
+    path = latin_font_path()
+    if not _bundled(path, LATIN_FAMILY, _LATIN_LOSS):
+        return None
+    return LATIN_FAMILY
 
 
 def bundled_nastaliq_bytes() -> bytes | None:
@@ -215,27 +247,17 @@ def _has_arabic_letters(path: str) -> bool:
         return True  # unreadable: never pair it
 
 
-def _latin_partner() -> str | None:
-    from matplotlib import font_manager
-
-    by_name = {entry.name: entry.fname for entry in font_manager.fontManager.ttflist}
-    for family in LATIN_PARTNERS:
-        if family in by_name and not _has_arabic_letters(by_name[family]):
-            return family
-    return None
-
-
 def label_families(text: str, font: ArabicFont | None) -> list[str] | None:
     """Font families for a plot label holding Arabic script, or None (the default font).
 
-    Mostly Urdu: the Urdu font first (its spacing), Latin from sans-serif. Mostly Latin: a sans
-    face without Arabic letters first, so every Urdu letter comes from the Urdu font.
+    Mostly Urdu: the Urdu font first (its spacing), Latin from sans-serif. Mostly Latin: the
+    shipped Latin face (no Arabic letters) first, so every Urdu letter comes from the Urdu font.
     """
     if font is None or not has_arabic(text):
         return None
     if is_arabic_script(text):
         return [font.family, "sans-serif"]
-    partner = _latin_partner()
+    partner = bundled_latin()
     return [partner, font.family] if partner else [font.family, "sans-serif"]
 
 

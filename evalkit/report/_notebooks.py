@@ -33,6 +33,7 @@ from typing import Any
 
 from .._exceptions import EvalkitError
 from .._util import atomic_write_bytes, closest_name, is_secret_key
+from ..data import resolve
 from ._page import report_page
 
 __all__ = [
@@ -76,13 +77,22 @@ class NotebookRun:
         return 124 if self.error and self.error.startswith("timed out") else 1
 
 
+def _notebook_file(path: str | os.PathLike[str]) -> Path:
+    """The notebook ``path`` names: a file, or a bundled notebook by name (``explore_run``)."""
+    try:
+        source = resolve(path, "notebooks")
+    except FileNotFoundError as exc:
+        raise ReportError(f"no notebook at {path}: {exc.strerror}") from None
+    if not source.is_file():
+        raise ReportError(f"no notebook at {source}")
+    return source
+
+
 def notebook_parameters(path: str | os.PathLike[str]) -> dict[str, dict[str, Any]]:
     """The parameters of ``path``'s cell tagged ``parameters`` (papermill's inspection)."""
     import papermill
 
-    source = Path(path)
-    if not source.is_file():
-        raise ReportError(f"no notebook at {source}")
+    source = _notebook_file(path)
     inspected: dict[str, dict[str, Any]] = papermill.inspect_notebook(str(source))
     return inspected
 
@@ -124,9 +134,10 @@ def execute_notebook(
 
     ``output`` is the executed notebook (default: beside ``html``, or a temp folder). The
     kernel runs in ``cwd`` (default: this process's working directory, never the notebook's
-    folder), where relative paths in the parameters resolve.
+    folder), where relative paths in the parameters resolve. ``path`` may name a bundled
+    notebook (``compare_draft_prod``).
     """
-    source = Path(path)
+    source = _notebook_file(path)
     params = dict(parameters or {})
     check_parameters(source, params)
     out_html = Path(html) if html is not None else None

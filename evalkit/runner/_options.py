@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, TypedDict
+from dataclasses import dataclass, field
 
 from ..store import STATUSES
 from ._pricing import Pricing
 
-__all__ = ["Budget", "RunKnobs", "RunOptions"]
+__all__ = ["Budget", "RunOptions"]
 
 
 @dataclass(frozen=True)
@@ -89,30 +88,3 @@ class RunOptions:
         unknown = set(self.rerun) - set(STATUSES)
         if unknown:
             raise ValueError(f"rerun takes statuses {'/'.join(STATUSES)}, got {sorted(unknown)}")
-
-    def merged(self, knobs: dict[str, Any]) -> RunOptions:
-        """These options with keyword arguments (``concurrency=16``, ...) applied on top."""
-        known = {f.name for f in fields(self)}
-        unknown = sorted(set(knobs) - known)
-        if unknown:
-            raise TypeError(
-                f"unexpected keyword argument(s) {unknown}; run options are {sorted(known)}"
-            )
-        given = {k: v for k, v in knobs.items() if v is not None or k == "progress"}
-        if "budget" in given and given["budget"] is None:
-            given.pop("budget")
-        return replace(self, **given) if given else self
-
-
-class RunKnobs(TypedDict, total=False):
-    """The keyword arguments ``run_grid`` takes for :class:`RunOptions` fields."""
-
-    concurrency: int
-    budget: Budget | None
-    max_attempts: int
-    progress: bool | None
-    rerun: tuple[str, ...]
-    stop_after_unreachable: int
-    repeats: int | None
-    allow_missing_variables: bool
-    pricing: Pricing | None

@@ -34,7 +34,8 @@ def run_config(resolved: ResolvedTarget) -> dict[str, Any]:
 def log_lint(resolved: ResolvedTarget, said: SaidOnce) -> None:
     """Log the lint findings of the config the run uses (the table in ``evalkit.api``), once
     per target and findings for each ``said`` memory (the client's ``said_once``): a tune's
-    waves and arms would repeat them."""
+    waves and arms would repeat them. The record carries ``lint`` (target, version, findings)
+    for a caller that tells it its own way (``evalkit demo``)."""
     found = config_pitfalls(run_config(resolved))
     if not found:
         return
@@ -49,6 +50,9 @@ def log_lint(resolved: ResolvedTarget, said: SaidOnce) -> None:
         resolved.assistant_id,
         resolved.version,
         said_text,
+        extra={
+            "lint": {"target": resolved.label, "version": resolved.version, "findings": said_text}
+        },
     )
 
 

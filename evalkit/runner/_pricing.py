@@ -27,6 +27,7 @@ import yaml
 
 from .._exceptions import EvalkitError
 from ..api._limits import LLM_MODELS
+from ..data import resolve
 from ..targets import merge_patch
 
 __all__ = [
@@ -138,9 +139,11 @@ class Pricing:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Pricing:
-        """Read a price table from a YAML file; a problem names the file and line."""
+        """Read a price table from a YAML file, or the bundled example by name
+        (``pricing.yaml``); a problem names the file and line."""
         file = Path(path)
         try:
+            file = resolve(path, "examples")
             text = file.read_text("utf-8")
         except OSError as exc:
             raise PricingError(

@@ -21,9 +21,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
-from typing_extensions import Unpack
 
-from .._util import Progress, deprecated, now, now_iso, run_sync
+from .._util import Progress, now, now_iso, run_sync
 from .._util._progress import PlannedEnd, progress_label
 from ..api import AsyncClient, Client
 from ..api._any_client import as_async_client
@@ -48,7 +47,7 @@ from ._breaker import CircuitBreaker
 from ._conversation import ConversationRunner
 from ._definition import RunDefinition
 from ._errors import FATAL_ERRORS, RunAborted, ServiceUnreachable
-from ._options import RunKnobs, RunOptions
+from ._options import RunOptions
 from ._preflight import check_variables, log_lint
 from ._pricing import Cost, llm_of
 from ._signals import defer_sigint
@@ -68,70 +67,53 @@ def default_run_id(label: str) -> str:
 def run_grid(
     grid: Grid,
     assistant_id: str,
+    target: Target = "draft",
+    run_id: str | None = None,
     *,
     client: Client | AsyncClient | None = None,
-    target: Target = "draft",
     store: StoreLike = "runs",
-    run_id: str | None = None,
     options: RunOptions | None = None,
-    **knobs: Unpack[RunKnobs],
 ) -> Run:
     """Run every conversation of ``grid`` against ``assistant_id`` and return the stored :class:`Run`.
 
     Works in scripts and inside Jupyter's running event loop. See :func:`arun_grid`.
     """
-    opts = _with_knobs("run_grid", options, dict(knobs))
     return run_sync(
         lambda: arun_grid(
-            grid,
-            assistant_id,
-            client=client,
-            target=target,
-            store=store,
-            run_id=run_id,
-            options=opts,
+            grid, assistant_id, target, run_id, client=client, store=store, options=options
         )
     )
-
-
-def _with_knobs(where: str, options: RunOptions | None, knobs: dict[str, Any]) -> RunOptions:
-    """``options`` with the deprecated ``concurrency=``, ``progress=``, ... keywords applied."""
-    opts = options or RunOptions()
-    if not knobs:
-        return opts
-    given = ", ".join(f"{k}=" for k in sorted(knobs))
-    deprecated(f"{where}(): pass {given} in options=RunOptions(...)", stacklevel=4)
-    return opts.merged(knobs)
 
 
 async def arun_grid(
     grid: Grid,
     assistant_id: str,
+    target: Target = "draft",
+    run_id: str | None = None,
     *,
     client: Client | AsyncClient | None = None,
-    target: Target = "draft",
     store: StoreLike = "runs",
-    run_id: str | None = None,
     options: RunOptions | None = None,
-    **knobs: Unpack[RunKnobs],
 ) -> Run:
     """The async twin of :func:`run_grid`.
 
-    Everything after ``grid`` and ``assistant_id`` is a keyword.
-    ``client`` defaults to an :class:`~evalkit.AsyncClient` configured from the environment (a
-    sync :class:`~evalkit.Client` is mirrored). ``target`` is ``"draft"``, ``"prod"`` or a
-    :class:`~evalkit.Variant`. ``options`` (a :class:`RunOptions`) holds the runtime knobs
-    (``concurrency=``, ``progress=``, ... keywords are deprecated: into ``options``). Re-running with the same ``run_id`` resumes: recorded conversations
+    What is run comes first: the ``grid``, the assistant, the ``target`` (``"draft"``,
+    ``"prod"`` or a :class:`~evalkit.Variant`) and the ``run_id`` (None: one made from the
+    target and the time). ``client`` defaults to an :class:`~evalkit.AsyncClient` configured
+    from the environment (a sync :class:`~evalkit.Client` is mirrored); ``store`` is a folder
+    or an fsspec URL. ``options`` (a :class:`RunOptions`) holds every runtime knob
+    (concurrency, budget, attempts, progress, re-runs, pricing). Re-running with the same
+    ``run_id`` resumes: recorded conversations
     are kept, the rest run, nothing is duplicated; a changed grid, assistant version or target
-    is refused with what changed. ``rerun=("failed", "dropped")`` also runs again the recorded
-    conversations with those statuses (the new record replaces the old one).
+    is refused with what changed. ``RunOptions(rerun=("failed", "dropped"))`` also runs again
+    the recorded conversations with those statuses (the new record replaces the old one).
 
     Before any conversation, the lint findings of the config the run uses are logged, and a
     ``{{token}}`` of its prompt without a value in some variables records refuses the run
     (:class:`~evalkit.runner.MissingVariablesError`, naming the tokens and records) unless
-    ``allow_missing_variables=True``.
+    ``RunOptions(allow_missing_variables=True)``.
     """
-    opts = _with_knobs("arun_grid", options, dict(knobs))
+    opts = options or RunOptions()
     aclient, owned = as_async_client(client)
     try:
         snapshots = SnapshotStore(local_folder(store))  # a URL store keeps them on this machine

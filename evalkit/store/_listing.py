@@ -183,15 +183,16 @@ def _resolve_runs(runs_or_store: RunsInput, store: StoreLike) -> list[Run]:
 
 def load_runs(
     runs_or_store: RunsInput | None = None,
-    *,
     table: TableName = "conversations",
+    *,
     store: StoreLike = "runs",
 ) -> pd.DataFrame:
     """Several runs' ``table`` stacked into one frame (``run_id`` tells them apart).
 
     ``runs_or_store`` is a store folder or URL (every run in it: parallel CI shards written to
     one prefix come back merged), a run folder, or an iterable of runs, run folders and run ids
-    (resolved in ``store``); None means every run in ``store``. ``table`` is ``"conversations"``, ``"turns"`` or ``"grades"`` (keyword only).
+    (resolved in ``store``); None means every run in ``store``. ``table`` is
+    ``"conversations"``, ``"turns"`` or ``"grades"``.
     """
     import pandas as pd
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 import pandas as pd
 
 from .._util import redact_text
-from ..diagnose import failure_clusters
+from ..diagnose import ClusterOptions, failure_clusters
 from ..diagnose._record_values import hide_record_words, record_value_words
 from ..grading import Scorecard
 from ._proposer_prompt import FailingRule
@@ -71,7 +71,7 @@ def failing_rules(
     ids = set(kept["conversation_id"])
     turns = turns[turns["conversation_id"].isin(ids)]
     try:
-        clusters = failure_clusters(kept, turns, rules=top, seed=seed)
+        clusters = failure_clusters(kept, turns, rules=top, options=ClusterOptions(seed=seed))
     except ValueError:  # too few texts to cluster: examples without clusters
         clusters = pd.DataFrame(columns=["rule_id", "label", "conversations", "example_ids"])
     rules = {r.rule_id: r for r in card.rules}

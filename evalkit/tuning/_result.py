@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._util._result import Result
-from .._util._summary import SummaryFrame
 from ..targets import Variant, merge_patch, redact_config
 from ..targets._diff import config_diff
 
@@ -100,7 +99,7 @@ class TuneResult(Result):
     @property
     def summary(self) -> pd.DataFrame:
         """The leaderboard (one row per arm, the control first)."""
-        return SummaryFrame.bridge(self.leaderboard, "TuneResult.summary", mapping=self.details)
+        return self.leaderboard
 
     @property
     def winner(self) -> str | None:

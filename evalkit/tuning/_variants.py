@@ -28,6 +28,7 @@ import yaml
 from .._exceptions import EvalkitError
 from .._util import unknown_name
 from ..api._patch import patch_problems
+from ..data import resolve
 from ..targets import Variant, merge_patch
 
 __all__ = ["VariantSpec", "VariantsFileError", "load_variants", "variant_specs"]
@@ -121,9 +122,11 @@ def load_variants(path: str | Path) -> list[VariantSpec]:
     reported at once (:class:`VariantsFileError`), each with the entry, the variant's name
     and the field: the values a patch sets are checked against the service's config rules
     here, not when an arm's clone is saved waves into a sweep. Keys the spec does not list
-    are logged as warnings."""
+    are logged as warnings. A bundled example is taken by name
+    (``variants/urdu_reminder.yaml``)."""
     file = Path(path)
     try:
+        file = resolve(path, "examples")
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
     except OSError as exc:
         raise VariantsFileError(f"variants file {file}: {exc}") from exc

@@ -29,7 +29,7 @@ from starlette.routing import BaseRoute, Mount, Route
 
 from .._util._html import stylesheet
 from ..api import ApiError, Client, ConfigurationError
-from ..audio import speak
+from ..audio import SpeakOptions, speak
 from ..data import nastaliq_font_path
 from ..report import Filters, run_voice
 from ..report._fonts import bundled_nastaliq_bytes
@@ -358,11 +358,13 @@ async def _audio(request: Request) -> Response:
         voice, phrase_config = run_voice(data.run.manifest)
         audio = speak(
             str(match["text"].iloc[0]),
-            voice_id=voice,
-            phrase_replacement_config_id=phrase_config,
-            output_format=AUDIO_FORMAT,
             client=viewer.client(),
-            cache=viewer.site.root,
+            store=viewer.site.root,
+            options=SpeakOptions(
+                voice_id=voice,
+                phrase_replacement_config_id=phrase_config,
+                output_format=AUDIO_FORMAT,
+            ),
         )
         return audio.data
 

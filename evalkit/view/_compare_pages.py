@@ -84,7 +84,7 @@ def _judged_rules(*runs: RunData) -> set[str]:
 def judge_trust(a: RunData, b: RunData) -> dict[str, str]:
     """Per rule of the comparison: the judge's accuracy on the hand labels of both runs
     (pooled agreements over pooled pairs, with a Wilson interval), for judged rules only."""
-    from ..grading import judge_agreement
+    from ..grading import AgreementOptions, judge_agreement
     from ..stats import wilson_interval
 
     agree: dict[str, int] = {}
@@ -93,7 +93,7 @@ def judge_trust(a: RunData, b: RunData) -> dict[str, str]:
         labels = data.labels()
         if labels.empty or data.grades.empty:
             continue
-        frame = judge_agreement(data.grades, labels, n_resamples=10)
+        frame = judge_agreement(data.grades, labels, options=AgreementOptions(n_resamples=10))
         rules = frame[frame["rule_id"] != "(all)"]
         for rule_id, n_agree, n in zip(
             rules["rule_id"].astype(str), rules["agree"], rules["n"], strict=True

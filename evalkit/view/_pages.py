@@ -292,10 +292,12 @@ class Pages:
     def _agreement(self, data: RunData, labels: pd.DataFrame) -> Markup | None:
         if labels.empty or data.grades.empty:
             return None
-        from ..grading import judge_agreement
+        from ..grading import AgreementOptions, judge_agreement
         from ..report import table_html
 
-        frame = judge_agreement(data.run.grades(data.rubric), labels, n_resamples=1000)
+        frame = judge_agreement(
+            data.run.grades(data.rubric), labels, options=AgreementOptions(n_resamples=1000)
+        )
         shown = pd.DataFrame(
             {
                 "rule": frame["rule_id"],

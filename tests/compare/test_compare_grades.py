@@ -10,6 +10,7 @@ import pytest
 
 from evalkit._simulate import SyntheticTruth, synthetic_grades
 from evalkit.compare import CompareOptions, Verdict, compare_grades, decide
+from evalkit.grading import Grades
 
 
 def _rows(spec: list[tuple[str, str, str, float, str]]) -> pd.DataFrame:
@@ -95,17 +96,26 @@ def test_unpaired_cells_listed_and_left_out_of_the_difference() -> None:
 
 
 def test_left_out_conversations_counted_by_status() -> None:
+    """A ``Grades`` brings its run's left-out count by status; a bare frame knows none."""
     grades = synthetic_grades(SyntheticTruth.demo(seed=5), seed=3)
-    conversations = pd.DataFrame(
-        {
-            "conversation_id": ["x1", "x2", "x3", "x4"],
-            "cell_id": ["cell-000"] * 4,
-            "status": ["done", "error", "dropped", "error"],
-        }
-    )
-    result = compare_grades(grades, grades, candidate_conversations=conversations)
+    candidate = Grades(grades, "synthetic", left_out={"dropped": 1, "error": 2})
+    result = compare_grades(grades, candidate)
     assert result.left_out == {"baseline": {}, "candidate": {"dropped": 1, "error": 2}}
     assert result.summary.iloc[0]["left_out_candidate"] == 3
+    assert not any("left out (not done) differ" in w for w in result.warnings)  # one side knows
+
+
+def test_left_out_shares_that_differ_are_a_warning() -> None:
+    """Both sides' runs known: many more conversations left out on one side is said (Fisher),
+    a few is not."""
+    grades = synthetic_grades(SyntheticTruth.demo(seed=5), seed=3)
+    baseline = Grades(grades, "synthetic", left_out={"error": 1})
+    many = compare_grades(baseline, Grades(grades, "synthetic", left_out={"error": 30}))
+    said = [w for w in many.warnings if "left out (not done) differ" in w]
+    assert said
+    assert f"1 of {baseline.n + 1} baseline vs 30 of {baseline.n + 30} candidate" in said[0]
+    few = compare_grades(baseline, Grades(grades, "synthetic", left_out={"error": 2}))
+    assert not any("left out (not done) differ" in w for w in few.warnings)
 
 
 def test_planted_rule_regression_is_named() -> None:

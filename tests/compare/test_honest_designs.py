@@ -11,6 +11,7 @@ import pytest
 
 from evalkit._simulate import Design, GradeGenerator, SyntheticTruth, synthetic_grades
 from evalkit.compare import Verdict, compare_grades
+from evalkit.grading import Grades
 
 
 def _rows(spec: list[tuple[str, str, str, float, str]]) -> pd.DataFrame:
@@ -114,8 +115,7 @@ def test_printed_line_tells_what_was_left_out() -> None:
     base = synthetic_grades(truth, seed=1)
     cand = synthetic_grades(truth, seed=2, run_id="draft")
     cand = cand[cand["cell_id"] != "cell-005"]
-    conversations = pd.DataFrame({"conversation_id": ["x", "y"], "status": ["done", "dropped"]})
-    result = compare_grades(base, cand, candidate_conversations=conversations)
+    result = compare_grades(base, Grades(cand, "synthetic", left_out={"dropped": 1}))
     lines = str(result).splitlines()
     row = result.summary.iloc[0]
     assert lines[0].startswith(f"{result.verdict.value}: difference")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from evalkit._simulate import SyntheticTruth, synthetic_grades
-from evalkit.compare import Verdict, plan_repeats
+from evalkit.compare import RepeatPlanOptions, Verdict, plan_repeats
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
 from evalkit.stats import CellMoments
 
@@ -41,7 +41,10 @@ def test_planned_repeats_keep_the_promise_on_average_over_pilots(effect: float) 
     """The issue's acceptance: >= 88% when 90% is asked, averaged over pilots (18 x 3 each)."""
     truth = SyntheticTruth.demo(seed=2)
     plans = [
-        plan_repeats(synthetic_grades(truth, repeats=3, seed=1000 + i), effect=effect, power=0.9)
+        plan_repeats(
+            synthetic_grades(truth, repeats=3, seed=1000 + i),
+            options=RepeatPlanOptions(effect=effect, power=0.9),
+        )
         for i in range(60)
     ]
     assert all(p.repeats_per_cell is not None for p in plans)
@@ -57,11 +60,11 @@ def test_planned_repeats_keep_the_promise_on_average_over_pilots(effect: float) 
 
 def test_plan_fields_and_text() -> None:
     pilot = synthetic_grades(SyntheticTruth.demo(seed=1), repeats=3, seed=2)
-    plan = plan_repeats(pilot, effect=10.0)
+    plan = plan_repeats(pilot, options=RepeatPlanOptions(effect=10.0))
     assert plan.within_sd > 0
     assert plan.between_cell_sd > 0
     assert plan.conversations_per_side == plan.repeats_per_cell * 18
-    smaller = plan_repeats(pilot, effect=5.0)
+    smaller = plan_repeats(pilot, options=RepeatPlanOptions(effect=5.0))
     assert smaller.repeats_per_cell > plan.repeats_per_cell
     assert smaller.cells is not None
     assert smaller.cells > plan.cells
@@ -69,8 +72,8 @@ def test_plan_fields_and_text() -> None:
     assert "Assumed:" in str(plan)
     assert "noisy as the pilot" in str(plan)
     assert plan.pilot_df == 36  # 18 cells x (3 - 1) repeats
-    with pytest.raises(ValueError, match="effect"):
-        plan_repeats(pilot, effect=0)
+    with pytest.raises(ValueError, match=r"RepeatPlanOptions\.effect must be > 0"):
+        RepeatPlanOptions(effect=0)
 
 
 def test_plan_needs_repeats() -> None:

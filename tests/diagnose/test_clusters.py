@@ -131,8 +131,8 @@ def test_members_and_their_filters(clusters: pd.DataFrame) -> None:
 
 def test_the_same_seed_gives_the_same_clusters() -> None:
     cand, turns, conv = _side("draft", DRAFT)
-    a = failure_clusters(cand, turns, seed=3, conversations=conv)
-    b = failure_clusters(cand, turns, seed=3, conversations=conv)
+    a = failure_clusters(cand, turns, conversations=conv, options=ClusterOptions(seed=3))
+    b = failure_clusters(cand, turns, conversations=conv, options=ClusterOptions(seed=3))
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(a.attrs["members"], b.attrs["members"])
     assert a["conversations_baseline"].isna().all()  # no baseline: no per-side counts

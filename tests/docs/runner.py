@@ -51,7 +51,7 @@ class Emulator:
     def get(self) -> Any:
         with self._lock:
             if self.server is None:
-                from evalkit.demo import CEILING_FLOOR_S
+                from evalkit.demo._story import CEILING_FLOOR_S
                 from evalkit.emulator import EmulatorSettings, serve
 
                 settings = EmulatorSettings(

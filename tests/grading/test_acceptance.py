@@ -39,7 +39,7 @@ def test_a_300_conversation_run_grades_once_and_regrades_from_cache(tmp_path: Pa
     with DemoService(store, seed=11) as service:
         run = service.run(grid, options=RunOptions(progress=False))
         done = int((run.conversations["status"] == "done").sum())
-        grades = grade_run(run, card, service.judge)
+        grades = grade_run(run, card, judge=service.judge)
         frame = grades.frame
         # exactly one row per done conversation x rule
         assert len(frame) == done * len(card.rules)
@@ -50,7 +50,7 @@ def test_a_300_conversation_run_grades_once_and_regrades_from_cache(tmp_path: Pa
         calls = _judge_stats(service)["judgeCalls"]
         assert calls >= done  # one call per conversation (all its judged rules at once)
         # a second grading: zero judge calls, the same grades
-        again = grade_run(load_run(run.run_id, store=store), card, service.judge)
+        again = grade_run(load_run(run.run_id, store=store), card, judge=service.judge)
         assert _judge_stats(service)["judgeCalls"] == calls
         key = ["conversation_id", "rule_id"]
         left = frame.sort_values(key)[["conversation_id", "rule_id", "verdict"]]
@@ -91,7 +91,7 @@ def test_a_broken_judge_gives_error_verdicts_and_the_grading_completes(
                 cache_dir=tmp_path / "cache",
                 options=JudgeOptions(max_attempts=2),
             )
-        grades = grade_run(run, card, judge)
+        grades = grade_run(run, card, judge=judge)
     frame = grades.frame
     judged_ids = {r.rule_id for r in card.judged_rules}
     judged = frame[frame["rule_id"].isin(judged_ids)]

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pytest
 
 from evalkit.grading import (
+    AgreementOptions,
     GradeOptions,
     GradingError,
     JudgeTask,
@@ -77,7 +78,7 @@ def judge_confirm_pass_on_c1(task: JudgeTask, rule_id: str) -> str:
 def test_grade_run_rows_scores_and_storage(tmp_path: Path) -> None:
     run = make_run(tmp_path, {"c3": "error"})
     judge = FakeJudge(judge_confirm_pass_on_c1)
-    grades = grade_run(run, CARD, judge)
+    grades = grade_run(run, CARD, judge=judge)
     f = grades.frame
     assert list(f.columns) == GRADES_SCHEMA.names
     assert len(f) == 2 * 3  # only done conversations, one row per rule
@@ -109,7 +110,7 @@ def test_grade_run_rows_scores_and_storage(tmp_path: Path) -> None:
 def test_scores_leave_na_and_error_out_and_count_them() -> None:
     judge = FakeJudge(lambda task, rid: "error" if task.conversation_id == "c2" else "pass")
     conv = pd.DataFrame({"conversation_id": list(CONVS), "persona_label": list(PERSONAS.values())})
-    grades = grade_transcripts(turns_frame(CONVS), CARD, judge, conversations=conv)
+    grades = grade_transcripts(turns_frame(CONVS), CARD, judge=judge, conversations=conv)
     s = grades.scores.set_index("conversation_id")
     # c3 (rude): thanks is na -> applicable 70, first passes (20) + confirm passes (50)
     assert s.loc["c3", "applicable_points"] == 70
@@ -158,7 +159,7 @@ def test_judge_samples_majority_agreement_and_stability(tmp_path: Path) -> None:
         return table.get(task.conversation_id, ["pass", "fail", "na"])[task.sample]
 
     run = make_run(tmp_path)
-    grades = grade_run(run, CARD, FakeJudge(noisy), options=GradeOptions(judge_samples=3))
+    grades = grade_run(run, CARD, judge=FakeJudge(noisy), options=GradeOptions(judge_samples=3))
     row = grades.frame.set_index(["conversation_id", "rule_id"])
     assert row.loc[("c1", "confirm"), "verdict"] == "pass"
     assert row.loc[("c1", "confirm"), "judge_agreement"] == pytest.approx(2 / 3)
@@ -193,7 +194,7 @@ def test_grade_run_hands_the_store_cache_to_the_judge(
         return await original(self, tasks)
 
     monkeypatch.setattr(CachingJudge, "ajudge", spy)
-    grade_run(make_run(tmp_path), CARD, CachingJudge(judge_confirm_pass_on_c1))
+    grade_run(make_run(tmp_path), CARD, judge=CachingJudge(judge_confirm_pass_on_c1))
     assert seen == [tmp_path / ".judge-cache"]
 
 
@@ -226,7 +227,7 @@ def test_judge_agreement_accuracy_kappa_and_left_out() -> None:
     grades.loc[0, "verdict"] = "error"
     labels = pd.DataFrame({"conversation_id": [f"c{i}" for i in range(n)] + ["ghost"],
                            "rule_id": "r", "verdict": [*truth, "pass"]})  # fmt: skip
-    out = judge_agreement(grades, labels, seed=3).set_index("rule_id")
+    out = judge_agreement(grades, labels, options=AgreementOptions(seed=3)).set_index("rule_id")
     r = out.loc["r"]
     assert r["n"] == n - 1
     assert r["n_left_out"] == 2
@@ -235,7 +236,7 @@ def test_judge_agreement_accuracy_kappa_and_left_out() -> None:
     assert r["accuracy_low"] < expected < r["accuracy_high"]
     assert 0.6 < r["kappa"] < 0.95
     assert r["kappa_low"] < r["kappa"] < r["kappa_high"]
-    again = judge_agreement(grades, labels, seed=3).set_index("rule_id")
+    again = judge_agreement(grades, labels, options=AgreementOptions(seed=3)).set_index("rule_id")
     assert again.loc["r", "kappa_low"] == r["kappa_low"]  # seeded
     assert "(all)" in out.index
 

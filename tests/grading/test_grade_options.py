@@ -16,18 +16,9 @@ from .test_grade import CARD, CachingJudge, judge_confirm_pass_on_c1, make_run
 
 def test_judge_samples_from_options_are_used(tmp_path: Path) -> None:
     judge = FakeJudge(judge_confirm_pass_on_c1)
-    grades = grade_run(make_run(tmp_path), CARD, judge, options=GradeOptions(judge_samples=3))
+    grades = grade_run(make_run(tmp_path), CARD, judge=judge, options=GradeOptions(judge_samples=3))
     assert len(judge.calls) == 3 * 3  # three conversations, three samples each
     assert set(grades.frame["judge_samples"].dropna()) == {3}
-
-
-def test_the_judge_samples_keyword_is_deprecated_into_options(tmp_path: Path) -> None:
-    """Knobs live in options only (issue 32): the keyword still works for one release."""
-    run = make_run(tmp_path)
-    judge = FakeJudge(judge_confirm_pass_on_c1)
-    with pytest.warns(DeprecationWarning, match=r"pass judge_samples= in options=GradeOptions"):
-        old = grade_run(run, CARD, judge, judge_samples=2)
-    assert set(old.frame["judge_samples"].dropna()) == {2}
 
 
 def test_another_runs_id_is_refused(tmp_path: Path) -> None:
@@ -49,7 +40,9 @@ def test_the_cache_folder_from_options_is_handed_to_the_judge(tmp_path: Path) ->
     _RecordingJudge.handed.clear()
     mine = tmp_path / "my-cache"
     judge = _RecordingJudge(judge_confirm_pass_on_c1)
-    grade_run(make_run(tmp_path / "s"), CARD, judge, options=GradeOptions(judge_cache_dir=mine))
+    grade_run(
+        make_run(tmp_path / "s"), CARD, judge=judge, options=GradeOptions(judge_cache_dir=mine)
+    )
     assert _RecordingJudge.handed == [mine]
-    grade_run(make_run(tmp_path / "t"), CARD, judge, reuse=False)
+    grade_run(make_run(tmp_path / "t"), CARD, judge=judge, options=GradeOptions(reuse=False))
     assert _RecordingJudge.handed[-1] == tmp_path / "t" / ".judge-cache"  # the store's default

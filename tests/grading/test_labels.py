@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli import app
-from evalkit.grading import grade_run, judge_agreement
+from evalkit.grading import AgreementOptions, grade_run, judge_agreement
 from evalkit.store import LABEL_COLUMNS, Label, export_labels, import_labels, load_run
 
 from .helpers import FakeJudge
@@ -22,7 +22,7 @@ from .test_grade import CARD, make_run
 def _graded(tmp_path: Path, fail_on: set[str]):  # type: ignore[no-untyped-def]
     run = make_run(tmp_path)
     judge = FakeJudge(lambda task, rule: "fail" if task.conversation_id in fail_on else "pass")
-    grade_run(run, CARD, judge)
+    grade_run(run, CARD, judge=judge)
     return run
 
 
@@ -47,7 +47,7 @@ def test_labels_are_append_only_kept_apart_from_grades_and_survive_regrading(
     assert "label" not in grades_before.columns
     # re-grading with another judge replaces the grades and leaves the labels alone
     before = {p.name: p.read_bytes() for p in objects}
-    grade_run(load_run(run.path), CARD, FakeJudge(lambda task, rule: "fail", model="judge-2"))
+    grade_run(load_run(run.path), CARD, judge=FakeJudge(lambda task, rule: "fail", model="judge-2"))
     again = load_run(run.path)
     assert {p.name: p.read_bytes() for p in (run.path / "labels").glob("*.jsonl")} == before
     agreement = judge_agreement(again).set_index("rule_id")
@@ -81,7 +81,7 @@ def test_agreement_reports_f1_of_fail_and_kappa_with_intervals_from_stored_label
             Label("c1", "first", "pass"),
         ]
     )
-    out = judge_agreement(run, seed=1).set_index("rule_id")
+    out = judge_agreement(run, options=AgreementOptions(seed=1)).set_index("rule_id")
     confirm = out.loc["confirm"]
     # TP = 1 (c1), FP = 1 (c2), FN = 1 (c3): F1 = 2 / (2 + 1 + 1)
     assert confirm["f1_fail"] == pytest.approx(0.5)
@@ -91,7 +91,9 @@ def test_agreement_reports_f1_of_fail_and_kappa_with_intervals_from_stored_label
     assert confirm["kappa_low"] <= confirm["kappa"] <= confirm["kappa_high"]
     assert out.loc["(all)", "n_labelled"] == 4
     # grades + labels given explicitly: the same numbers
-    explicit = judge_agreement(run.grades(), run.labels(), seed=1).set_index("rule_id")
+    explicit = judge_agreement(
+        run.grades(), run.labels(), options=AgreementOptions(seed=1)
+    ).set_index("rule_id")
     assert explicit.loc["confirm", "f1_fail"] == pytest.approx(0.5)
     with pytest.raises(TypeError, match="labels="):
         judge_agreement(run.grades())
@@ -117,7 +119,9 @@ def test_f1_interval_covers_the_true_f1_near_its_nominal_rate() -> None:
         ids = [f"c{i}" for i in range(n)]
         grades = pd.DataFrame({"conversation_id": ids, "rule_id": "r", "verdict": judged})
         labels = pd.DataFrame({"conversation_id": ids, "rule_id": "r", "label": truth})
-        row = judge_agreement(grades, labels, n_resamples=400, seed=trial).iloc[0]
+        row = judge_agreement(
+            grades, labels, options=AgreementOptions(n_resamples=400, seed=trial)
+        ).iloc[0]
         covered += int(row["f1_fail_low"] <= true_f1 <= row["f1_fail_high"])
     assert covered / trials >= 0.88, covered
 

@@ -32,7 +32,7 @@ def _graded(
     tmp_path: Path, name: str, statuses: dict[str, str] | None = None
 ) -> tuple[Any, Grades]:
     run = make_run(tmp_path / name, statuses)
-    return run, grade_run(run, CARD, FakeJudge(judge_confirm_pass_on_c1))
+    return run, grade_run(run, CARD, judge=FakeJudge(judge_confirm_pass_on_c1))
 
 
 def test_compare_grades_takes_what_grade_run_returns(tmp_path: Path) -> None:

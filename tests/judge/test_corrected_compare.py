@@ -100,13 +100,13 @@ def test_compare_runs_reads_stored_labels(tmp_path: Path) -> None:
     runs = []
     for name in ("b", "c"):
         run = make_run(tmp_path / name)
-        grade_run(run, CARD, FakeJudge(lambda task, rule: "pass"))
+        grade_run(run, CARD, judge=FakeJudge(lambda task, rule: "pass"))
         run.add_labels([Label("c1", "confirm", "fail", inclusion_probability=0.5)])
         runs.append(run)
     judge = FakeJudge(lambda task, rule: "pass")
-    result = compare_runs(runs[0], runs[1], Scorecard.validate(CARD), judge, labels="stored")
+    result = compare_runs(runs[0], runs[1], Scorecard.validate(CARD), judge=judge, labels="stored")
     row = result.summary.iloc[0]
     assert row["judge_correction"] == "none"  # one label a side: too few to correct
     assert any("fewer than 10" in w for w in result.warnings)
     with pytest.raises(ValueError, match='"stored"'):
-        compare_runs(runs[0], runs[1], Scorecard.validate(CARD), judge, labels="labels")
+        compare_runs(runs[0], runs[1], Scorecard.validate(CARD), judge=judge, labels="labels")

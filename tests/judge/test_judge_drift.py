@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from evalkit.cli import ExitCode, app
 from evalkit.demo import DemoService, demo_grid, demo_scorecard
-from evalkit.flows import JudgeDrift, compare_judges
+from evalkit.flows import JudgeDrift, JudgeDriftOptions, compare_judges
 from evalkit.grading import Judge
 from evalkit.grading._agreement import judge_drift_table
 from evalkit.runner import RunOptions
@@ -40,7 +40,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 def test_a_judge_that_passes_every_failure_shows_as_a_shift(world: dict[str, Any]) -> None:
     exact = Judge(model="exact", base_url=world["url"])
     biased = Judge(model="emulator-judge", base_url=world["url"])
-    drift = compare_judges(world["run"], demo_scorecard(), exact, biased, sample=30, seed=1)
+    drift = compare_judges(
+        world["run"], demo_scorecard(), exact, biased, options=JudgeDriftOptions(sample=30, seed=1)
+    )
     assert isinstance(drift, JudgeDrift)
     assert drift.conversations == 30
     rules = drift.by_rule.set_index("rule_id")
@@ -59,7 +61,9 @@ def test_a_judge_that_passes_every_failure_shows_as_a_shift(world: dict[str, Any
     assert RULE in drift.headline()
     assert drift.to_dict()["shifted"] == [RULE]
     assert "JudgeDrift" in drift._repr_html_()
-    same = compare_judges(world["run"], demo_scorecard(), exact, exact, sample=30, seed=1)
+    same = compare_judges(
+        world["run"], demo_scorecard(), exact, exact, options=JudgeDriftOptions(sample=30, seed=1)
+    )
     assert same.shifted == []
 
 

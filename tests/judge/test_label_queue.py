@@ -108,7 +108,7 @@ def test_grades_summary_with_labels_shows_the_corrected_rate_beside_the_judges()
 
 def _graded(tmp_path: Path):  # type: ignore[no-untyped-def]
     run = make_run(tmp_path)
-    grade_run(run, CARD, FakeJudge(lambda task, rule: "pass"))
+    grade_run(run, CARD, judge=FakeJudge(lambda task, rule: "pass"))
     return run
 
 

@@ -105,7 +105,9 @@ def test_suggestion_never_quotes_or_counts_held_out_cells() -> None:
     assert "farewell" not in text  # it failed only in the held-out cell
 
 
-def test_suggestion_respects_max_chars_and_quote_length() -> None:
+def test_suggestion_respects_the_feedback_limit_and_quote_length(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     frame, _ = _grades({(f"c{i}", "urdu-script"): "fail" for i in range(5)})
     long_turns = pd.DataFrame(
         [
@@ -118,7 +120,9 @@ def test_suggestion_respects_max_chars_and_quote_length() -> None:
     assert quotes
     assert all(len(q) <= 118 for q in quotes)
     assert len(text) <= MAX_FEEDBACK_CHARS
-    assert suggest_feedback(frame, turns=long_turns, max_chars=60) == ""
+    # a behaviour that does not fit in the service's limit is left out whole
+    monkeypatch.setattr("evalkit.refine._feedback.MAX_FEEDBACK_CHARS", 60)
+    assert suggest_feedback(frame, turns=long_turns) == ""
 
 
 def test_nothing_failed_suggests_nothing() -> None:

@@ -19,6 +19,7 @@ from evalkit.refine import (
     InFlightLedger,
     PollPolicy,
     RefineError,
+    RefineOptions,
     RefineResult,
     RefineTimeout,
     arefine_and_wait,
@@ -36,7 +37,11 @@ def _config(client: Client, assistant_id: str) -> dict[str, object]:
 
 def test_overwritten_edits_are_listed_and_can_be_reapplied(client: Client, demo: Demo) -> None:
     result = refine_and_wait(
-        demo.assistant_id, NASTALIQ_FEEDBACK, client=client, poll=FAST_POLL, store=demo.store
+        demo.assistant_id,
+        NASTALIQ_FEEDBACK,
+        client=client,
+        store=demo.store,
+        options=RefineOptions(poll=FAST_POLL),
     )
     assert (result.before.version, result.after.version) == (2, 3)
     assert result.after.instructions.startswith(DRAFT_INSTRUCTIONS)
@@ -70,7 +75,11 @@ def test_a_second_refine_while_one_is_in_flight_is_refused(tmp_path: Path) -> No
 
         def run_first() -> None:
             first["result"] = refine_and_wait(
-                demo.assistant_id, "Speak slowly.", client=client, poll=FAST_POLL, store=demo.store
+                demo.assistant_id,
+                "Speak slowly.",
+                client=client,
+                store=demo.store,
+                options=RefineOptions(poll=FAST_POLL),
             )
 
         thread = threading.Thread(target=run_first)
@@ -112,7 +121,11 @@ def _timeout_leaves_the_build_recorded(client: Client, emu: EmulatorServer, demo
     hasty = PollPolicy(interval=0.001, backoff=1.0, max_interval=0.001, timeout=0.01)
     with pytest.raises(RefineTimeout) as caught:
         refine_and_wait(
-            demo.assistant_id, NASTALIQ_FEEDBACK, client=client, poll=hasty, store=demo.store
+            demo.assistant_id,
+            NASTALIQ_FEEDBACK,
+            client=client,
+            store=demo.store,
+            options=RefineOptions(poll=hasty),
         )
     build_id = caught.value.build_id
     assert build_id in str(caught.value)
@@ -131,9 +144,8 @@ def _timeout_leaves_the_build_recorded(client: Client, emu: EmulatorServer, demo
         demo.assistant_id,
         "Be brief.",
         client=client,
-        poll=FAST_POLL,
         store=demo.store,
-        wait_for_inflight=True,
+        options=RefineOptions(poll=FAST_POLL, wait_for_inflight=True),
     )
     assert emu.build_status(build_id)["status"] == "succeeded"
     assert result.before.version == 3
@@ -148,7 +160,11 @@ def test_a_recorded_build_that_finished_is_cleared_on_the_next_call(
     hasty = PollPolicy(interval=0.001, backoff=1.0, max_interval=0.001, timeout=0.005)
     with pytest.raises(RefineTimeout) as caught:
         refine_and_wait(
-            demo.assistant_id, "Speak slowly.", client=client, poll=hasty, store=demo.store
+            demo.assistant_id,
+            "Speak slowly.",
+            client=client,
+            store=demo.store,
+            options=RefineOptions(poll=hasty),
         )
     build_id = caught.value.build_id
     wait_until(
@@ -158,7 +174,11 @@ def test_a_recorded_build_that_finished_is_cleared_on_the_next_call(
         interval=0.02,
     )
     result = refine_and_wait(
-        demo.assistant_id, "Be brief.", client=client, poll=FAST_POLL, store=demo.store
+        demo.assistant_id,
+        "Be brief.",
+        client=client,
+        store=demo.store,
+        options=RefineOptions(poll=FAST_POLL),
     )
     assert result.before.version == 3
 
@@ -172,7 +192,13 @@ def test_hand_made_assistants_cannot_be_refined(client: Client, tmp_path: Path) 
         },
     )
     with pytest.raises(RefineError, match="only built assistants") as caught:
-        refine_and_wait(made.id, "Be brief.", client=client, poll=FAST_POLL, store=tmp_path)
+        refine_and_wait(
+            made.id,
+            "Be brief.",
+            client=client,
+            store=tmp_path,
+            options=RefineOptions(poll=FAST_POLL),
+        )
     assert "no build artifacts" in str(caught.value)
     assert InFlightLedger(tmp_path).read(made.id) is None  # the claim was undone
 
@@ -196,9 +222,8 @@ def test_async_twin_uses_the_injected_sleep(emu: EmulatorServer, demo: Demo) -> 
                 demo.assistant_id,
                 "Be brief.",
                 client=aclient,
-                poll=policy,
                 store=demo.store,
-                sleep=sleep,
+                options=RefineOptions(poll=policy, sleep=sleep),
             )
             assert result.polls == len(slept) + 1
             assert result.after.version == 3

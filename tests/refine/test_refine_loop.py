@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evalkit import Client
-from evalkit.refine import ROUND_COLUMNS, RefineLoopOptions, refine_loop
+from evalkit.refine import ROUND_COLUMNS, RefineLoopOptions, RefineOptions, refine_loop
 from tests.refine.conftest import FAST_POLL, NASTALIQ_FEEDBACK, SCORECARD, Demo, demo_grid
 from tests.result_face import assert_result_face
 
@@ -19,7 +19,7 @@ def _pass_rate(frame, cells, rule: str) -> float:  # type: ignore[no-untyped-def
 @pytest.mark.slow
 def test_nastaliq_feedback_improves_the_held_out_cells(client: Client, demo: Demo) -> None:
     grid = demo_grid()
-    options = RefineLoopOptions(rounds=1, holdout=0.3, seed=3, poll=FAST_POLL)
+    options = RefineLoopOptions(rounds=1, holdout=0.3, seed=3, refine=RefineOptions(poll=FAST_POLL))
     result = refine_loop(
         grid,
         demo.assistant_id,
@@ -59,7 +59,9 @@ def test_nastaliq_feedback_improves_the_held_out_cells(client: Client, demo: Dem
 @pytest.mark.slow
 def test_the_budget_stops_the_loop_before_a_round_it_cannot_pay(client: Client, demo: Demo) -> None:
     grid = demo_grid(repeats=1)
-    options = RefineLoopOptions(rounds=3, poll=FAST_POLL, max_conversations=3 * len(grid) + 1)
+    options = RefineLoopOptions(
+        rounds=3, max_conversations=3 * len(grid) + 1, refine=RefineOptions(poll=FAST_POLL)
+    )
     result = refine_loop(
         grid,
         demo.assistant_id,

@@ -19,7 +19,7 @@ from evalkit.cli import app
 from evalkit.emulator import EmulatorServer
 from evalkit.flows import HistoryOptions
 from evalkit.grading import grade_run
-from evalkit.refine import RefineLoopOptions, refine_loop
+from evalkit.refine import RefineLoopOptions, RefineOptions, refine_loop
 from evalkit.runner import RunOptions
 from evalkit.store import RunWriter, catalog, list_runs, load_run, local_folder
 
@@ -83,7 +83,9 @@ def test_the_refine_loop_and_evalkit_refine_write_their_runs_to_a_bucket(
 ) -> None:
     demo = make_demo(emu, client, local_folder(bucket))  # prod's snapshot where a URL keeps it
     grid = demo_grid(repeats=1).sample(6, seed=2)
-    options = RefineLoopOptions(rounds=1, holdout=0.3, seed=3, poll=FAST_POLL, run_prefix="loop")
+    options = RefineLoopOptions(
+        rounds=1, holdout=0.3, seed=3, run_prefix="loop", refine=RefineOptions(poll=FAST_POLL)
+    )
     result = refine_loop(
         grid,
         demo.assistant_id,

@@ -59,11 +59,8 @@ def _errors(executed: Path) -> list[str]:
     ]
 
 
-def _in_chromium(page_path: Path, shot: Path) -> dict[str, Any]:
+def _in_chromium(chromium: str, page_path: Path, shot: Path) -> dict[str, Any]:
     """What a reader sees: the plot (decoded), the runs table's run ids, the text."""
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -97,7 +94,9 @@ def _artifacts(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.notebook
-def test_the_trend_notebook_runs_offline_and_renders_in_chromium(tmp_path: Path) -> None:
+def test_the_trend_notebook_runs_offline_and_renders_in_chromium(
+    tmp_path: Path, chromium: str
+) -> None:
     run = _execute(tmp_path, {})  # its defaults: four offline nights of the demo assistant
     assert run.ok, run.error
     assert _errors(run.notebook) == []
@@ -112,7 +111,7 @@ def test_the_trend_notebook_runs_offline_and_renders_in_chromium(tmp_path: Path)
     newest = by_rule[by_rule["run_id"] == "night-04"].set_index("rule_id")
     assert newest.loc["urdu-script", "verdict_vs_last_good"] == "regressed"
 
-    seen = _in_chromium(run.html, _artifacts(tmp_path) / "trend-offline.png")  # type: ignore[arg-type]
+    seen = _in_chromium(chromium, run.html, _artifacts(tmp_path) / "trend-offline.png")  # type: ignore[arg-type]
     assert seen["plots"] == 1
     assert seen["width"] > 300  # the PNG decoded
     assert seen["runs"] == ["night-01", "night-02", "night-03", "night-04"]
@@ -126,7 +125,7 @@ def test_the_trend_notebook_runs_offline_and_renders_in_chromium(tmp_path: Path)
 @pytest.mark.slow
 @pytest.mark.notebook
 def test_the_trend_notebook_reads_a_bucket_and_fails_on_a_regression_when_asked(
-    emu: EmulatorServer, bucket: str, tmp_path: Path
+    emu: EmulatorServer, bucket: str, tmp_path: Path, chromium: str
 ) -> None:
     assistant = build_assistant(emu)
     run_nights(emu, bucket, 3, assistant=assistant)
@@ -148,7 +147,7 @@ def test_the_trend_notebook_reads_a_bucket_and_fails_on_a_regression_when_asked(
     cols = ["run_id", "score", "score_low", "score_high", "verdict_vs_previous", "is_last_good"]
     pd.testing.assert_frame_equal(written[cols], expected[cols])
     assert not (kernel / "evalkit-output").exists()  # output_dir was given
-    seen = _in_chromium(html, _artifacts(tmp_path) / "trend-s3.png")
+    seen = _in_chromium(chromium, html, _artifacts(tmp_path) / "trend-s3.png")
     assert seen["plots"] == 1
     assert seen["width"] > 300
     assert seen["runs"] == ["night-00", "night-01", "night-02"]

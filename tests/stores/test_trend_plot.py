@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.collections import PathCollection
 
@@ -48,9 +49,8 @@ def test_the_trend_says_what_the_newest_night_did_and_gates_on_it(tmp_path: Path
     _synthetic_store(tmp_path, [0, 0, 25])
     trend = nightly_trend(tmp_path, options=HistoryOptions(min_effect=5.0))
     text = trend.markdown()
-    with pytest.warns(DeprecationWarning, match=r"NightlyTrend.summary\(\) is now a property"):
-        assert trend.summary() == text  # the old spelling, for one release
     table = trend.summary
+    assert type(table) is pd.DataFrame
     assert list(table["run_id"]) == ["night-2"]
     assert table["alarm"].iloc[0] == "regressed"
     assert trend.headline().startswith("asst_1, scorecard synthetic-v1: night-2 scored ")

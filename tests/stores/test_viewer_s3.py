@@ -21,12 +21,12 @@ emu = emulator_fixture(time_scale=0.01, seed=21)
 
 
 @pytest.mark.slow
-def test_the_viewer_works_on_an_s3_store(emu: EmulatorServer, bucket: str) -> None:
+def test_the_viewer_works_on_an_s3_store(emu: EmulatorServer, bucket: str, chromium: str) -> None:
     run_nights(emu, bucket, 2)
     with (
         Client(emu.base_url, emu.api_key) as client,
         ViewerServer(ViewerOptions(store=bucket, port=0, client=client)) as viewer,
-        launched() as browser,
+        launched(chromium) as browser,
     ):
         w = watched_page(browser, viewer.base)
         page = w.page

@@ -60,15 +60,12 @@ def test_the_notebook_finds_the_helpful_variant_offline(tuned: NotebookRun) -> N
 @pytest.mark.slow
 @pytest.mark.notebook
 @pytest.mark.timeout(600)
-def test_the_report_renders_in_chromium(tuned: NotebookRun) -> None:
+def test_the_report_renders_in_chromium(tuned: NotebookRun, chromium: str) -> None:
     assert tuned.html is not None
     page_text = tuned.html.read_text(encoding="utf-8")
     assert not re.search(r'(?:src|href)="https?://', page_text), "a resource from the network"
     assert "assistant_id = None" not in page_text  # inputs hidden
     assert "sk_api_" not in page_text
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    if chromium is None:
-        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
     from playwright.sync_api import sync_playwright
 
     args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]

@@ -1,17 +1,14 @@
-"""Driving Debian's chromium with Playwright for the viewer tests: a page whose every request
+"""Driving Debian's chromium (the ``chromium`` fixture) with Playwright for the viewer tests: a page whose every request
 is recorded, and any request leaving the allowed addresses is aborted (and reported)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import pytest
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, Route
@@ -28,19 +25,13 @@ ARGS = [
 ]
 
 
-def chromium_path() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        pytest.fail("Debian's chromium is needed (.ci/run installs it)")
-    return found
-
-
 @contextmanager
-def launched() -> Iterator[Browser]:
+def launched(chromium: str) -> Iterator[Browser]:
+    """Chromium (the path the ``chromium`` fixture gives) under Playwright."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=ARGS)
+        browser = p.chromium.launch(executable_path=chromium, args=ARGS)
         try:
             yield browser
         finally:

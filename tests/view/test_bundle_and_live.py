@@ -22,7 +22,7 @@ from .browser import launched, screenshot, watched_page
 
 @pytest.mark.slow
 def test_the_bundle_opens_from_disk_and_filters_with_nothing_fetched_elsewhere(
-    store: Path, tmp_path: Path
+    store: Path, tmp_path: Path, chromium: str
 ) -> None:
     out = tmp_path / "site"
     result = CliRunner().invoke(app, ["view", "bundle", "--store", str(store), "-o", str(out)])
@@ -33,7 +33,7 @@ def test_the_bundle_opens_from_disk_and_filters_with_nothing_fetched_elsewhere(
         text = page.read_text(encoding="utf-8")
         assert "http://" not in text.replace("http://www.w3.org", "")
         assert "https://" not in text
-    with launched() as browser:
+    with launched(chromium) as browser:
         w = watched_page(browser, out.resolve().as_uri())
         page = w.page
         page.goto((out / "index.html").resolve().as_uri())
@@ -73,14 +73,14 @@ def _record(cid: str, i: int) -> tuple[ConversationRecord, list[TurnRecord]]:
 
 
 @pytest.mark.slow
-def test_a_run_still_being_written_refreshes_in_the_page(tmp_path: Path) -> None:
+def test_a_run_still_being_written_refreshes_in_the_page(tmp_path: Path, chromium: str) -> None:
     store = tmp_path / "runs"
     manifest = {"identity": identity_hash({"t": 1}), "assistant_id": "a"}
     writer = RunWriter.create(store, "live", manifest, fsync=False)
     try:
         writer.append(*_record("c0", 0))
         options = ViewerOptions(store=store, port=0, refresh_s=1.0)
-        with ViewerServer(options) as viewer, launched() as browser:
+        with ViewerServer(options) as viewer, launched(chromium) as browser:
             w = watched_page(browser, viewer.base)
             page = w.page
             page.goto(viewer.url)

@@ -55,12 +55,15 @@ def test_the_trend_png_draws_its_whole_caption_under_the_tick_labels(demo_store:
 
 
 @pytest.mark.parametrize("width", [1280, 640])
-def test_every_history_caption_is_shown_whole(demo_store: Path, width: int) -> None:
+def test_every_history_caption_is_shown_whole(demo_store: Path, width: int, chromium: str) -> None:
     assistant = str(catalog(demo_store)["assistant_id"].iloc[0])
     expected = _captions(demo_store, assistant)
     assert len(expected) == 3
     assert all(text.endswith("star: last good") for text in expected)
-    with ViewerServer(ViewerOptions(store=demo_store, port=0)) as viewer, launched() as browser:
+    with (
+        ViewerServer(ViewerOptions(store=demo_store, port=0)) as viewer,
+        launched(chromium) as browser,
+    ):
         w = watched_page(browser, viewer.base, width=width)
         page = w.page
         page.goto(viewer.url)

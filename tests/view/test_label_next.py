@@ -19,8 +19,8 @@ from .browser import launched, screenshot, watched_page
 pytestmark = pytest.mark.slow
 
 
-def test_label_next_walks_the_queue_one_keystroke_per_verdict(store: Path) -> None:
-    with ViewerServer(ViewerOptions(store=store, port=0)) as viewer, launched() as browser:
+def test_label_next_walks_the_queue_one_keystroke_per_verdict(store: Path, chromium: str) -> None:
+    with ViewerServer(ViewerOptions(store=store, port=0)) as viewer, launched(chromium) as browser:
         w = watched_page(browser, viewer.base)
         page = w.page
         page.goto(viewer.base + "runs/prod/index.html")

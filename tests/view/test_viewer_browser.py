@@ -23,8 +23,10 @@ def _viewer(store: Path, client: Client | None = None) -> ViewerServer:
     return ViewerServer(ViewerOptions(store=store, port=0, client=client))
 
 
-def test_lists_runs_filters_and_opens_a_right_to_left_transcript(store: Path) -> None:
-    with _viewer(store) as viewer, launched() as browser:
+def test_lists_runs_filters_and_opens_a_right_to_left_transcript(
+    store: Path, chromium: str
+) -> None:
+    with _viewer(store) as viewer, launched(chromium) as browser:
         w = watched_page(browser, viewer.base)
         page = w.page
         page.goto(viewer.url)
@@ -56,9 +58,9 @@ def test_lists_runs_filters_and_opens_a_right_to_left_transcript(store: Path) ->
 
 
 def test_a_label_marked_in_the_page_survives_a_restart_and_changes_agreement(
-    store: Path,
+    store: Path, chromium: str
 ) -> None:
-    with launched() as browser:
+    with launched(chromium) as browser:
         with _viewer(store) as viewer:
             w = watched_page(browser, viewer.base)
             page = w.page
@@ -96,8 +98,10 @@ def test_a_label_marked_in_the_page_survives_a_restart_and_changes_agreement(
     assert agreement.loc["asks-confirmation", "agree"] == 0
 
 
-def test_a_played_turn_loads_real_audio_from_e11_once(store: Path, client: Client) -> None:
-    with _viewer(store, client) as viewer, launched() as browser:
+def test_a_played_turn_loads_real_audio_from_e11_once(
+    store: Path, client: Client, chromium: str
+) -> None:
+    with _viewer(store, client) as viewer, launched(chromium) as browser:
         w = watched_page(browser, viewer.base)
         page = w.page
         page.goto(viewer.base + "runs/prod/index.html")
@@ -119,8 +123,10 @@ def test_a_played_turn_loads_real_audio_from_e11_once(store: Path, client: Clien
     assert cached[0].stat().st_size > 1000
 
 
-def test_compares_two_runs_with_the_reports_card_and_forest_plot(store: Path) -> None:
-    with _viewer(store) as viewer, launched() as browser:
+def test_compares_two_runs_with_the_reports_card_and_forest_plot(
+    store: Path, chromium: str
+) -> None:
+    with _viewer(store) as viewer, launched(chromium) as browser:
         w = watched_page(browser, viewer.base)
         page = w.page
         page.goto(viewer.url)
