@@ -3,7 +3,9 @@
 - ```` ```python ```` runs (one namespace per page, in order); a ```` ```text ```` block right
   after it is its expected stdout.
 - ```` ```console ```` is a shell session: each ``$ `` line a command (a trailing ``\\``
-  continues it), the lines after it its expected output.
+  continues it), run with bash in the page's folder (``cd`` and ``export`` carry to the next
+  command), the lines after it its expected output: its standard output, then its standard
+  error. A command must exit 0 (show a failure with ``cmd || echo "exit $?"``).
 - ```` ```bash ```` / ```` ```sh ```` run as scripts: exit code 0, output unchecked.
 - ``<!-- docs-test: skip (reason) -->`` right before a block: not run, the reason listed;
   ``<!-- docs-test: scorecard -->`` (``persona``, ``variants``, ``pricing``) before a

@@ -87,6 +87,7 @@ class Page:
     _ready: bool = False
 
     def __post_init__(self) -> None:
+        self.path = Path(os.path.relpath(self.path, Path(__file__).resolve().parents[2]))
         self._root = Path(tempfile.mkdtemp(prefix="evalkit-docs-page-"))
         self.folder = self._root / "work"
         self.folder.mkdir()
@@ -141,7 +142,7 @@ class Page:
             self._shell(block.text, block.line, None)
 
     def _python(self, block: Block) -> None:
-        code = compile(block.text, f"{block.path}:{block.line}", "exec")
+        code = compile(block.text, f"{self.path}:{block.line}", "exec")
         out = io.StringIO()
         with self.inside(), contextlib.redirect_stdout(out):
             try:
@@ -150,11 +151,11 @@ class Page:
                 printed = out.getvalue()
                 trace = "".join(traceback.format_exception(exc))
                 raise ExampleFailed(
-                    f"the python block at {block.path}:{block.line} raised:\n{trace}"
+                    f"the python block at {self.path}:{block.line} raised:\n{trace}"
                     + (f"\nit printed before:\n{printed}" if printed else "")
                 ) from None
         if block.expected is not None:
-            _compare(block.expected, out.getvalue(), f"{block.path}:{block.line}")
+            _compare(block.expected, out.getvalue(), f"{self.path}:{block.line}")
 
     def _shell(self, script: str, line: int, expected: str | None) -> None:
         """Run ``script`` with bash in the page's folder; cd and exports carry to the next."""
@@ -177,8 +178,7 @@ class Page:
                 cwd=self.folder,
                 env=env,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
+                capture_output=True,
                 text=True,
                 timeout=COMMAND_TIMEOUT_S,
             )
@@ -186,12 +186,15 @@ class Page:
             raise ExampleFailed(
                 f"{self.path}:{line}: still running after {COMMAND_TIMEOUT_S} s: {script}"
             ) from exc
+        # what it printed: its standard output, then its standard error (in that order, so a
+        # page can show both without depending on how a terminal interleaves them)
+        printed = done.stdout + done.stderr
         if done.returncode != 0:
             raise ExampleFailed(
-                f"{self.path}:{line}: exited {done.returncode}: {script}\n{done.stdout}"
+                f"{self.path}:{line}: exited {done.returncode}: {script}\n{printed}"
             )
         if expected is not None:
-            _compare(expected, done.stdout, f"{self.path}:{line} ({script})")
+            _compare(expected, printed, f"{self.path}:{line} ({script})")
 
     def _check_file(self, block: Block) -> None:
         from evalkit.grading import Scorecard
@@ -211,7 +214,7 @@ class Page:
             loaders[block.kind](path)
         except Exception as exc:
             raise ExampleFailed(
-                f"the {block.kind} at {block.path}:{block.line} is refused by evalkit's "
+                f"the {block.kind} at {self.path}:{block.line} is refused by evalkit's "
                 f"loader: {exc}"
             ) from None
 

@@ -62,7 +62,8 @@ def _cli_reference() -> Any:
     spec = importlib.util.spec_from_file_location(
         "cli_reference", ROOT / "docs" / "_build" / "cli_reference.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
