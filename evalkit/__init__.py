@@ -49,6 +49,7 @@ if TYPE_CHECKING:
         compare_grades,
         compare_latency,
         compare_sequential,
+        nightly_alarms,
         plan_repeats,
     )
     from .diagnose import failure_clusters, lint, simulation_flags
@@ -158,6 +159,7 @@ _HOMES: dict[str, str] = {
     "load_personas": "grid",
     "load_run": "store",
     "load_runs": "store",
+    "nightly_alarms": "compare",
     "optimize": "tuning",
     "plan_repeats": "compare",
     "refine_and_wait": "refine",

@@ -6,6 +6,7 @@ say "not sure yet", and planning before spending.
     print(comparison)         # verdict first, difference with interval, n
     comparison.by_rule        # pass rates (Wilson) and Bonferroni-adjusted paired differences
     plan_repeats(pilot_grades, effect=10, power=0.9)
+    nightly_alarms({"mon": grades_mon, "tue": grades_tue, ...})   # the nightly rule, one row a night
     compare_latency(prod_run, draft_run)   # agent response time: p50/p95 with intervals
 
 Pure functions of grades and tables: nothing here reads or writes a store (comparing stored
@@ -20,17 +21,20 @@ from ._compare import compare_grades
 from ._comparison import Comparison
 from ._latency import compare_latency, latency_quantiles
 from ._latency_result import LatencyComparison, LatencyUnavailableError
+from ._nightly import NIGHTLY_COLUMNS, NightlyAlarms, nightly_alarms
 from ._options import CompareOptions
 from ._planning import RepeatPlan, plan_repeats
 from ._sequential import SequentialPlan, compare_sequential, first_repeats
 from ._verdict import VERDICT_RULES, Verdict, decide
 
 __all__ = [
+    "NIGHTLY_COLUMNS",
     "VERDICT_RULES",
     "CompareOptions",
     "Comparison",
     "LatencyComparison",
     "LatencyUnavailableError",
+    "NightlyAlarms",
     "NightlyRule",
     "RepeatPlan",
     "SequentialPlan",
@@ -41,6 +45,7 @@ __all__ = [
     "decide",
     "first_repeats",
     "latency_quantiles",
+    "nightly_alarms",
     "plan_repeats",
 ]
 
