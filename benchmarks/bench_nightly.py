@@ -1,8 +1,10 @@
 """Nightly alarms when whole nights move: false ``regressed`` nights over 100 unchanged nights
-and nights to flag a lasting drop, for the rule ``evalkit.history`` uses (``NightlyRule``, the
-between-night variance added), the within-night rule it replaces (``between_nights=False``)
-and the naive gate (each night's 95% comparison against the last-known-good night), on two
-grids and three between-night standard deviations.
+and nights to flag a lasting drop, for the rule ``evalkit.history`` and ``nightly_alarms``
+apply (``NightlyRule``: the between-night variance added), the rule before it (within-night
+error only, two suspect nights in a row: the baseline the figures start from), an always-valid
+e-detector over the same nightly statistic (the monitoring we measured and did not adopt) and
+the naive gate (each night's 95% comparison against the last good night), on two grids and
+three between-night standard deviations.
 
 The grades come from this script's own generator (not evalkit's calibration generator): a grid
 of cells (18 cells x 3 repeats, the demo's, or 60 cells x 1 repeat), the demo scorecard's 12
@@ -10,12 +12,15 @@ rules and points; a rule's pass probability is a logistic of a rule difficulty, 
 and a conversation-level shock shared by the rules of one conversation (a call that goes wrong
 fails several rules). Whole nights move: each night every logit shifts by one amount, chosen
 so that the grid's expected score moves by a normal draw of SD 0, 1.65 or 3.5 points (a
-provider or a judge drifting). A drop of D points scales every pass probability so the grid's
-expected score falls by D. Each series draws a new truth. Nothing is asserted
-(tests/compare/test_nightly_alarms.py asserts bounds); this prints the tables the docs show,
-each rate with its Wilson 95% interval.
+provider or a judge drifting; ``--ar`` makes the draws an AR(1): nights that wander). A drop of
+D points scales every pass probability so the grid's expected score falls by D. Each series
+draws a new truth and 100 unchanged nights; at nights 10, 30 and 60 every gate's state is
+copied and shown a lasting 10-point drop (6 nights) and a 20-point drop (1 night), the same
+draws for every gate. Nothing is asserted (tests/compare/test_nightly_alarms.py asserts
+bounds); this prints the tables the docs show, each rate with its Wilson 95% interval.
 
-Run: ``python benchmarks/bench_nightly.py [--series 300]`` (~6 min at 300 on 2 shared cores).
+Run: ``python benchmarks/bench_nightly.py [--series 300] [--only-rule]`` (about 26 minutes at
+300 on the 2 shared cores, 6 with ``--only-rule``).
 """
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ class NightlyRule:
     window: int = 20
     floor: float = 2.5
     between_nights: bool = True
-    min_nights: int = 3
+    min_nights: int = 4
     variance_window: int = 60
 
     def __post_init__(self) -> None:
