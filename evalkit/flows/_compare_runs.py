@@ -12,8 +12,7 @@ import pandas as pd
 from .._util import run_sync
 from ..compare import CompareOptions, Comparison, compare_grades
 from ..compare._compare import options_from_knobs
-from ..compare._judge_correction import LabelsArg
-from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
+from ..grading import Grades, JudgeArg, LabelsArg, Scorecard, ScorecardLike, agrade_run
 from ..store import Run
 from ._peeking import peeking_warning, record_comparison
 

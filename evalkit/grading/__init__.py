@@ -68,4 +68,12 @@ __all__ = [
     "score_from_points",
 ]
 
+# Names the sibling packages use that users should not (not in ``__all__``): the judge
+# correction a comparison applies to its two sides.
+from ._correction import JudgeCorrection as JudgeCorrection
+from ._correction import LabelsArg as LabelsArg
+from ._correction import apply_labels as apply_labels
+
+_SIBLING_API = ("JudgeCorrection", "LabelsArg", "apply_labels")
+
 publish(globals())

@@ -124,9 +124,7 @@ class LabelTerms:
     def variances(self, coefficient: ArrayLike = 1.0) -> FloatArray:
         """Per stratum, the label term's variance of ``sum(coefficient * psi)``."""
         x = np.asarray(coefficient, dtype=np.float64) * self.part
-        return np.bincount(self.stratum, weights=x * x, minlength=len(self.size)).astype(
-            np.float64
-        )
+        return np.bincount(self.stratum, weights=x * x, minlength=len(self.size)).astype(np.float64)
 
 
 def bernoulli_floor(share: ArrayLike, errors: ArrayLike, labelled: ArrayLike) -> FloatArray:

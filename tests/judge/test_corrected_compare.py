@@ -12,7 +12,7 @@ import pytest
 from evalkit import Scorecard
 from evalkit.compare import compare_grades
 from evalkit.flows import compare_runs
-from evalkit.grading import grade_run, label_queue
+from evalkit.grading import LabelOptions, grade_run, label_queue
 from evalkit.store import Label
 
 from ..grading.helpers import FakeJudge
@@ -27,8 +27,8 @@ def _labelled(seed: int, n: int = 150) -> tuple[pd.DataFrame, pd.DataFrame, pd.D
     b, c = pair(World(), BASE, DROP, seed)
     labels = pd.concat(
         [
-            labels_for(label_queue(b, n=n, seed=seed), b),
-            labels_for(label_queue(c, n=n, seed=seed + 1), c),
+            labels_for(label_queue(b, options=LabelOptions(n=n, seed=seed)), b),
+            labels_for(label_queue(c, options=LabelOptions(n=n, seed=seed + 1)), c),
         ]
     )
     return b, c, labels
@@ -87,7 +87,10 @@ def test_hand_picked_labels_and_too_few_labels_are_said_not_used() -> None:
 def test_a_perfect_judge_with_labels_is_no_wider_than_the_judge_alone() -> None:
     b, c = pair(World(false_pass=0.0, false_fail=0.0), BASE, DROP, 13)
     labels = pd.concat(
-        [labels_for(label_queue(b, n=150, seed=1), b), labels_for(label_queue(c, n=150, seed=2), c)]
+        [
+            labels_for(label_queue(b, options=LabelOptions(n=150, seed=1)), b),
+            labels_for(label_queue(c, options=LabelOptions(n=150, seed=2)), c),
+        ]
     )
     alone = compare_grades(b, c).summary.iloc[0]
     fixed = compare_grades(b, c, labels=labels).summary.iloc[0]
