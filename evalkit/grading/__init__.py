@@ -27,12 +27,14 @@ from ._judge_types import (
     JudgeVerdict,
 )
 from ._judging import JudgeArg
+from ._label_options import ALLOCATIONS, LabelOptions
 from ._label_plan import plan_labels
 from ._label_queue import label_queue, planned_n
 from ._score import conversation_points, score_from_points
 from ._scorecard import Scorecard, ScorecardRule
 
 __all__ = [
+    "ALLOCATIONS",
     "CHECK_TYPES",
     "JUDGE_PROMPT_VERSION",
     "CheckModel",
@@ -50,6 +52,7 @@ __all__ = [
     "JudgeTask",
     "JudgeVerdict",
     "JudgedRule",
+    "LabelOptions",
     "Scorecard",
     "ScorecardError",
     "ScorecardLike",
