@@ -127,11 +127,15 @@ def match_labels(frame: pd.DataFrame, labels: pd.DataFrame | None) -> pd.DataFra
             "inclusion_probability": probability.to_numpy(dtype=np.float64),
         }
     ).drop_duplicates(["conversation_id", "rule_id"], keep="last")
-    keys = out[["conversation_id", "rule_id"]].astype(str)
-    merged = keys.merge(table, on=["conversation_id", "rule_id"], how="left")
-    return out.assign(
-        label=merged["label"].to_numpy(), inclusion_probability=merged["inclusion_probability"]
+    known = pd.MultiIndex.from_frame(table[["conversation_id", "rule_id"]])
+    rows = pd.MultiIndex.from_arrays(
+        [out["conversation_id"].astype(str), out["rule_id"].astype(str)]
     )
+    at = known.get_indexer(rows)
+    found = at >= 0
+    label = np.where(found, table["label"].to_numpy(dtype=object)[at], np.nan)
+    probability = table["inclusion_probability"].to_numpy(dtype=np.float64)[at]
+    return out.assign(label=label, inclusion_probability=np.where(found, probability, np.nan))
 
 
 @dataclass(frozen=True)
