@@ -214,7 +214,8 @@ def ppi_values(
     the ``lam`` used."""
     judged, part, used, yhat, w = _ppi_parts(judge, label, weight, lam)
     k = np.asarray([int((w > 0).sum())], dtype=np.int64)
-    floor = bernoulli_floor(1.0, 0.0, k)  # the floor that no disagreement leaves
+    # the floor that no disagreement leaves (none without labels: nothing is corrected)
+    floor = bernoulli_floor(1.0, 0.0, k) * (k > 0)
     terms = LabelTerms(np.zeros(len(yhat), dtype=np.int64), part, np.asarray([len(yhat)]), k, floor)
     return judged + part, terms, used
 

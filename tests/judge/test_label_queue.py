@@ -102,6 +102,16 @@ def test_grades_summary_with_labels_shows_the_corrected_rate_beside_the_judges()
         assert row["labelled"] == 50
         assert row["corrected_low"] <= truth[rule] <= row["corrected_high"]
     assert summary.loc["greets", "correction"] == "none"
+    # every verdict has two labels: stratified by the judge's verdict, t at the labels' df
+    assert set(summary.loc[["tone", "resolves"], "estimator"]) == {"stratified"}
+    assert (summary.loc[["tone", "resolves"], "corrected_df"] < 99).all()  # not the 100 items
+    one_fail = labels_for(queue, grades)
+    tone_fails = one_fail.merge(grades[["conversation_id", "rule_id", "verdict"]])
+    drop = tone_fails[(tone_fails["rule_id"] == "tone") & (tone_fails["verdict"] == "fail")]
+    fewer = one_fail.drop(index=drop.index[1:])  # one label left on the judge's tone fails
+    table = Grades.of(grades).by_rule(labels=fewer).set_index("rule_id")
+    assert table.loc["tone", "estimator"] == "ppi++"
+    assert table.loc["resolves", "estimator"] == "stratified"
     assert "deterministic" in summary.loc["greets", "correction_reason"]
     few = Grades.of(grades).by_rule(labels=labels_for(queue.head(6), grades))
     assert set(few["correction"]) == {"none"}

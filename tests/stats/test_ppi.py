@@ -150,6 +150,32 @@ def test_ten_labels_that_all_agree_give_what_ten_labels_can_show(estimator, item
     assert est.df == pytest.approx(9, abs=1)  # the labels' degrees of freedom, not the items'
 
 
+def test_a_judged_mean_without_labels_is_floored_as_a_mean_of_n_verdicts() -> None:
+    """Fifty verdicts that all pass, no labels: the floor is the variance of a mean of 50
+    Bernoulli verdicts at the smoothed rate (``p~(1-p~)/(N+1)``, about +-3 points), not an
+    item's variance divided once more (+-0.4 points)."""
+    est = ppi_mean(np.ones(50), np.full(50, np.nan))
+    p = 50.5 / 51
+    assert est.se**2 == pytest.approx(p * (1 - p) / 51)
+    assert est.low <= 0.98
+
+
+def test_the_stratified_label_variance_is_unbiased_with_three_labels_on_a_verdict() -> None:
+    """Fixed items, repeated draws of 12 labels on the judge's passes and 3 on its fails:
+    the estimated label variance averages the variance of the estimate over the draws (the
+    centred, unscaled terms gave (k - 1) / k of it per verdict)."""
+    rng = np.random.default_rng(4)
+    y = (rng.random(4000) < 0.7).astype(float)
+    yhat = np.where(y == 1, rng.random(4000) >= 0.1, rng.random(4000) < 0.4).astype(float)
+    estimates, variances = [], []
+    for _ in range(6000):
+        labelled, _ = _queue_draw(rng, yhat, {1.0: 12, 0.0: 3})
+        psi, terms = stratified_pseudo_values(yhat, np.where(labelled, y, np.nan))
+        estimates.append(psi.mean())
+        variances.append(terms.variances(1.0 / len(psi)).sum())
+    assert np.mean(variances) / np.var(estimates, ddof=1) == pytest.approx(1.0, abs=0.08)
+
+
 def test_twenty_labels_among_three_hundred_items_give_about_twenty_degrees_of_freedom() -> None:
     rng = np.random.default_rng(2)
     y = (rng.random(300) < 0.8).astype(float)
