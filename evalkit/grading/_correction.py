@@ -134,8 +134,8 @@ def match_labels(frame: pd.DataFrame, labels: pd.DataFrame | None) -> pd.DataFra
     at = known.get_indexer(rows)
     found = at >= 0
     label = np.where(found, table["label"].to_numpy(dtype=object)[at], np.nan)
-    probability = table["inclusion_probability"].to_numpy(dtype=np.float64)[at]
-    return out.assign(label=label, inclusion_probability=np.where(found, probability, np.nan))
+    chance = table["inclusion_probability"].to_numpy(dtype=np.float64)[at]
+    return out.assign(label=label, inclusion_probability=np.where(found, chance, np.nan))
 
 
 @dataclass(frozen=True)
