@@ -221,6 +221,14 @@ def test_the_stratified_interval_covers_at_nominal_with_few_labels(take) -> None
     assert former < stats.binom.ppf(0.001, trials, 0.95), former / trials  # what was fixed
 
 
+def test_the_stratified_interval_covers_at_nominal_with_labels_spread_unevenly() -> None:
+    """Twenty labels a rule spread as a Neyman allocation would (twelve on the judge's
+    passes, eight on its fails, against 16 / 4 in proportion): still at least 95%."""
+    covered, _, trials = _coverage(2000, {1.0: 12, 0.0: 8}, seed=12)
+    assert trials > 1900
+    assert covered >= stats.binom.ppf(0.001, trials, 0.95), covered / trials
+
+
 def test_bad_weights_name_the_field() -> None:
     with pytest.raises(ValueError, match="weight"):
         ppi_mean([1.0, 0.0], [1.0, np.nan], [0.5, 1.0])
