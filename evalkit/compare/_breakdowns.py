@@ -16,7 +16,7 @@ from ..grading import JudgeCorrection
 from ..stats import CellMoments, VarianceMethod, pass_hat_k, wilson_interval
 from ._decision import Decision, Scenarios, decide_grid, rule_errors_bounded
 from ._headline import Headline
-from ._label_degrees import persona_degrees, rule_degrees
+from ._label_degrees import rule_degrees, score_degrees
 from ._options import CompareOptions
 from ._sides import ERROR, FAIL, NA, PASS, Side, Sides, moments_by
 
@@ -154,7 +154,7 @@ def by_persona(
     )
     base, cand = (_masked(s, masks) for s in head.scenarios)
     keep = (base.left_out.n > 0) & (cand.left_out.n > 0)
-    degrees = None if correction is None else persona_degrees(sides, masks & keep, correction)
+    degrees = None if correction is None else score_degrees(sides, masks & keep, correction)
     decision = decide_grid(
         base, cand, confidence=level, min_effect=min_effect, bounded=head.bounded, degrees=degrees
     )

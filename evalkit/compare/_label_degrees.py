@@ -24,7 +24,7 @@ from ..grading import JudgeCorrection
 from ..stats import PairedGrid, label_df
 from ._sides import FAIL, PASS, Side, Sides
 
-__all__ = ["persona_degrees", "rule_degrees", "score_degrees"]
+__all__ = ["rule_degrees", "score_degrees"]
 
 FloatArray = NDArray[np.float64]
 Degrees = Callable[[PairedGrid], FloatArray]
@@ -78,24 +78,15 @@ def _score_weights(
 
 
 def score_degrees(
-    sides: Sides, paired: NDArray[np.bool_], correction: JudgeCorrection
+    sides: Sides, cells: NDArray[np.bool_], correction: JudgeCorrection
 ) -> Degrees | None:
-    """The headline's degrees of freedom (None when nothing was corrected)."""
+    """The degrees of freedom of a score difference over ``cells`` (the paired cells, ``(C,)``
+    for the headline, or ``(personas, C)`` for each persona's); None when nothing was
+    corrected."""
     if not correction.rules:
         return None
     n_cells = len(sides.cells)
-    weights = [_score_weights(s, paired, s.cell_moments(n_cells).n) for s in sides.pair]
-    return _degrees(correction, lambda i, rows: weights[i](rows))
-
-
-def persona_degrees(
-    sides: Sides, masks: NDArray[np.bool_], correction: JudgeCorrection
-) -> Degrees | None:
-    """Per persona (``masks``: persona x cell, paired cells only), the degrees of freedom."""
-    if not correction.rules:
-        return None
-    n_cells = len(sides.cells)
-    weights = [_score_weights(s, masks, s.cell_moments(n_cells).n) for s in sides.pair]
+    weights = [_score_weights(s, cells, s.cell_moments(n_cells).n) for s in sides.pair]
     return _degrees(correction, lambda i, rows: weights[i](rows))
 
 
