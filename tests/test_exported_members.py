@@ -44,6 +44,7 @@ EXPECTED = [
     "JudgeDrift",
     "JudgeDriftOptions",
     "JudgeOptions",
+    "LabelOptions",
     "LatencyOptions",
     "NightlyRule",
     "NotFoundError",

@@ -99,6 +99,22 @@ def queue_command(
         float,
         typer.Option(help="Half-width (points) the default -n plans for.", min=0.1),
     ] = 10.0,
+    allocation: Annotated[
+        str,
+        typer.Option(
+            metavar="proportional|neyman",
+            help="How a rule's labels spread over the judge's verdicts: proportional (every "
+            "verdict equally likely) or neyman (more where the labels so far, or --pilot's, "
+            "show the judge errs more).",
+        ),
+    ] = "proportional",
+    pilot: Annotated[
+        str | None,
+        typer.Option(
+            metavar="RUN",
+            help="An earlier run judged the same way, whose labels set the Neyman spreads.",
+        ),
+    ] = None,
     rule: Annotated[
         list[str] | None,
         typer.Option("--rule", metavar="RULE", help="Only this rule (repeatable)."),
@@ -111,27 +127,39 @@ def queue_command(
     ] = None,
 ) -> None:
     """A seeded, stratified draw of judged verdicts to label, each with its inclusion
-    probability (keep the column: judge-corrected comparisons weight labels by it)."""
+    probability (keep the column: judge-corrected comparisons weight labels by it). Pairs
+    the run already has labels for are not drawn again."""
+    from dataclasses import replace
+
     from .._util import atomic_write_bytes
-    from ..grading import label_queue, planned_n
+    from ..grading import LabelOptions, label_queue, planned_n
     from ..store import load_run
 
     loaded = load_run(run, store)
-    if n is None:
-        n, plan = planned_n(
-            loaded, halfwidth=halfwidth, rules=rule or None, rubric_version_id=rubric
+    try:
+        options = LabelOptions(
+            rules=rule or None,
+            seed=seed,
+            allocation=allocation,  # type: ignore[arg-type]
+            pilot=load_run(pilot, store) if pilot else None,
+            halfwidth=halfwidth,
+            rubric_version_id=rubric,
         )
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).replace("LabelOptions.", "--")) from None
+    if n is None:
+        n, plan = planned_n(loaded, options=options)
         needs = ", ".join(f"{r.rule_id} {r.still_needed}" for r in plan.itertuples())
         typer.echo(
             f"{n} label(s): what a judge-corrected interval of ±{halfwidth:g} points still "
-            f"needs ({needs or 'no judged rule'}; plan_labels, counting the run's labels); "
-            "-n sets another number",
+            f"needs ({needs or 'no judged rule'}; plan_labels, counting the run's labels, "
+            f"{allocation} allocation); -n sets another number",
             err=True,
         )
         if n == 0:
             typer.echo("no more labels needed")
             return
-    queue = label_queue(loaded, n=n, rules=rule or None, seed=seed, rubric_version_id=rubric)
+    queue = label_queue(loaded, options=replace(options, n=n))
     if csv is None:
         columns = ["conversation_id", "rule_id", "verdict", "inclusion_probability"]
         typer.echo(

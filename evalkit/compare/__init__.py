@@ -60,7 +60,6 @@ from ._compare import side_score as side_score
 from ._decision import Scenarios as Scenarios
 from ._decision import decide_grid as decide_grid
 from ._decision import errors_differ as errors_differ
-from ._judge_correction import LabelsArg as LabelsArg
 from ._options import check_confidence as check_confidence
 from ._options import check_min_effect as check_min_effect
 from ._sides import REQUIRED_COLUMNS as REQUIRED_COLUMNS
@@ -69,7 +68,6 @@ from ._sides import unique_values as unique_values
 
 _SIBLING_API = (
     "REQUIRED_COLUMNS",
-    "LabelsArg",
     "Scenarios",
     "Side",
     "check_confidence",

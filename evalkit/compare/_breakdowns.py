@@ -12,9 +12,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..grading import JudgeCorrection
 from ..stats import CellMoments, VarianceMethod, pass_hat_k, wilson_interval
 from ._decision import Decision, Scenarios, decide_grid, rule_errors_bounded
 from ._headline import Headline, refuse
+from ._label_degrees import rule_degrees, score_degrees
 from ._options import CompareOptions
 from ._sides import ERROR, FAIL, NA, PASS, Side, Sides, moments_by
 
@@ -46,7 +48,7 @@ def _rule_scenarios(side: Side, n_rules: int, n_cells: int) -> Scenarios:
 
 def _pass_values(side: Side, ok: np.ndarray, verdict: np.ndarray) -> np.ndarray:
     """Per applicable row, 100 x awarded / points: 100 or 0 from a verdict, or a judge-corrected
-    pseudo-value (:mod:`._judge_correction`); NaN for ``na`` and ``error``."""
+    pseudo-value (:func:`evalkit.grading.apply_labels`); NaN for ``na`` and ``error``."""
     points = side.rows["points"].to_numpy(dtype=np.float64)[ok]
     awarded = side.rows["points_awarded"].to_numpy(dtype=np.float64)[ok]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -74,13 +76,19 @@ def _decision_columns(decision: Decision, level: float, family: str) -> dict[str
     }
 
 
-def by_rule(sides: Sides, confidence: float, min_effect: float) -> pd.DataFrame:
+def by_rule(
+    sides: Sides,
+    confidence: float,
+    min_effect: float,
+    correction: JudgeCorrection | None = None,
+) -> pd.DataFrame:
     """Pass rates with Wilson intervals per side, and the adjusted paired difference per rule.
 
     The difference of pass rates comes from :func:`decide_grid` on per-cell pass rates (the
     headline's variance rule, bounded limits within +-100 points), Bonferroni-adjusted over
     the rules of the comparison (one family), with the error bounds where a rule's judge
-    errors differ between the sides.
+    errors differ between the sides; judge-corrected rules' degrees of freedom come from
+    their labels too (:mod:`._label_degrees`).
     """
     rules = sides.rules
     level = _adjusted(confidence, len(rules))
@@ -98,11 +106,14 @@ def by_rule(sides: Sides, confidence: float, min_effect: float) -> pd.DataFrame:
         table[f"error_{label}"] = side.rule_counts[ERROR]
     base, cand = (s.rule_counts for s in sides.pair)
     bounded = rule_errors_bounded((base[ERROR], base[-1]), (cand[ERROR], cand[-1]))
+    scenarios = [_rule_scenarios(s, len(rules), len(sides.cells)) for s in sides.pair]
+    rows = (scenarios[0].left_out.n, scenarios[1].left_out.n)
     decision = decide_grid(
-        *(_rule_scenarios(s, len(rules), len(sides.cells)) for s in sides.pair),
+        *scenarios,
         confidence=level,
         min_effect=min_effect,
         bounded=bounded,
+        degrees=None if correction is None else rule_degrees(sides, rows, correction),
     )
     table.update(_decision_columns(decision, level, f"{len(rules)} rules"))
     table["errors_differ"] = np.asarray(bounded, dtype=bool)
@@ -120,7 +131,13 @@ def _masked(s: Scenarios, masks: np.ndarray) -> Scenarios:
     return Scenarios(one(s.left_out), one(s.as_fail), one(s.as_pass))
 
 
-def by_persona(sides: Sides, head: Headline, confidence: float, min_effect: float) -> pd.DataFrame:
+def by_persona(
+    sides: Sides,
+    head: Headline,
+    confidence: float,
+    min_effect: float,
+    correction: JudgeCorrection | None = None,
+) -> pd.DataFrame:
     """Mean scores per side and the adjusted paired difference over each persona's cells.
 
     The headline's method on each persona's cells (the same design rule and variance),
@@ -137,8 +154,9 @@ def by_persona(sides: Sides, head: Headline, confidence: float, min_effect: floa
     )
     base, cand = (_masked(s, masks) for s in head.scenarios)
     keep = (base.left_out.n > 0) & (cand.left_out.n > 0)
+    degrees = None if correction is None else score_degrees(sides, masks & keep, correction)
     decision = decide_grid(
-        base, cand, confidence=level, min_effect=min_effect, bounded=head.bounded
+        base, cand, confidence=level, min_effect=min_effect, bounded=head.bounded, degrees=degrees
     )
     if head.refused:  # the persona scores leave out the same rules as the headline's
         decision = refuse(decision)

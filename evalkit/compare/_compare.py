@@ -7,13 +7,12 @@ import logging
 
 import pandas as pd
 
-from ..grading import Grades, GradesLike, as_grades_frame
+from ..grading import Grades, GradesLike, LabelsArg, apply_labels, as_grades_frame
 from ..stats import Interval, grid_mean
 from . import _breakdowns as bd
 from ._comparison import Comparison
 from ._flagged import drop_flagged, flagged_sentence
 from ._headline import Headline, decide_headline
-from ._judge_correction import LabelsArg, apply_labels
 from ._options import CompareOptions
 from ._sides import Side, Sides, check_columns, unique_values
 from ._summary import summary_row
@@ -68,7 +67,8 @@ def compare_grades(
 
     ``labels`` (hand labels: conversation_id, rule_id, label, inclusion_probability; one frame
     for both sides or a (baseline, candidate) pair) make judged rules' pass rates, the scores
-    and the difference judge-corrected PPI++ estimates (:mod:`._judge_correction`);
+    and the difference judge-corrected PPI++ estimates (:func:`evalkit.grading.apply_labels`),
+    whose degrees of freedom come from the labels;
     ``summary.judge_correction`` says whether (``ppi++``) or why not, ``by_rule`` keeps the
     judge's raw rates in ``judge_pass_rate_*``.
     """
@@ -86,18 +86,20 @@ def compare_grades(
     _warn_if_graded_differently(frames[0], frames[1])
     frames, correction = apply_labels(frames, labels, confidence=opts.confidence)
     sides = Sides.build(frames[0], frames[1])
-    head = decide_headline(sides, opts.confidence, opts.min_effect)
+    head = decide_headline(sides, opts.confidence, opts.min_effect, correction)
     left_out = {"baseline": _left_out(given[0]), "candidate": _left_out(given[1])}
     row = summary_row(sides, head, opts, left_out, flagged)
     row.update(correction.summary_fields())
-    by_rule = correction.patch_by_rule(bd.by_rule(sides, opts.confidence, opts.min_effect))
+    by_rule = correction.patch_by_rule(
+        bd.by_rule(sides, opts.confidence, opts.min_effect, correction)
+    )
     by_cell = bd.by_cell(sides, head, opts)
     warnings = comparison_warnings(row, by_rule, sides, [_run_size(g) for g in given])
     return Comparison(
         verdict=head.decision.verdict,
         _summary=pd.DataFrame([row]),
         by_rule=by_rule,
-        by_persona=bd.by_persona(sides, head, opts.confidence, opts.min_effect),
+        by_persona=bd.by_persona(sides, head, opts.confidence, opts.min_effect, correction),
         by_cell=by_cell,
         unpaired=bd.unpaired(by_cell),
         left_out=left_out,

@@ -18,14 +18,22 @@ one-sided lower bound at ``confidence`` above ``-min_effect``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from enum import IntEnum
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from ..stats import CellMoments, Interval, VarianceMethod, fisher_exact_p, paired_grid
+from ..stats import (
+    CellMoments,
+    Interval,
+    PairedGrid,
+    VarianceMethod,
+    fisher_exact_p,
+    paired_grid,
+)
 from ._options import check_levels
 from ._score import score_from_points
 from ._verdict import Verdict
@@ -146,16 +154,28 @@ def decide_grid(
     min_effect: float = 5.0,
     method: VarianceMethod | None = None,
     bounded: Any = True,
+    degrees: Callable[[PairedGrid], Any] | None = None,
 ) -> Decision:
     """The verdict of candidate minus baseline over the paired cells (module docstring).
 
     ``bounded`` (bool or array): where the error bounds must agree with the estimate; callers
     set it where the sides' error rates differ beyond chance (:func:`errors_differ`).
+    ``degrees``: the degrees of freedom of a grid given its variance and the design's (a
+    judge-corrected comparison rests on its labels too: :mod:`._label_degrees`); None keeps
+    the design's.
     """
     check_levels(confidence, min_effect, "decide_grid")
-    main = paired_grid(baseline.left_out, candidate.left_out, method=method)
-    pess = paired_grid(baseline.as_pass, candidate.as_fail, method=method)
-    opt = paired_grid(baseline.as_fail, candidate.as_pass, method=method)
+    grids = [
+        paired_grid(b, c, method=method)
+        for b, c in (
+            (baseline.left_out, candidate.left_out),
+            (baseline.as_pass, candidate.as_fail),
+            (baseline.as_fail, candidate.as_pass),
+        )
+    ]
+    if degrees is not None:
+        grids = [replace(g, df=np.asarray(degrees(g), dtype=np.float64)) for g in grids]
+    main, pess, opt = grids
     tost = 2.0 * confidence - 1.0
     i_main, i_pess, i_opt = (g.interval(confidence) for g in (main, pess, opt))
     e_main, e_pess, e_opt = (g.interval(tost) for g in (main, pess, opt))

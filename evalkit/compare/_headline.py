@@ -14,9 +14,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from ..grading import RuleLeftOut
+from ..grading import JudgeCorrection, RuleLeftOut
 from ..stats import CellMoments, Interval, VarianceMethod, grid_mean
 from ._decision import Decision, Reason, Scenarios, decide_grid, errors_differ
+from ._label_degrees import score_degrees
 from ._sides import Sides
 from ._verdict import Verdict
 
@@ -60,10 +61,16 @@ class Headline:
         return VarianceMethod(int(self.decision.method))
 
 
-def decide_headline(sides: Sides, confidence: float, min_effect: float) -> Headline:
+def decide_headline(
+    sides: Sides,
+    confidence: float,
+    min_effect: float,
+    correction: JudgeCorrection | None = None,
+) -> Headline:
     """Candidate minus baseline over the paired cells (:func:`decide_grid`, whose module
-    docstring states the rule); refused (:func:`refuse`) when a side's scores leave out whole
-    rules."""
+    docstring states the rule); with a judge ``correction``, the degrees of freedom come
+    from its labels too (:mod:`._label_degrees`); refused (:func:`refuse`) when a side's
+    scores leave out whole rules."""
     n_cells = len(sides.cells)
     scenarios = (sides.baseline.scenarios(n_cells), sides.candidate.scenarios(n_cells))
     moments = (scenarios[0].left_out, scenarios[1].left_out)
@@ -71,8 +78,14 @@ def decide_headline(sides: Sides, confidence: float, min_effect: float) -> Headl
     errs = tuple((int((s.conversation_errors > 0).sum()), s.n_conversations) for s in sides.pair)
     with_errors = (errs[0], errs[1])
     bounded = bool(errors_differ(with_errors[0], with_errors[1]))
+    degrees = None if correction is None else score_degrees(sides, paired, correction)
     decision = decide_grid(
-        scenarios[0], scenarios[1], confidence=confidence, min_effect=min_effect, bounded=bounded
+        scenarios[0],
+        scenarios[1],
+        confidence=confidence,
+        min_effect=min_effect,
+        bounded=bounded,
+        degrees=degrees,
     )
     within = [float(np.where(paired & (m.n > 1), m.n - 1.0, 0.0).sum()) for m in moments]
     scores = [grid_mean(m.mask(paired), confidence, scale=100.0) for m in moments]

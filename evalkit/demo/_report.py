@@ -115,7 +115,7 @@ def run_biased_judge_demo(
     exact judge's verdicts (standing in for a person) and stored with their inclusion
     probabilities, and the comparison is judge-corrected with them."""
     from ..compare import compare_grades
-    from ..grading import GradeOptions, Scorecard, grade_run, label_queue
+    from ..grading import GradeOptions, LabelOptions, Scorecard, grade_run, label_queue
     from ..store import Label
 
     card = Scorecard.validate(demo_scorecard())
@@ -134,7 +134,7 @@ def run_biased_judge_demo(
             zip((result.baseline, result.candidate), (result.baseline_grades,
                 result.candidate_grades), truth, strict=True)
         ):  # fmt: skip
-            queue = label_queue(grades, n=labels, seed=seed + i)
+            queue = label_queue(grades, options=LabelOptions(n=labels, seed=seed + i))
             said = {
                 (str(c), str(r)): str(v)
                 for c, r, v in zip(

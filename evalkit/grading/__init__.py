@@ -27,6 +27,7 @@ from ._judge_types import (
     JudgeVerdict,
 )
 from ._judging import JudgeArg
+from ._label_options import ALLOCATIONS, LabelOptions
 from ._label_plan import plan_labels
 from ._label_queue import label_queue, planned_n
 from ._left_out import RuleLeftOut
@@ -35,6 +36,7 @@ from ._scorecard import Scorecard, ScorecardRule
 from ._stored import stored_scorecards
 
 __all__ = [
+    "ALLOCATIONS",
     "CHECK_TYPES",
     "JUDGE_PROMPT_VERSION",
     "AgreementOptions",
@@ -53,6 +55,7 @@ __all__ = [
     "JudgeTask",
     "JudgeVerdict",
     "JudgedRule",
+    "LabelOptions",
     "RuleLeftOut",
     "Scorecard",
     "ScorecardError",
@@ -76,14 +79,16 @@ __all__ = [
 # What evalkit's other packages take from here and users need not: not public, not in the API
 # snapshot (``x as x`` marks each as re-exported for the type checker).
 from ._agreement import judge_drift_table as judge_drift_table
-from ._correction import MIN_LABELS as MIN_LABELS
-from ._correction import Matched as Matched
+from ._correction import JudgeCorrection as JudgeCorrection
+from ._correction import LabelsArg as LabelsArg
+from ._correction import apply_labels as apply_labels
 from ._left_out import left_out_mask as left_out_mask
 from ._left_out import left_out_words as left_out_words
 
 _SIBLING_API = (
-    "MIN_LABELS",
-    "Matched",
+    "JudgeCorrection",
+    "LabelsArg",
+    "apply_labels",
     "judge_drift_table",
     "left_out_mask",
     "left_out_words",

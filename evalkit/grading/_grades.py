@@ -129,9 +129,11 @@ class Grades(Result):
 
         With hand ``labels`` (conversation_id, rule_id, label, inclusion_probability; a
         :meth:`Run.labels` frame), judged rules also get the judge-corrected pass rate
-        (PPI++; :mod:`evalkit.grading._correction`): ``corrected_pass_rate``,
-        ``corrected_low``, ``corrected_high``, ``labelled`` (labels used) and ``correction``
-        (``ppi++``, or ``none`` with the ``correction_reason``).
+        (:mod:`evalkit.grading._correction`): ``corrected_pass_rate``, ``corrected_low``,
+        ``corrected_high`` (Student's t at ``corrected_df``, the labels' degrees of freedom),
+        ``labelled`` (labels used), ``estimator`` (``stratified`` by the judge's verdict, or
+        ``ppi++`` when a verdict has fewer than two labels) and ``correction`` (``ppi++``, or
+        ``none`` with the ``correction_reason``).
         """
         out = self._summary(confidence)
         if labels is None:
@@ -144,7 +146,9 @@ class Grades(Result):
                 "corrected_pass_rate": table["corrected_pass_rate"],
                 "corrected_low": table["corrected_low"],
                 "corrected_high": table["corrected_high"],
+                "corrected_df": table["corrected_df"],
                 "labelled": table["labelled"],
+                "estimator": table["estimator"],
                 "correction": table["correction"],
                 "correction_reason": table["reason"],
             }
@@ -152,6 +156,7 @@ class Grades(Result):
         merged = out.set_index("rule_id").join(extra)
         merged["labelled"] = merged["labelled"].fillna(0).astype("int64")
         merged["correction"] = merged["correction"].fillna("none")
+        merged["estimator"] = merged["estimator"].fillna("")
         merged["correction_reason"] = merged["correction_reason"].fillna(
             "a deterministic check: labels say whether it was right"
         )

@@ -8,9 +8,11 @@
   the scale (Wilson with an effective sample size, MOVER; see ``_bounded``);
 - :func:`power_of`, :func:`expected_power`, :func:`minimum_detectable_effect`,
   :func:`grid_difference_se`, :func:`paired_df`: planning (noncentral t; pilot uncertainty);
-- :func:`ppi_mean`, :func:`ppi_difference`, :func:`ppi_pseudo_values`: prediction-powered
-  (PPI++) means that correct a judge's verdicts with hand labels drawn with known
-  probabilities, built from per-item influence terms (see ``_ppi``);
+- :func:`ppi_mean`, :func:`ppi_pseudo_values`, :func:`stratified_mean`,
+  :func:`stratified_pseudo_values`: prediction-powered means (PPI++, and
+  stratified by the judge's verdict) that correct a judge's verdicts with hand labels drawn
+  with known probabilities, built from per-item influence terms, with degrees of freedom
+  from the labels (see ``_ppi``);
 - :func:`efficacy_bounds`, :func:`futility_bounds`, :func:`spent_alpha`,
   :func:`stopping_probabilities`, :func:`conditional_power`, :func:`confidence_sequence_bounds`:
   group-sequential boundaries (Lan-DeMets spending, beta-spending futility, recursive
@@ -45,7 +47,14 @@ from ._power import (
     paired_df,
     power_of,
 )
-from ._ppi import PPIEstimate, ppi_difference, ppi_mean, ppi_pseudo_values
+from ._ppi import (
+    LabelTerms,
+    PPIEstimate,
+    ppi_mean,
+    ppi_pseudo_values,
+    stratified_mean,
+    stratified_pseudo_values,
+)
 from ._sequential import (
     SPENDING_FUNCTIONS,
     StopProbabilities,
@@ -61,6 +70,7 @@ __all__ = [
     "SPENDING_FUNCTIONS",
     "CellMoments",
     "Interval",
+    "LabelTerms",
     "PPIEstimate",
     "PairedGrid",
     "StopProbabilities",
@@ -83,11 +93,12 @@ __all__ = [
     "paired_grid",
     "pass_hat_k",
     "power_of",
-    "ppi_difference",
     "ppi_mean",
     "ppi_pseudo_values",
     "spent_alpha",
     "stopping_probabilities",
+    "stratified_mean",
+    "stratified_pseudo_values",
     "t_interval",
     "t_quantile",
     "wilson_interval",
@@ -96,10 +107,15 @@ __all__ = [
 # What evalkit's other packages take from here and users need not: not public, not in the API
 # snapshot (``x as x`` marks each as re-exported for the type checker).
 
+from ._ppi import label_df as label_df
+from ._ppi import ppi_values as ppi_values
+
 _SIBLING_API = (
     "ClusteredSample",
     "cluster_quantile_difference",
     "expanded_percentile_interval",
+    "label_df",
+    "ppi_values",
 )
 
 publish(globals())

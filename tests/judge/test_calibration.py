@@ -9,7 +9,7 @@ import pandas as pd
 from scipy import stats
 
 from evalkit.compare import compare_grades
-from evalkit.grading import label_queue
+from evalkit.grading import LabelOptions, label_queue
 from evalkit.stats import wilson_interval
 
 from .world import World, effects, expected_rates, expected_score, labels_for, pair
@@ -24,8 +24,8 @@ def _labels(b: pd.DataFrame, c: pd.DataFrame, seed: int) -> pd.DataFrame:
     n = int(0.25 * 2 * WORLD.cells * WORLD.repeats)  # a quarter of the judged pairs
     return pd.concat(
         [
-            labels_for(label_queue(b, n=n, seed=seed), b),
-            labels_for(label_queue(c, n=n, seed=seed + 10_000), c),
+            labels_for(label_queue(b, options=LabelOptions(n=n, seed=seed)), b),
+            labels_for(label_queue(c, options=LabelOptions(n=n, seed=seed + 10_000)), c),
         ]
     )
 

@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from evalkit import Scorecard
 from evalkit.compare import compare_grades
 from evalkit.flows import compare_runs
-from evalkit.grading import grade_run, label_queue
+from evalkit.grading import LabelOptions, grade_run, label_queue
 from evalkit.store import Label
 
 from ..grading.helpers import FakeJudge
@@ -27,8 +28,8 @@ def _labelled(seed: int, n: int = 150) -> tuple[pd.DataFrame, pd.DataFrame, pd.D
     b, c = pair(World(), BASE, DROP, seed)
     labels = pd.concat(
         [
-            labels_for(label_queue(b, n=n, seed=seed), b),
-            labels_for(label_queue(c, n=n, seed=seed + 1), c),
+            labels_for(label_queue(b, options=LabelOptions(n=n, seed=seed)), b),
+            labels_for(label_queue(c, options=LabelOptions(n=n, seed=seed + 1)), c),
         ]
     )
     return b, c, labels
@@ -87,7 +88,10 @@ def test_hand_picked_labels_and_too_few_labels_are_said_not_used() -> None:
 def test_a_perfect_judge_with_labels_is_no_wider_than_the_judge_alone() -> None:
     b, c = pair(World(false_pass=0.0, false_fail=0.0), BASE, DROP, 13)
     labels = pd.concat(
-        [labels_for(label_queue(b, n=150, seed=1), b), labels_for(label_queue(c, n=150, seed=2), c)]
+        [
+            labels_for(label_queue(b, options=LabelOptions(n=150, seed=1)), b),
+            labels_for(label_queue(c, options=LabelOptions(n=150, seed=2)), c),
+        ]
     )
     alone = compare_grades(b, c).summary.iloc[0]
     fixed = compare_grades(b, c, labels=labels).summary.iloc[0]
@@ -110,3 +114,25 @@ def test_compare_runs_reads_stored_labels(tmp_path: Path) -> None:
     assert any("fewer than 10" in w for w in result.warnings)
     with pytest.raises(ValueError, match='"stored"'):
         compare_runs(runs[0], runs[1], Scorecard.validate(CARD), judge=judge, labels="labels")
+
+
+def test_a_corrected_comparison_takes_its_degrees_of_freedom_from_the_labels() -> None:
+    """Twenty labels a rule a side among 200 conversations: the headline's degrees of
+    freedom are the labels' (Satterthwaite), not the ~320 of the design, and the interval is
+    the wider for it."""
+    world = World(cells=40, repeats=5)
+    b, c = pair(world, BASE, BASE, 21)
+    labels = pd.concat(
+        [
+            labels_for(label_queue(b, options=LabelOptions(n=40, seed=1)), b),
+            labels_for(label_queue(c, options=LabelOptions(n=40, seed=2)), c),
+        ]
+    )
+    fixed = compare_grades(b, c, labels=labels)
+    raw = compare_grades(b, c)
+    row = fixed.summary.iloc[0]
+    assert raw.summary.iloc[0]["df"] > 250  # the design: repeats within 40 cells a side
+    assert 10 <= row["df"] <= 120
+    # the interval is Student's t at those degrees of freedom (Wald in the interior)
+    half = (row["difference_high"] - row["difference_low"]) / 2
+    assert half >= stats.t.ppf(0.975, row["df"]) * row["se"] * 0.99

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from evalkit.cli import app
-from evalkit.grading import Grades, grade_run, label_queue, plan_labels, planned_n
+from evalkit.grading import Grades, LabelOptions, grade_run, label_queue, plan_labels, planned_n
 from evalkit.store import Label, import_labels, load_run
 
 from ..grading.helpers import FakeJudge
@@ -32,7 +32,7 @@ def _grades() -> pd.DataFrame:
 
 def test_the_queue_draws_judged_pairs_within_strata_with_their_probabilities() -> None:
     grades = _grades()
-    queue = label_queue(grades, n=40, seed=7)
+    queue = label_queue(grades, options=LabelOptions(n=40, seed=7))
     assert len(queue) == 40
     assert not queue.duplicated(["conversation_id", "rule_id"]).any()  # without replacement
     assert set(queue["rule_id"]) == {"tone", "resolves"}  # never the deterministic check
@@ -48,16 +48,16 @@ def test_the_queue_draws_judged_pairs_within_strata_with_their_probabilities() -
     # the verdicts are the judge's
     merged = queue.merge(judged, on=["conversation_id", "rule_id"], suffixes=("", "_g"))
     assert (merged["verdict"] == merged["verdict_g"]).all()
-    again = label_queue(grades, n=40, seed=7)
+    again = label_queue(grades, options=LabelOptions(n=40, seed=7))
     pd.testing.assert_frame_equal(queue, again)  # seeded
-    assert not label_queue(grades, n=40, seed=8).equals(queue)
+    assert not label_queue(grades, options=LabelOptions(n=40, seed=8)).equals(queue)
 
 
 def test_the_queue_is_a_simple_random_draw_within_a_stratum() -> None:
     grades = _grades()
     counts: dict[str, int] = {}
     for seed in range(200):
-        q = label_queue(grades, n=20, rules=["tone"], seed=seed)
+        q = label_queue(grades, options=LabelOptions(n=20, rules=["tone"], seed=seed))
         q = q[q["verdict"] == "pass"]
         for cid in q["conversation_id"]:
             counts[cid] = counts.get(cid, 0) + 1
@@ -70,28 +70,30 @@ def test_the_queue_is_a_simple_random_draw_within_a_stratum() -> None:
 
 
 def test_bad_queue_requests_name_the_field() -> None:
-    with pytest.raises(ValueError, match="n must be a positive"):
-        label_queue(_grades(), n=0)
+    with pytest.raises(ValueError, match=r"LabelOptions\.n must be a positive"):
+        label_queue(_grades(), options=LabelOptions(n=0))
     with pytest.raises(ValueError, match="rules: nope not in the grades"):
-        label_queue(_grades(), rules=["nope"])
+        label_queue(_grades(), options=LabelOptions(rules=["nope"]))
 
 
 def test_plan_labels_asks_for_fewer_labels_once_labels_show_a_good_judge() -> None:
     grades = _grades()
-    before = plan_labels(grades, None, halfwidth=8).set_index("rule_id")
-    queue = label_queue(grades, n=60, seed=0)
-    after = plan_labels(grades, labels_for(queue, grades), halfwidth=8).set_index("rule_id")
+    before = plan_labels(grades, options=LabelOptions(halfwidth=8)).set_index("rule_id")
+    queue = label_queue(grades, options=LabelOptions(n=60, seed=0))
+    after = plan_labels(
+        grades, labels_for(queue, grades), options=LabelOptions(halfwidth=8)
+    ).set_index("rule_id")
     assert (after["labelled"] == 30).all()
     assert (after["halfwidth"] > 0).all()
     assert (after["needed"] <= before["needed"]).all()
     assert (after["still_needed"] == np.maximum(after["needed"] - 30, 0)).all()
-    with pytest.raises(ValueError, match="halfwidth"):
-        plan_labels(grades, None, halfwidth=0)
+    with pytest.raises(ValueError, match=r"LabelOptions\.halfwidth"):
+        LabelOptions(halfwidth=0)
 
 
 def test_grades_summary_with_labels_shows_the_corrected_rate_beside_the_judges() -> None:
     grades = _grades()
-    queue = label_queue(grades, n=100, seed=1)
+    queue = label_queue(grades, options=LabelOptions(n=100, seed=1))
     summary = Grades.of(grades).by_rule(labels=labels_for(queue, grades)).set_index("rule_id")
     truth = Grades.of(true_frame(grades)).summary.set_index("rule_id")["pass_rate"]
     for rule in ("tone", "resolves"):
@@ -100,6 +102,16 @@ def test_grades_summary_with_labels_shows_the_corrected_rate_beside_the_judges()
         assert row["labelled"] == 50
         assert row["corrected_low"] <= truth[rule] <= row["corrected_high"]
     assert summary.loc["greets", "correction"] == "none"
+    # every verdict has two labels: stratified by the judge's verdict, t at the labels' df
+    assert set(summary.loc[["tone", "resolves"], "estimator"]) == {"stratified"}
+    assert (summary.loc[["tone", "resolves"], "corrected_df"] < 99).all()  # not the 100 items
+    one_fail = labels_for(queue, grades)
+    tone_fails = one_fail.merge(grades[["conversation_id", "rule_id", "verdict"]])
+    drop = tone_fails[(tone_fails["rule_id"] == "tone") & (tone_fails["verdict"] == "fail")]
+    fewer = one_fail.drop(index=drop.index[1:])  # one label left on the judge's tone fails
+    table = Grades.of(grades).by_rule(labels=fewer).set_index("rule_id")
+    assert table.loc["tone", "estimator"] == "ppi++"
+    assert table.loc["resolves", "estimator"] == "stratified"
     assert "deterministic" in summary.loc["greets", "correction_reason"]
     few = Grades.of(grades).by_rule(labels=labels_for(queue.head(6), grades))
     assert set(few["correction"]) == {"none"}
@@ -153,20 +165,22 @@ def test_csv_import_keeps_the_probability_and_refuses_unknown_rules_and_bad_byte
 def test_without_n_the_queue_holds_what_plan_labels_still_needs() -> None:
     """Issue 29: the queue's default n was a fixed 50 whatever plan_labels said."""
     grades = _grades()
-    plan = plan_labels(grades, None, halfwidth=10)
+    plan = plan_labels(grades, options=LabelOptions(halfwidth=10))
     needed = int(plan["still_needed"].sum())
     assert needed > 50  # two judged rules, no labels yet: labels alone, about 60-90 each
-    queue = label_queue(grades, seed=3)
+    queue = label_queue(grades, options=LabelOptions(seed=3))
     assert len(queue) == needed
     assert planned_n(grades)[0] == needed
-    assert len(label_queue(grades, n=12, seed=3)) == 12  # an explicit n is honoured
+    assert (
+        len(label_queue(grades, options=LabelOptions(n=12, seed=3))) == 12
+    )  # an explicit n is honoured
     # labels already given count: a good judge needs far fewer more
-    labels = labels_for(label_queue(grades, n=60, seed=0), grades)
-    fewer, plan_after = planned_n(grades, labels=labels, halfwidth=10)
+    labels = labels_for(label_queue(grades, options=LabelOptions(n=60, seed=0)), grades)
+    fewer, plan_after = planned_n(grades, labels, options=LabelOptions(halfwidth=10))
     assert fewer == int(plan_after["still_needed"].sum()) < needed
-    assert len(label_queue(grades, labels=labels, seed=3)) == fewer
+    assert len(label_queue(grades, labels, options=LabelOptions(seed=3))) == fewer
     # a wide interval the labels already give: nothing more to label
-    assert label_queue(grades, labels=labels, halfwidth=40).empty
+    assert label_queue(grades, labels, options=LabelOptions(halfwidth=40)).empty
 
 
 def test_labels_queue_command_prints_and_writes_an_importable_csv(tmp_path: Path) -> None:
