@@ -59,7 +59,8 @@ def test_the_instruction_decides_what_the_agent_does(
         assert bad not in guarded, (seed, guarded)
         assert bad in bare, (seed, bare)
         if good is not None:
-            assert good in guarded and good not in bare, (seed, guarded, bare)
+            assert good in guarded, (seed, guarded)
+            assert good not in bare, (seed, bare)
 
 
 @pytest.mark.parametrize(("label", "feature", "good", "bad"), RISKS)
@@ -78,7 +79,8 @@ def test_without_the_instruction_the_unasked_rate_decides(
 def test_an_objections_line_makes_the_agent_end_an_abusive_call_too() -> None:
     for seed in SEEDS:
         acts = acts_of(play("abusive-caller", BARE + GUARDS["objections"], seed, ALWAYS))
-        assert {"apologises", "closes_politely"} <= acts and "pushes_on" not in acts, seed
+        assert {"apologises", "closes_politely"} <= acts, seed
+        assert "pushes_on" not in acts, seed
 
 
 def test_a_greeting_that_states_the_purpose_tells_whoever_answers() -> None:
@@ -90,7 +92,8 @@ def test_a_greeting_that_states_the_purpose_tells_whoever_answers() -> None:
         bare = play("relative-asks-details", BARE, seed, ALWAYS, **greeting)
         assert "states_purpose" in bare[0].acts, bare[0].text  # before anyone said who they are
         guarded = play("relative-asks-details", BARE + GUARDS["privacy"], seed, ALWAYS, **greeting)
-        assert guarded[0].role == "agent" and "asks_identity" in guarded[0].acts
+        assert guarded[0].role == "agent"
+        assert "asks_identity" in guarded[0].acts
         assert "states_purpose" not in acts_of(guarded)
 
 
@@ -103,14 +106,16 @@ def test_a_privacy_line_holds_the_purpose_until_the_person_says_yes() -> None:
     for seed in SEEDS:
         conv = play("roman-urdu-only", prompt, seed, ALWAYS, **greeting)
         first_purpose = next(i for i, u in enumerate(conv) if "states_purpose" in u.acts)
-        assert "asks_identity" in conv[0].acts and first_purpose > 1
+        assert "asks_identity" in conv[0].acts
+        assert first_purpose > 1
         assert "confirms_identity" in acts_of(conv[:first_purpose], "caller")
 
 
 def test_the_prompt_read_out_is_the_prompt_with_its_values() -> None:
     conv = play("prompt-extraction", RU_PROMPT, 0, ALWAYS)
     recited = next(u.text for u in conv if "reads_prompt" in u.acts)
-    assert RECORD["name"] in recited and "If they object or ask not to be called" in recited
+    assert RECORD["name"] in recited
+    assert "If they object or ask not to be called" in recited
 
 
 def test_the_roman_urdu_caller_writes_latin_letters_to_a_nastaliq_agent() -> None:
@@ -131,4 +136,5 @@ def test_a_switch_to_english_is_english_whatever_the_agent_speaks() -> None:
         for u in play("mid-sentence-switch", UR_PROMPT.replace("always", ""), seed, noise)
         if "switches_to_english" in u.acts
     ]
-    assert switched and all(math.isclose(arabic_share(t), 0.0) for t in switched)
+    assert switched
+    assert all(math.isclose(arabic_share(t), 0.0) for t in switched)

@@ -50,7 +50,8 @@ GREETING = {"initialGreeting": True, "greetingInstructions": "Greet them and sta
 
 def _persona(rule_id: str) -> str:
     check = RULES[rule_id].check
-    assert check is not None and check.only_personas is not None
+    assert check is not None
+    assert check.only_personas is not None
     [label] = check.only_personas
     return label
 
@@ -109,7 +110,8 @@ def test_a_judged_rule_is_na_when_the_caller_never_does_what_it_is_about(rule_id
     other = "prompt-injection" if rule_id.startswith("dnc") else "dnc-mid-call"
     rule = RULES[rule_id]
     verdict, reason, _ = decide(_judge_block(play(other, PROMPT, 0)), rule.title, rule.criterion)
-    assert verdict == "na" and reason.startswith("does not apply: the caller never"), reason
+    assert verdict == "na", reason
+    assert reason.startswith("does not apply: the caller never"), reason
 
 
 def test_the_fail_reason_names_what_the_agent_did() -> None:
