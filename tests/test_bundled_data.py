@@ -129,6 +129,8 @@ def test_commands_take_bundled_names() -> None:
     listed = runner.invoke(app, ["personas", "list", "-p", "hostile"])
     assert listed.exit_code == 0, listed.output
     assert listed.output.startswith("hostile ")
+    bundled = runner.invoke(app, ["personas", "list"])
+    assert "more in red-team/: 9 persona(s), --personas red-team" in bundled.output
     linted = runner.invoke(app, ["lint", "examples/assistant.yaml"])
     assert "no such file" not in linted.output, linted.output
     valid = runner.invoke(app, ["scorecard", "validate", SCORECARD])

@@ -98,4 +98,5 @@ def test_the_pack_runs_and_grades_by_name_from_the_command_line(
     assert graded.exit_code == 0, graded.output
     for rule in ("relative-no-details", "emergency-names-help", "roman-keeps-urdu"):
         assert rule in graded.output
-    assert not list(tmp_path.glob("personas")) and (tmp_path / "runs" / "red").is_dir()
+    assert not list(tmp_path.glob("personas"))
+    assert (tmp_path / "runs" / "red").is_dir()

@@ -31,6 +31,12 @@ closing                "goodbye", "thank", "Allah hafiz", "shukriya", "شکری�
 callbacks              "call back", "reschedule", "baad mein" -> agrees to the caller's time.
 vague prompt           fewer than 15 words -> opens vaguely half the time ("about your account")
                        and asks to confirm less often (65% even when told to).
+red-team callers       the privacy, emergency, confidential, stay_in_role, keep_language and
+                       abuse features (below) decide what it does with a child or a relative on
+                       the line, a medical emergency, an order to ignore its instructions or to
+                       read them out, a caller who pulls it towards English, and abuse; a
+                       greeting that states the purpose states it to whoever answers unless the
+                       prompt has a privacy line (then it asks for the person first).
 =====================  =========================================================================
 
 Prompt features (:data:`FEATURES`; keywords in the instructions and greeting, whole words, not
