@@ -61,7 +61,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._util._redact import redact_text
+from ._util import redact_text
 
 __all__ = ["EvalkitError"]
 

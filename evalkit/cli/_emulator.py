@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 )
 def emulator_command(ctx: typer.Context) -> None:
     """Serve the local emulator of the service until stopped (`evalkit emulator --help`)."""
-    from ..emulator._command import CommandStyle, make_emulator_command
+    from ._emulator_command import CommandStyle, make_emulator_command
 
     command = typer.Typer(
         add_completion=False, pretty_exceptions_show_locals=False, rich_markup_mode=None
@@ -35,7 +35,7 @@ def emulator_command(ctx: typer.Context) -> None:
 def demo_assistant(server: EmulatorServer) -> list[str]:
     """Build the demo's Urdu clinic reminder on ``server``; lines saying how to run it."""
     from ..demo import CONTACTS, CONTEXT, GREETING, PROD_INSTRUCTIONS
-    from ..emulator._builds import default_config
+    from ..emulator import default_config
 
     # the demo's config (its stt, llm and tts blocks: `evalkit tune`'s LLM-knob variants and the
     # viewer's play control need them), with the greeting's instructions

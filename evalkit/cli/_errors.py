@@ -46,7 +46,7 @@ class ExitCode(IntEnum):
     USAGE = 2  # a command-line mistake (click's usage errors)
     PARTIAL = 3  # a run stopped by its budget: some conversations are not recorded yet
     ABORTED = 4  # a run stopped by an error no retry would fix (RunAborted)
-    FAIL_ON = 5  # a complete run that recorded an outcome named by --fail-on
+    FAIL_ON = 5  # --fail-on matched: a run recorded the statuses, or grades the verdicts, it names
     STORE_UNREACHABLE = 6  # the store (an object store URL) could not be reached
     JUDGE_SHIFTED = 7  # judge-drift --fail-on-shift: a new judge moved a rule's pass rate
     INTERRUPTED = 130  # Ctrl-C (SIGINT): what finished is kept

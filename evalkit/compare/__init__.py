@@ -19,6 +19,7 @@ from ._alarms import NightlyRule
 from ._compare import compare_grades
 from ._comparison import Comparison
 from ._latency import compare_latency, latency_quantiles
+from ._latency_options import LatencyOptions
 from ._latency_result import LatencyComparison, LatencyUnavailableError
 from ._options import CompareOptions
 from ._options import check_levels as check_levels  # _SIBLING_API
@@ -31,6 +32,7 @@ __all__ = [
     "CompareOptions",
     "Comparison",
     "LatencyComparison",
+    "LatencyOptions",
     "LatencyUnavailableError",
     "NightlyRule",
     "RepeatPlan",
@@ -46,7 +48,35 @@ __all__ = [
     "plan_repeats",
 ]
 
-#: Names sibling packages import from here that users need not (not public).
-_SIBLING_API = ("check_levels",)
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._alarms import AlarmWatch as AlarmWatch
+from ._compare import grades_headline as grades_headline
+from ._compare import side_score as side_score
+from ._decision import Scenarios as Scenarios
+from ._decision import decide_grid as decide_grid
+from ._decision import errors_differ as errors_differ
+from ._judge_correction import LabelsArg as LabelsArg
+from ._options import check_confidence as check_confidence
+from ._options import check_min_effect as check_min_effect
+from ._sides import REQUIRED_COLUMNS as REQUIRED_COLUMNS
+from ._sides import Side as Side
+from ._sides import unique_values as unique_values
+
+_SIBLING_API = (
+    "REQUIRED_COLUMNS",
+    "AlarmWatch",
+    "LabelsArg",
+    "Scenarios",
+    "Side",
+    "check_confidence",
+    "check_levels",
+    "check_min_effect",
+    "decide_grid",
+    "errors_differ",
+    "grades_headline",
+    "side_score",
+    "unique_values",
+)
 
 publish(globals())

@@ -42,7 +42,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._problems import Problem
+from ..api import Problem
 from ._auth import authenticate, owned_assistant
 from ._bodies import read_json
 from ._builds import check_build_body, create_built_assistant

@@ -24,7 +24,7 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._problems import Problem
+from ..api import Problem
 from ._auth import authenticate
 from ._bodies import read_json
 from ._chat_wire import chat_completion, model_list, openai_error

@@ -26,10 +26,15 @@ from typing import Any, Final, Literal
 
 import pandas as pd
 
-from ..compare import CompareOptions, NightlyRule, Verdict
-from ..compare._alarms import AlarmWatch
-from ..compare._compare import headline, side_score
-from ..compare._options import check_levels
+from ..compare import (
+    AlarmWatch,
+    CompareOptions,
+    NightlyRule,
+    Verdict,
+    check_levels,
+    grades_headline,
+    side_score,
+)
 from ..grading import conversation_points
 from ..store import StoreLike, catalog, open_store
 from ._series import Point, Series, build_series, load_grades, note_first
@@ -117,7 +122,7 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     if base.empty or cand.empty or not set(base["cell_id"]) & set(cand["cell_id"]):
         return float("nan"), Verdict.INSUFFICIENT_EVIDENCE.value
     base, cand = _common_repeats(base, cand)
-    decision = headline(
+    decision = grades_headline(
         base, cand, CompareOptions(confidence=opts.confidence, min_effect=opts.min_effect)
     ).decision
     return float(decision.interval.estimate), decision.verdict.value

@@ -15,8 +15,8 @@ from typing import Any, ClassVar, Final
 
 import pandas as pd
 
+from .._results import Result
 from .._util import atomic_write_bytes, json_default
-from .._util._result import Result
 from ..store import StoreLike
 from ._history import HistoryOptions, history, latest_regression, series_labels
 from ._notebook import Regression

@@ -33,6 +33,9 @@ from ._cells import (
     paired_grid,
     t_interval,
 )
+from ._cluster_quantiles import ClusteredSample as ClusteredSample
+from ._cluster_quantiles import cluster_quantile_difference as cluster_quantile_difference
+from ._cluster_quantiles import expanded_percentile_interval as expanded_percentile_interval
 from ._exact import fisher_exact_p
 from ._intervals import pass_hat_k, wilson_interval
 from ._power import (
@@ -89,5 +92,14 @@ __all__ = [
     "t_quantile",
     "wilson_interval",
 ]
+
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+
+_SIBLING_API = (
+    "ClusteredSample",
+    "cluster_quantile_difference",
+    "expanded_percentile_interval",
+)
 
 publish(globals())

@@ -10,7 +10,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from .._exceptions import EvalkitError
-from .._util._html import render_html
+from .._util import render_html
 from ..compare import Comparison, compare_grades
 from ..flows import history, series_labels, what_changed
 from ..report import (

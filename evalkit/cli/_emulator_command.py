@@ -1,4 +1,5 @@
-"""The `evalkit emulator` command (registered by ``evalkit/cli/_emulator.py``).
+"""The `evalkit emulator` command (registered by ``evalkit/cli/_emulator.py``, which imports
+this module only when the command runs: it loads the emulator).
 
 :func:`emulator` prints ``KEY=value`` settings lines (tools parse them); the ``evalkit
 emulator`` command is :func:`make_emulator_command` with :class:`CommandStyle` ``export=True``
@@ -19,9 +20,8 @@ from typing import Annotated
 
 import typer
 
-from ._server import EmulatorServer, serve
-from ._settings import EmulatorSettings
-from .dialogue import DialogueBackend
+from ..emulator import EmulatorServer, EmulatorSettings, serve
+from ..emulator.dialogue import DialogueBackend
 
 #: Called with the running server by ``--demo-assistant``; returns lines to print.
 ReadyHook = Callable[[EmulatorServer], Sequence[str]]
@@ -127,7 +127,7 @@ def _server(
     if llm_base_url is not None:
         if not llm_model:
             raise typer.BadParameter("--llm-model is required with --llm-base-url")
-        from ._llm_backend import LlmBackend
+        from ..emulator import LlmBackend
 
         backend = LlmBackend(llm_base_url, llm_model, api_key=llm_api_key)
     if api_key is not None and not api_key.startswith("sk_api_"):
