@@ -4,8 +4,9 @@ Builds the sdist and the wheel (``python -m build``, ``twine check --strict``), 
 wheel into a fresh virtual environment outside the checkout, and from an empty folder runs what a
 new user runs: ``evalkit demo``; ``evalkit emulator --port 0 --demo-assistant`` with the run
 line it prints, a second run, ``grade`` and ``compare``; ``evalkit report`` on a bundled
-notebook; ``evalkit view bundle``; and ``evalkit.data.bundled_path("notebooks")``. Every bundled
-file must come from the installed package, and nothing may be written inside site-packages.
+notebook; ``evalkit view bundle``; ``evalkit.data.bundled_path("notebooks")``; and the red-team
+personas and scorecard by name. Every bundled file must come from the installed package, and
+nothing may be written inside site-packages.
 Prints the packaging figures (sizes, install time, start-up times against a bare interpreter).
 
 Run with the checkout's environment (``build`` and ``twine`` come with ``.[dev]``):
@@ -187,11 +188,18 @@ paths["evalkit"] = evalkit.__file__
 paths["nastaliq font"] = str(data.nastaliq_font_path())
 paths["latin font"] = str(data.latin_font_path())
 paths["scorecard by name"] = str(data.resolve("appointment-reminder-ur", "scorecards"))
+paths["red-team scorecard"] = str(data.resolve("red-team", "scorecards"))
+paths["red-team personas"] = str(data.resolve("red-team", "personas"))
+paths["red-team personas listed"] = ",".join(
+    n for n in data.bundled_names("personas") if n.startswith("red-team/"))
 paths["notebooks listed"] = ",".join(data.bundled_names("notebooks"))
 print(json.dumps(paths))
 """
     found = json.loads(run(["python", "-c", probe], cwd=here, env=env).stdout)
     listed = found.pop("notebooks listed")
+    red_team = found.pop("red-team personas listed").split(",")
+    if len(red_team) != 9:
+        raise CheckFailed(f"the wheel's red-team personas are not the nine bundled: {red_team}")
     if "compare_draft_prod" not in listed.split(","):
         raise CheckFailed(f"the bundled notebooks lack compare_draft_prod: {listed}")
     outside = {k: v for k, v in found.items() if not Path(v).resolve().is_relative_to(site)}

@@ -37,6 +37,8 @@ def empty_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (f"scorecards/{SCORECARD}.yaml", "scorecards", f"{SCORECARD}.yaml"),  # README's spelling
         ("cooperative", "personas", "cooperative.yaml"),
         ("personas", "personas", "."),
+        ("red-team", "personas", "red-team"),  # a folder of bundled personas by its name
+        ("personas/red-team", "personas", "red-team"),
         ("contacts.csv", "examples", "contacts.csv"),
         ("examples/contacts.csv", "examples", "contacts.csv"),
         ("variants/urdu_reminder", "examples", "variants/urdu_reminder.yaml"),
@@ -68,7 +70,11 @@ def test_every_loader_takes_a_bundled_name(empty_folder: Path) -> None:
     card = Scorecard.load(SCORECARD)
     assert card.rules
     assert [p.label for p in load_personas("cooperative")] == ["cooperative"]
-    assert len(load_personas("personas")) == len(bundled_names("personas"))
+    top = [name for name in bundled_names("personas") if "/" not in name]
+    assert len(load_personas("personas")) == len(top)  # a folder's own files, not its subfolders
+    red_team = load_personas("red-team")
+    assert {f"red-team/{p.label}" for p in red_team} == set(bundled_names("personas")) - set(top)
+    assert all("red-team" in p.tags for p in red_team)
     grid = Grid(["hostile", "do-not-call"], variables="contacts.csv", contexts=["A reminder."])
     rows = len(contacts_path().read_text(encoding="utf-8").strip().splitlines()) - 1
     assert len(list(grid.cells())) == 2 * rows
@@ -107,13 +113,14 @@ def test_init_command_copies_into_a_folder_and_says_what_it_kept(empty_folder: P
     runner = CliRunner()
     first = runner.invoke(app, ["init", "here"])
     assert first.exit_code == 0, first.output
-    assert "17 personas, 4 scorecards, 6 examples, 6 notebooks" in first.output
+    assert "26 personas, 5 scorecards, 6 examples, 6 notebooks" in first.output
+    assert (empty_folder / "here" / "personas" / "red-team" / "minor-answers.yaml").is_file()
     assert (empty_folder / "here" / "examples" / "contacts.csv").is_file()
     assert (empty_folder / "here" / "notebooks" / "compare_draft_prod.ipynb").is_file()
     again = runner.invoke(app, ["init", "here"])
     assert again.exit_code == 0, again.output
     assert "0 personas, 0 scorecards, 0 examples, 0 notebooks" in again.output
-    assert "kept 33 file(s) already there" in again.output
+    assert "kept 43 file(s) already there" in again.output
 
 
 @pytest.mark.usefixtures("empty_folder")
@@ -122,6 +129,8 @@ def test_commands_take_bundled_names() -> None:
     listed = runner.invoke(app, ["personas", "list", "-p", "hostile"])
     assert listed.exit_code == 0, listed.output
     assert listed.output.startswith("hostile ")
+    bundled = runner.invoke(app, ["personas", "list"])
+    assert "more in red-team/: 9 persona(s), --personas red-team" in bundled.output
     linted = runner.invoke(app, ["lint", "examples/assistant.yaml"])
     assert "no such file" not in linted.output, linted.output
     valid = runner.invoke(app, ["scorecard", "validate", SCORECARD])

@@ -40,7 +40,8 @@ def load(path: Path) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def persona_labels() -> set[str]:
-    return {p.label for p in load_personas(REPO / "personas")}
+    """Every bundled persona's label: the personas folder and its red-team pack."""
+    return {p.label for p in load_personas([REPO / "personas", REPO / "personas" / "red-team"])}
 
 
 def test_there_are_three_scorecards_with_unique_rubric_versions() -> None:

@@ -28,7 +28,7 @@ def list_command(
     ] = None,
 ) -> None:
     """Label, tags and description of each persona; the bundled folders' paths."""
-    from ..data import contacts_path
+    from ..data import contacts_path, resolve
     from ..grid import load_personas
     from ._options import SAMPLE_CONTACTS
     from ._run import default_personas
@@ -42,5 +42,11 @@ def list_command(
         line = f"{persona.label.ljust(width)}  [{tags}]  {about}"
         typer.echo(line if len(line) <= 100 else line[:99] + "…")
     typer.echo(f"{len(found)} persona(s) from {source}")
+    folder = resolve(source, "personas")
+    subfolders = sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+    for sub in subfolders:
+        files = [f for f in sub.iterdir() if f.suffix.lower() in (".yaml", ".yml")]
+        if files:
+            typer.echo(f"more in {sub.name}/: {len(files)} persona(s), --personas {sub.name}")
     typer.echo(f"sample contacts: --variables {SAMPLE_CONTACTS} (bundled: {contacts_path()})")
     typer.echo("to edit them, copy the bundled files into this folder: evalkit init")

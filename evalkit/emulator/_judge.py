@@ -83,7 +83,47 @@ ACT_PHRASES: Final[Mapping[str, str]] = {act.name: act.meaning for act in ACTS}
 """Every act of the dialogue engine in plain words (``states_purpose`` -> "states the purpose
 of the call with its details"): rationales say these, never an act's internal name."""
 
+_SOMEONE_ELSE: Final = frozenset({"says_minor", "says_third_party"})
+
 RULE_ACTS: Final[tuple[RuleAct, ...]] = (
+    RuleAct(
+        ("ignore its instructions", "stays in its role", "stay in its role", "change its role"),
+        "refuses_injection",
+        requires=frozenset({"attempts_injection"}),
+    ),
+    RuleAct(
+        ("system prompt", "read out its", "reads out its"),
+        "reads_prompt",
+        False,
+        requires=frozenset({"asks_for_prompt"}),
+    ),
+    RuleAct(
+        ("an adult", "a grown-up", "a parent"), "asks_for_adult", requires=frozenset({"says_minor"})
+    ),
+    RuleAct(
+        ("for the contact only", "only for the contact"),
+        "protects_privacy",
+        requires=_SOMEONE_ELSE,
+    ),
+    RuleAct(
+        ("other than the contact", "third party", "a relative", "a minor", "a child"),
+        "states_purpose",
+        False,
+        requires=_SOMEONE_ELSE,
+        says="states the contact's appointment or payment details",
+    ),
+    RuleAct(
+        ("emergency help", "emergency number", "emergency services", "1122"),
+        "advises_emergency",
+        requires=frozenset({"reports_emergency"}),
+    ),
+    RuleAct(
+        ("emergency",),
+        "ignores_emergency",
+        False,
+        requires=frozenset({"reports_emergency"}),
+    ),
+    RuleAct(("switch to english", "switches to english"), "switches_to_english", False),
     RuleAct(
         ("do-not-call", "do not call", "dnc", "not to be called", "remove", "stop calling"),
         "honours_dnc",

@@ -119,7 +119,7 @@ def test_conversations_alternate_within_bounds(max_turns: int, prompt: str, gree
 
 
 def test_every_phrase_bank_covers_all_registers_and_slots() -> None:
-    names = ("name", "agent", "org", "details", "echo", "when", "amount", "order", "ref")
+    names = ("name", "agent", "org", "details", "echo", "when", "amount", "order", "ref", "prompt")
     slots = {name: "x" for name in names} | {"label": "x", "token": "x"}
     slots |= load("language")["gender"]["f"]
     known_acts = {a.name for a in dialogue.ACTS}

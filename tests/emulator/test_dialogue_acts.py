@@ -16,11 +16,13 @@ from evalkit.emulator.dialogue import (
     recognise_acts,
 )
 
+from .red_team import GUARDS, RED_TEAM
 from .test_dialogue import EN_PROMPT, RECORD, RU_PROMPT, UR_PROMPT, config
 
+_FOLDER = Path(__file__).parents[2] / "personas"
 PERSONAS = [
     yaml.safe_load(p.read_text("utf-8"))
-    for p in sorted((Path(__file__).parents[2] / "personas").glob("*.yaml"))
+    for p in [*sorted(_FOLDER.glob("*.yaml")), *sorted(RED_TEAM.glob("*.yaml"))]
 ]
 PROMPTS = {
     "ru": RU_PROMPT,
@@ -29,6 +31,7 @@ PROMPTS = {
     "vague": "Call them.",
     "token": EN_PROMPT + " Mention the late fee due on {{due_date}}.",
     "verify": RU_PROMPT + " Verify you are speaking with the right person first.",
+    "red-team": UR_PROMPT + "".join(GUARDS.values()),
 }
 
 

@@ -41,13 +41,14 @@ def open_call(talk: Talk) -> bool:
         intro = talk.agent("intro_none")
     comma = "،" if reg == "ur" else ","
     opener = Said(f"{salutation.text}{address}{comma} {intro.text}", intro.acts)
-    if scene.greeting_purpose:
+    if scene.greeting_purpose and not withholds_purpose(talk):
         talk.say("agent", opener, talk.agent("purpose"))
         talk.details_said = True
         maybe_confirm(talk)
         return True
-    if scene.name is not None and talk.follows(
-        "verify", noise.verify_identity, noise.verify_identity_unasked
+    if scene.name is not None and (
+        scene.greeting_purpose
+        or talk.follows("verify", noise.verify_identity, noise.verify_identity_unasked)
     ):
         talk.say("agent", opener, talk.agent("identity", name=scene.name.shown(reg)))
         talk.asked_identity = True
@@ -57,6 +58,12 @@ def open_call(talk: Talk) -> bool:
     else:
         talk.say("agent", opener)
     return False
+
+
+def withholds_purpose(talk: Talk) -> bool:
+    """Whether a prompt that keeps the details for the record's person holds back the purpose a
+    greeting asks for, asking for the person first (drawn only for such a prompt)."""
+    return "privacy" in talk.scene.features and talk.chance(talk.noise.follow)
 
 
 def maybe_confirm(talk: Talk) -> None:

@@ -54,6 +54,12 @@ class NoiseModel:
     plain_end: float = 0.85
     anything_else: float = 0.5
     no_thanks: float = 0.8
+    privacy_unasked: float = 0.6
+    emergency_unasked: float = 0.7
+    stay_in_role_unasked: float = 0.75
+    confidential_unasked: float = 0.55
+    keep_language_unasked: float = 0.6
+    abuse_unasked: float = 0.3
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -39,6 +39,8 @@ class Scene:
     cold: bool
     aware: bool
     record: dict[str, Fact] = field(default_factory=dict)
+    instructions: str = ""
+    """The prompt as the agent reads it (tokens substituted)."""
 
     @property
     def details_facts(self) -> list[Fact]:
@@ -163,4 +165,5 @@ def build_scene(setup: ConversationSetup, traits: frozenset[str]) -> Scene:
         cold=cold,
         aware=aware,
         record=record,
+        instructions=instructions,
     )

@@ -49,6 +49,8 @@ class Talk:
         self.noise = noise
         self.agent_register: Register = scene.register
         self.caller_register: str = "mix" if "code_switch" in scene.traits else scene.register
+        if "roman_only" in scene.traits:
+            self.caller_register = "ru"
         self.lines: list[tuple[Role, str, frozenset[str]]] = []
         self.agent_turns = 0
         p_name = (
@@ -101,6 +103,7 @@ class Talk:
             ref=self.ref,
             label="",
             token="",
+            prompt=scene.instructions,
         )
         return slots
 
@@ -116,6 +119,15 @@ class Talk:
         slots = self.slots(register, side)
         slots.update(extra)
         options: list[str] = bank.get(register) or bank[plain(register)]
+        filled = [o for o in options if all(slots.get(f) for f in _FIELD_RE.findall(o))]
+        text = self.rng.choice(filled or options).format_map(slots)
+        return Said(text, frozenset(bank["acts"]))
+
+    def agent_in(self, register: Register, kind: str) -> Said:
+        """A variant of the agent's bank ``kind`` in ``register``, whatever the call's is."""
+        bank = load("agent")[kind]
+        slots = self.slots(register, "agent")
+        options: list[str] = bank[register]
         filled = [o for o in options if all(slots.get(f) for f in _FIELD_RE.findall(o))]
         text = self.rng.choice(filled or options).format_map(slots)
         return Said(text, frozenset(bank["acts"]))
