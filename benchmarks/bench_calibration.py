@@ -6,9 +6,13 @@ informative judge errors) it generates ``--trials`` A/A comparisons and as many 
 15-point drop (``GradeGenerator``: a new truth every trial), decides each exactly as
 ``compare_grades`` does, and prints a table: false alarms (headline, per-rule family-wise,
 per-persona family-wise), A/A non-inferiority, power, coverage of the truth, and the interval's
-health. Then ``plan_repeats``: the power the planned repeats deliver on average over pilots.
-Nothing is asserted (the tests assert binomial bounds); this prints the figures README shows.
-Run: ``python benchmarks/bench_calibration.py [--trials 4000]`` (~2-4 min).
+health. Then non-inferiority at and around its margin (a candidate truly ``min_effect`` worse,
+truly 2.5 points worse, unchanged, truly 5 points better: how often it is shown non-inferior,
+with 95% Wilson intervals), and ``plan_repeats``: the power the planned repeats deliver on
+average over pilots. Nothing is asserted (the tests assert binomial bounds); this prints the
+figures the documentation shows.
+Run: ``python benchmarks/bench_calibration.py [--trials 4000] [--parts designs,non-inferiority,planning]``
+(~2-4 min for all three).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from evalkit._simulate import SyntheticTruth, calibrate, synthetic_grades
 from evalkit._simulate._calibration import CALIBRATION_DESIGNS
 from evalkit.compare import RepeatPlanOptions, Verdict, plan_repeats
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
-from evalkit.stats import CellMoments
+from evalkit.stats import CellMoments, wilson_interval
 
 
 def _pct(x: float) -> str:
@@ -48,6 +52,32 @@ def designs(trials: int) -> None:
             f"{_pct(drop['regressed'])} | {_pct(aa['coverage'])}, {_pct(drop['coverage'])} | "
             f"{health[0]:.0f} / {health[1]:.0f} / {oob:.0f} | {trials} + {trials} |"
         )
+
+
+def _rate(share: float, trials: int) -> str:
+    """A share of trials with its 95% Wilson interval, in percent."""
+    low, high = wilson_interval(round(share * trials), trials)
+    return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+#: True differences (points) around the non-inferiority margin of 5 points.
+NI_EFFECTS = (-5.0, -2.5, 0.0, 5.0)
+
+
+def non_inferiority(trials: int) -> None:
+    print()
+    print(
+        "| design | shown non-inferior when truly -5 (at the margin: false claims) | "
+        "truly -2.5 | truly 0 | truly +5 | trials a column |"
+    )
+    print("|---|---|---|---|---|---|")
+    for i, design in enumerate(CALIBRATION_DESIGNS):
+        rates = [
+            calibrate(design, effect, trials=trials, seed=3000 + 10 * i + j)["non_inferior"]
+            for j, effect in enumerate(NI_EFFECTS)
+        ]
+        cells = " | ".join(_rate(r, trials) for r in rates)
+        print(f"| {design.name} | {cells} | {trials} |")
 
 
 def _power(truth: SyntheticTruth, effect: float, repeats: int, seed: int, trials: int) -> float:
@@ -92,10 +122,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=4000)
     parser.add_argument("--pilots", type=int, default=100)
+    parser.add_argument(
+        "--parts",
+        default="designs,non-inferiority,planning",
+        help="comma-separated: designs, non-inferiority, planning",
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     start = time.perf_counter()
-    designs(args.trials)
-    planning(args.pilots, args.trials // 2)
+    if "designs" in parts:
+        designs(args.trials)
+    if "non-inferiority" in parts:
+        non_inferiority(args.trials)
+    if "planning" in parts:
+        planning(args.pilots, args.trials // 2)
     print(f"\n({time.perf_counter() - start:.0f} s)")
 
 

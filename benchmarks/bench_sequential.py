@@ -6,9 +6,12 @@ does and stops at the first deciding look; the same trials are also decided once
 Prints false alarms (effect 0) or power, mean conversations and the share saved, for the
 default plan (group-sequential, Hwang-Shih-DeCani gamma -4 alpha spending, linear
 beta-spending futility) and for the always-valid confidence sequence; then the naive
-alternative: re-checking a fixed comparison after every repeat from 2 to 8. Nothing is asserted
-(tests assert binomial bounds); this prints the table README shows.
-Run: ``python benchmarks/bench_sequential.py [--trials 2000]`` (~2 min at 2000).
+alternative: re-checking a fixed comparison after every repeat from 2 to 8; and a plan that stops
+as soon as non-inferiority is shown (``stop_when_non_inferior``), for a candidate exactly
+``min_effect`` worse (false claims) and for one unchanged, with 95% Wilson intervals. Nothing is
+asserted (tests assert binomial bounds); this prints the tables the documentation shows.
+Run: ``python benchmarks/bench_sequential.py [--trials 2000] [--parts table,peeking,non-inferior]``
+(~2 min at 2000 for all three).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from evalkit._simulate import Design, calibrate_sequential
 from evalkit._simulate._calibration import _look_headline
 from evalkit._simulate._generator import GradeGenerator
 from evalkit.compare import SequentialPlan, Verdict
+from evalkit.stats import wilson_interval
 
 DEMO = Design("demo grid, 18 cells x at most 6 repeats", repeats=6)
 EFFECTS = (0.0, -5.0, -10.0, -15.0, -20.0)
@@ -69,13 +73,47 @@ def peeking(trials: int) -> None:
     )
 
 
+def _rate(share: float, trials: int) -> str:
+    """A share of trials with its 95% Wilson interval, in percent."""
+    low, high = wilson_interval(round(share * trials), trials)
+    return f"{100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def non_inferior(trials: int) -> None:
+    print(
+        "\n| true difference (points) | stopped: non-inferior | verdict improved or regressed | "
+        "mean conversations | saved | plain plan's saving | trials |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for i, effect in enumerate((-5.0, 0.0)):
+        gate = calibrate_sequential(
+            DEMO, SequentialPlan(6, stop_when_non_inferior=True), effect, trials=trials, seed=41 + i
+        )
+        plain = calibrate_sequential(DEMO, SequentialPlan(6), effect, trials=trials, seed=41 + i)
+        print(
+            f"| {effect:+g} | {_rate(gate['stopped_for']['non-inferior'], trials)} | "
+            f"{_rate(gate['alarm'], trials)} | {gate['conversations']:.0f} | "
+            f"{_pct(gate['saved'])} | {_pct(plain['saved'])} | {trials} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--trials", type=int, default=2000)
+    parser.add_argument(
+        "--parts",
+        default="table,peeking,non-inferior",
+        help="comma-separated: table, peeking, non-inferior",
+    )
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     start = time.perf_counter()
-    table(args.trials)
-    peeking(args.trials)
+    if "table" in parts:
+        table(args.trials)
+    if "peeking" in parts:
+        peeking(args.trials)
+    if "non-inferior" in parts:
+        non_inferior(args.trials)
     print(f"\n{time.perf_counter() - start:.0f} s")
 
 
