@@ -3,7 +3,7 @@ cluster bootstrap interval over the grid's cells (see :func:`compare_latency`)."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -18,6 +18,7 @@ from ._latency_result import (
     LatencyUnavailableError,
     quantile_name,
 )
+from ._latency_typical import TYPICAL, typical_latency
 from ._verdict import Verdict, decide
 
 __all__ = ["compare_latency", "latency_quantiles"]
@@ -137,31 +138,81 @@ def _samples(
 def _rows(
     sides: tuple[pd.DataFrame, pd.DataFrame], opts: LatencyOptions, apart: bool
 ) -> tuple[pd.DataFrame, Verdict]:
-    """The per-quantile table and the overall verdict (intervals adjusted for the quantiles)."""
+    """The table (one row per quantile, then the typical-latency row) and the overall
+    verdict (Holm's step-down over the rows)."""
     base, cand, n_cells = _samples(sides)
     stages: Literal[1, 2] = 1 if opts.method == "cell_bootstrap" else 2
     b, c, diffs = cluster_quantile_difference(
         base, cand, n_cells, opts.quantiles, stages=stages,
         n_resamples=opts.n_resamples, seed=opts.seed,
     )  # fmt: skip
-    alpha, k = 1 - opts.confidence, len(opts.quantiles)
-    low, high = _interval(diffs, alpha, n_cells, stages)
-    adj_low, adj_high = _interval(diffs, alpha / k, n_cells, stages)
+    names = [quantile_name(q) for q in opts.quantiles]
+    baseline, candidate = list(b), list(c)
+    intervals: list[Callable[[float], tuple[Any, Any]]] = [
+        lambda a: _interval(diffs, a, n_cells, stages)
+    ]
+    if opts.typical:
+        typical = typical_latency(*sides)
+        names.append(TYPICAL)
+        baseline.append(typical.baseline_median)
+        candidate.append(typical.baseline_median * typical.ratio)
+        intervals.append(lambda a: typical.seconds_interval(a))
+    alpha = 1 - opts.confidence
+
+    def at(level: float) -> tuple[np.ndarray, np.ndarray]:
+        pairs = [
+            np.atleast_1d(np.asarray(part, dtype=np.float64))
+            for f in intervals
+            for part in f(level)
+        ]
+        return np.concatenate(pairs[0::2]), np.concatenate(pairs[1::2])
+
+    low, high = at(alpha)
     verdicts = _verdicts(low, high, opts.min_effect_s, apart)
+    base_values, cand_values = np.asarray(baseline), np.asarray(candidate)
     table = pd.DataFrame(
         {
-            "quantile": [quantile_name(q) for q in opts.quantiles],
-            "baseline": b,
-            "candidate": c,
-            "difference": c - b,
+            "quantile": names,
+            "baseline": base_values,
+            "candidate": cand_values,
+            "difference": cand_values - base_values,
             "difference_low": low,
             "difference_high": high,
             "verdict": [str(v) for v in verdicts],
         },
         columns=list(LATENCY_COLUMNS),
     )
-    overall = _overall(_verdicts(adj_low, adj_high, opts.min_effect_s, apart))
-    return table, overall
+    return table, _holm(at, len(names), alpha, opts.min_effect_s, apart)
+
+
+def _holm(
+    at: Callable[[float], tuple[np.ndarray, np.ndarray]],
+    rows: int,
+    alpha: float,
+    min_effect_s: float,
+    apart: bool,
+) -> Verdict:
+    """The overall verdict by Holm's step-down over the rows (Holm 1979, "A simple
+    sequentially rejective multiple test procedure", *Scand. J. Statist.* 6(2)), on intervals:
+    with ``r`` rows called so far, every other row is read at level ``alpha / (rows - r)``,
+    those that now call a difference join, until none does; any row's false call stays within
+    ``alpha``. Nothing called: ``no_difference`` when every row at ``alpha / rows`` says so."""
+    called: dict[int, Verdict] = {}
+    while len(called) < rows:
+        low, high = at(alpha / (rows - len(called)))
+        verdicts = _verdicts(low, high, min_effect_s, apart)
+        new = {
+            i: v
+            for i, v in enumerate(verdicts)
+            if i not in called and v in (Verdict.IMPROVED, Verdict.REGRESSED)
+        }
+        if not new:
+            break
+        called.update(new)
+    if called:
+        return _overall(list(called.values()))
+    low, high = at(alpha / rows)
+    return _overall(_verdicts(low, high, min_effect_s, apart))
 
 
 def _interval(diffs: Any, alpha: float, n_cells: int, stages: int) -> tuple[Any, Any]:
@@ -263,7 +314,8 @@ def compare_latency(
     A side is a :class:`~evalkit.store.Run` (its done conversations, paired by their cells) or
     a turns table (``conversation_id`` and ``latency_s``, or ``at_s``/``role``/``index`` to
     derive it; with ``cell_id`` to pair by cell, else each conversation is its own cell, with
-    a warning). One row per quantile of :class:`LatencyOptions`: both sides' values,
+    a warning). One row per quantile of :class:`LatencyOptions`, then a typical-latency row:
+    both sides' values,
     ``difference`` (candidate - baseline, seconds) with a ``confidence`` interval, and a verdict
     from the interval and ``min_effect_s`` (``regressed`` = slower; an interval inside
     ±``min_effect_s`` is ``no_difference``).
@@ -274,9 +326,17 @@ def compare_latency(
     should be, and what a cell does to both sides cancels; it is read at the expanded
     percentile interval's levels (Hesterberg 2015), which restore the width a bootstrap over
     few cells lacks. ``method="two_stage_bootstrap"`` also resamples conversations within
-    cells: wider, less power. The overall verdict uses intervals widened for the number of
-    quantiles (Bonferroni), so any-quantile false alarms stay within ``1 - confidence``. Runs
-    recorded at different times get a warning and must clear ``min_effect_s`` to be called.
+    cells: wider, less power.
+
+    With ``typical`` (the default) a last row, ``quantile="typical"``, compares typical
+    latency: the ratio of geometric means from a paired t test over cells on each cell's mean
+    log latency (Student 1908), in seconds at the baseline median
+    (``baseline`` = that median, ``candidate`` = it times the ratio); the ratio and its interval
+    are in :attr:`LatencyComparison.typical`. A mean over all of a cell's answers is steadier
+    than a percentile, so this row finds a uniform slowdown sooner, most of all when each run
+    drifts within its cells. The overall verdict is Holm's step-down over the rows (Holm
+    1979), so a false call by any row stays within ``1 - confidence``. Runs recorded at
+    different times get a warning and must clear ``min_effect_s`` to be called.
     Refuses, with the reason, a side recorded before turn timing.
     """
     opts = options or LatencyOptions()
@@ -289,11 +349,12 @@ def compare_latency(
     if base.first_turn is not None and cand.first_turn is not None:
         first_turn, _ = _rows((base.first_turn, cand.first_turn), opts, bool(apart))
     n_cells = len(pd.unique(pd.concat([base.latency["cell_id"], cand.latency["cell_id"]])))
-    method = (
-        _METHODS[opts.method].format(n=opts.n_resamples, g=n_cells)
-        + f"; overall verdict on Bonferroni-adjusted intervals over {len(opts.quantiles)} "
-        "quantile(s)"
-    )
+    rows = len(opts.quantiles) + opts.typical
+    method = _METHODS[opts.method].format(n=opts.n_resamples, g=n_cells)
+    if opts.typical:
+        method += "; typical: paired t test over cells on mean log latency"
+    method += f"; overall verdict by Holm's step-down over {rows} row(s)"
+    typical = typical_latency(base.latency, cand.latency) if opts.typical else None
     return LatencyComparison(
         table=table,
         verdict=verdict,
@@ -306,6 +367,7 @@ def compare_latency(
         warnings=_warnings(base, cand, apart, opts.min_effect_s),
         first_turn=first_turn,
         interleaved=None if apart is None else not apart,
+        typical=None if typical is None else typical.summary(opts.confidence),
     )
 
 

@@ -25,7 +25,9 @@ class LatencyOptions:
     replacement, paired, with the expanded percentile interval's small-sample correction; the
     default, calibrated and the more powerful) or ``"two_stage_bootstrap"`` (cells, then
     conversations within cells: counts the within-cell variation twice, so it errs wide);
-    ``n_resamples`` (>= 1000: the corrected interval reads the bootstrap's outer 1-2%) and
+    ``typical``: add the typical-latency row (a paired t test over cells on mean log
+    latency; the more powerful test of a slowdown that moves every answer) and include it in
+    the overall verdict's Holm adjustment; ``n_resamples`` (>= 1000: the corrected interval reads the bootstrap's outer 1-2%) and
     ``seed`` of the bootstrap.
     """
 
@@ -33,6 +35,7 @@ class LatencyOptions:
     confidence: float = 0.95
     min_effect_s: float = 0.25
     method: LatencyMethod = "cell_bootstrap"
+    typical: bool = True
     n_resamples: int = 2000
     seed: int = 0
 
@@ -59,6 +62,8 @@ class LatencyOptions:
                 f"LatencyOptions.method must be one of {', '.join(get_args(LatencyMethod))}; "
                 f"got {self.method!r}"
             )
+        if not isinstance(self.typical, bool):
+            raise TypeError(f"LatencyOptions.typical must be True or False, got {self.typical!r}")
         if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, int):
             raise TypeError(f"LatencyOptions.n_resamples must be an int, got {self.n_resamples!r}")
         if self.n_resamples < 1000:
