@@ -9,7 +9,10 @@ true difference is the shift. The same trials go through each method:
 
 - ``typical``: ``compare_latency``'s default: the percentile rows of ``cell_bootstrap`` and
   the typical-latency row (a paired t test over cells on each cell's mean log latency), the
-  overall verdict by Holm's step-down over the three rows;
+  overall verdict by Holm's weighted step-down over the three rows (the typical row first at
+  half of the 5%, the quantile rows a quarter each);
+- ``typical_unweighted``: the same rows, Holm's unweighted step-down (each row first at 5%/3;
+  ``LatencyOptions(typical_weight=1/3)``);
 - ``cell_bootstrap``: the previous default, percentile rows only (``LatencyOptions(typical=
   False)``: paired cluster bootstrap over cells, expanded percentile interval, the overall
   verdict on Bonferroni-adjusted intervals over p50 and p95);
@@ -55,7 +58,7 @@ from evalkit.stats import wilson_interval
 from tests.latency_world import LatencyWorld
 
 SHIFTS = (0.0, 0.1, 0.2, 0.3, 0.5)
-METHODS = ("typical", "cell_bootstrap", "two_stage_bootstrap", "mixed_model")
+METHODS = ("typical", "typical_unweighted", "cell_bootstrap", "two_stage_bootstrap", "mixed_model")
 MIN_EFFECT_S = 0.25
 
 #: the typical row: its ratio interval, its seconds interval and its verdict
@@ -66,11 +69,18 @@ Outcome = tuple[list[tuple[float, float, str]], Typical | None, str]
 
 
 def _bootstrap(method: str, resamples: int) -> Callable[[pd.DataFrame, pd.DataFrame, int], Outcome]:
-    typical = method == "typical"
+    typical = method.startswith("typical")
     interval = "cell_bootstrap" if typical else method
+    weight = {"typical_unweighted": 1 / 3}.get(method, LatencyOptions.typical_weight)
 
     def run(base: pd.DataFrame, cand: pd.DataFrame, seed: int) -> Outcome:
-        opts = LatencyOptions(method=interval, typical=typical, n_resamples=resamples, seed=seed)  # type: ignore[arg-type]
+        opts = LatencyOptions(
+            method=interval,  # type: ignore[arg-type]
+            typical=typical,
+            typical_weight=weight,
+            n_resamples=resamples,
+            seed=seed,
+        )
         r = compare_latency(base, cand, options=opts)
         rows = [
             (row.difference_low, row.difference_high, row.verdict)

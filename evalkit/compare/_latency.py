@@ -148,26 +148,28 @@ def _rows(
     )  # fmt: skip
     names = [quantile_name(q) for q in opts.quantiles]
     baseline, candidate = list(b), list(c)
-    intervals: list[Callable[[float], tuple[Any, Any]]] = [
-        lambda a: _interval(diffs, a, n_cells, stages)
-    ]
-    if opts.typical:
-        typical = typical_latency(*sides)
+    k = len(names)
+    typical = typical_latency(*sides) if opts.typical else None
+    weights = np.full(k, 1 / k)
+    if typical is not None:
         names.append(TYPICAL)
         baseline.append(typical.baseline_median)
         candidate.append(typical.baseline_median * typical.ratio)
-        intervals.append(lambda a: typical.seconds_interval(a))
+        weights = np.append(np.full(k, (1 - opts.typical_weight) / k), opts.typical_weight)
+
+    def at(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's interval, row ``i`` at two-sided level ``levels[i]``."""
+        low, high = np.empty(len(levels)), np.empty(len(levels))
+        for level in np.unique(levels[:k]):
+            pick = np.flatnonzero(levels[:k] == level)
+            lo, hi = _interval(diffs, float(level), n_cells, stages)
+            low[pick], high[pick] = np.asarray(lo)[pick], np.asarray(hi)[pick]
+        if typical is not None:
+            low[k], high[k] = typical.seconds_interval(float(levels[k]))
+        return low, high
+
     alpha = 1 - opts.confidence
-
-    def at(level: float) -> tuple[np.ndarray, np.ndarray]:
-        pairs = [
-            np.atleast_1d(np.asarray(part, dtype=np.float64))
-            for f in intervals
-            for part in f(level)
-        ]
-        return np.concatenate(pairs[0::2]), np.concatenate(pairs[1::2])
-
-    low, high = at(alpha)
+    low, high = at(np.full(len(names), alpha))
     verdicts = _verdicts(low, high, opts.min_effect_s, apart)
     base_values, cand_values = np.asarray(baseline), np.asarray(candidate)
     table = pd.DataFrame(
@@ -182,37 +184,39 @@ def _rows(
         },
         columns=list(LATENCY_COLUMNS),
     )
-    return table, _holm(at, len(names), alpha, opts.min_effect_s, apart)
+    return table, _holm(at, weights, alpha, (opts.min_effect_s, apart))
 
 
 def _holm(
-    at: Callable[[float], tuple[np.ndarray, np.ndarray]],
-    rows: int,
+    at: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    weights: np.ndarray,
     alpha: float,
-    min_effect_s: float,
-    apart: bool,
+    rule: tuple[float, bool],
 ) -> Verdict:
-    """The overall verdict by Holm's step-down over the rows (Holm 1979, "A simple
-    sequentially rejective multiple test procedure", *Scand. J. Statist.* 6(2)), on intervals:
-    with ``r`` rows called so far, every other row is read at level ``alpha / (rows - r)``,
-    those that now call a difference join, until none does; any row's false call stays within
-    ``alpha``. Nothing called: ``no_difference`` when every row at ``alpha / rows`` says so."""
+    """The overall verdict by Holm's weighted step-down over the rows (Holm 1979, "A simple
+    sequentially rejective multiple test procedure", *Scand. J. Statist.* 6(2), which gives it
+    with weights; Benjamini & Hochberg 1997), on intervals: each row not yet called is read at
+    ``alpha * w_i / (sum of the weights of the rows not yet called)``; rows that now call a
+    difference join, until none does. A false call by any row stays within ``alpha``. Nothing
+    called: ``no_difference`` when every row at ``alpha * w_i`` (weights summing to 1) says so.
+    ``rule``: ``min_effect_s`` and whether the runs were recorded apart (see ``_verdicts``)."""
     called: dict[int, Verdict] = {}
-    while len(called) < rows:
-        low, high = at(alpha / (rows - len(called)))
-        verdicts = _verdicts(low, high, min_effect_s, apart)
+    open_rows = np.ones(len(weights), dtype=bool)
+    while open_rows.any():
+        low, high = at(alpha * weights / weights[open_rows].sum())
         new = {
             i: v
-            for i, v in enumerate(verdicts)
-            if i not in called and v in (Verdict.IMPROVED, Verdict.REGRESSED)
+            for i, v in enumerate(_verdicts(low, high, *rule))
+            if open_rows[i] and v in (Verdict.IMPROVED, Verdict.REGRESSED)
         }
         if not new:
             break
         called.update(new)
+        open_rows[list(new)] = False
     if called:
         return _overall(list(called.values()))
-    low, high = at(alpha / rows)
-    return _overall(_verdicts(low, high, min_effect_s, apart))
+    low, high = at(alpha * weights / weights.sum())
+    return _overall(_verdicts(low, high, *rule))
 
 
 def _interval(diffs: Any, alpha: float, n_cells: int, stages: int) -> tuple[Any, Any]:
@@ -334,8 +338,10 @@ def compare_latency(
     (``baseline`` = that median, ``candidate`` = it times the ratio); the ratio and its interval
     are in :attr:`LatencyComparison.typical`. A mean over all of a cell's answers is steadier
     than a percentile, so this row finds a uniform slowdown sooner, most of all when each run
-    drifts within its cells. The overall verdict is Holm's step-down over the rows (Holm
-    1979), so a false call by any row stays within ``1 - confidence``. Runs recorded at
+    drifts within its cells. The overall verdict is Holm's weighted step-down over the rows
+    (Holm 1979): the typical row is first read at ``typical_weight`` of ``1 - confidence``,
+    the quantile rows share the rest, and a row called frees its share for the others, so a
+    false call by any row stays within ``1 - confidence``. Runs recorded at
     different times get a warning and must clear ``min_effect_s`` to be called.
     Refuses, with the reason, a side recorded before turn timing.
     """
@@ -353,7 +359,13 @@ def compare_latency(
     method = _METHODS[opts.method].format(n=opts.n_resamples, g=n_cells)
     if opts.typical:
         method += "; typical: paired t test over cells on mean log latency"
-    method += f"; overall verdict by Holm's step-down over {rows} row(s)"
+    if opts.typical:
+        method += (
+            f"; overall verdict by Holm's weighted step-down over {rows} rows (typical "
+            f"{opts.typical_weight:g}, each quantile {(1 - opts.typical_weight) / (rows - 1):.3g})"
+        )
+    else:
+        method += f"; overall verdict by Holm's step-down over {rows} row(s)"
     typical = typical_latency(base.latency, cand.latency) if opts.typical else None
     return LatencyComparison(
         table=table,

@@ -99,44 +99,40 @@ def test_the_typical_row_wins_back_power_lost_to_per_cell_drift() -> None:
     assert new["covers"] >= _bound(TRIALS, 1 - NOMINAL, 0.001), new
 
 
-def _intervals(levels: dict[float, list[tuple[float, float]]]):
-    """A stand-in for the rows' intervals at each level, for the step-down alone."""
+def _normal_rows(*p_values: float, se: float = 0.2):
+    """Rows whose interval at level ``a`` is ``centre -/+ z(1 - a/2) * se``, the centre set
+    so the row's two-sided p-value is the given one (negative: faster)."""
+    centres = np.array([np.sign(p) * stats.norm.isf(abs(p) / 2) * se for p in p_values])
 
-    def at(level: float) -> tuple[np.ndarray, np.ndarray]:
-        rows = levels[round(level, 6)]
-        return np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
+    def at(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        half = stats.norm.isf(np.asarray(levels) / 2) * se
+        return centres - half, centres + half
 
     return at
 
 
+RULE = (0.25, False)  # min_effect_s, runs not recorded apart
+
+
 def test_holm_steps_down_where_bonferroni_stops() -> None:
-    """Row 0 clears zero at alpha/2, row 1 only at alpha (improved): Holm calls row 0 first,
-    then reads row 1 at alpha; with row 0 slower the verdict is regressed, and with row 0 not
-    clearing alpha/2 nothing is called and row 1 alone is no reason."""
+    """p = 0.02 faster and p = 0.04 slower, two rows: Bonferroni (0.025 each) calls only the
+    faster one; Holm then reads the other at 0.05 and calls it, and any slower row makes the
+    verdict regressed. Nothing under 0.025: the step-down never starts."""
+    alpha, equal = 0.05, np.array([0.5, 0.5])
+    assert _holm(_normal_rows(-0.02, 0.04), equal, alpha, RULE) == Verdict.REGRESSED
+    assert _holm(_normal_rows(-0.02, 0.06), equal, alpha, RULE) == Verdict.IMPROVED
+    assert _holm(_normal_rows(0.03, 0.04), equal, alpha, RULE) == Verdict.INSUFFICIENT_EVIDENCE
+
+
+def test_the_typical_rows_weight_is_its_first_share_of_alpha() -> None:
+    """p = 0.02 on the typical row (the last): not under 0.05 / 3 (Holm unweighted), under
+    0.05 / 2 (weight 0.5); p = 0.03 is under neither."""
     alpha = 0.05
-    slower_then_faster = _intervals(
-        {
-            round(alpha / 2, 6): [(0.1, 0.5), (-0.4, 0.01)],
-            round(alpha, 6): [(0.15, 0.45), (-0.35, -0.02)],
-        }
-    )
-    assert _holm(slower_then_faster, 2, alpha, 0.25, False) == Verdict.REGRESSED
-    only_faster_late = _intervals(
-        {
-            round(alpha / 2, 6): [(-0.02, 0.5), (-0.4, 0.01)],
-            round(alpha, 6): [(0.01, 0.45), (-0.35, -0.02)],
-        }
-    )
-    # nothing clears at alpha/2, so the step-down stops: no row is called
-    assert _holm(only_faster_late, 2, alpha, 0.25, False) == Verdict.INSUFFICIENT_EVIDENCE
-    faster_late = _intervals(
-        {
-            round(alpha / 2, 6): [(-0.5, -0.1), (-0.01, 0.4)],
-            round(alpha, 6): [(-0.45, -0.15), (0.02, 0.35)],
-        }
-    )
-    # row 0 faster at alpha/2, then row 1 slower at alpha: any slower row is regressed
-    assert _holm(faster_late, 2, alpha, 0.25, False) == Verdict.REGRESSED
+    thirds, half = np.full(3, 1 / 3), np.array([0.25, 0.25, 0.5])
+    rows = _normal_rows(0.5, 0.5, 0.02)
+    assert _holm(rows, thirds, alpha, RULE) == Verdict.INSUFFICIENT_EVIDENCE
+    assert _holm(rows, half, alpha, RULE) == Verdict.REGRESSED
+    assert _holm(_normal_rows(0.5, 0.5, 0.03), half, alpha, RULE) != Verdict.REGRESSED
 
 
 def test_the_typical_row_reads_the_ratio_at_the_baseline_median() -> None:
@@ -164,6 +160,9 @@ def test_without_the_typical_row_the_percentile_rows_stand_alone() -> None:
     assert "typical" not in r.headline()
     with pytest.raises(TypeError, match=r"LatencyOptions\.typical"):
         LatencyOptions(typical="yes")  # type: ignore[arg-type]
+    for weight in (0, 1, 1.5, True):
+        with pytest.raises(ValueError, match=r"LatencyOptions\.typical_weight"):
+            LatencyOptions(typical_weight=weight)
 
 
 def test_a_single_shared_cell_leaves_the_typical_row_undecided() -> None:
