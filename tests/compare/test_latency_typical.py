@@ -87,15 +87,16 @@ def test_aa_false_alarms_of_the_typical_row_and_the_holm_verdict_are_nominal(
 
 @pytest.mark.slow
 def test_the_typical_row_wins_back_power_lost_to_per_cell_drift() -> None:
-    """A 20% slowdown under 15% per-cell drift: the typical row and the Holm verdict over all
-    three rows find it far more often than the percentile rows alone (measured here: ~96%
-    against ~69%), and the ratio interval covers the true 1.2."""
+    """Every answer 35% slower (about 0.3 s) under 15% per-cell drift, on the same trials: the
+    default verdict (typical row at half of alpha) finds it more often than Holm unweighted,
+    and both far more often than the percentile rows alone; the ratio interval covers 1.35."""
     drift, factor = 0.15, 1.35
     new = _run(drift, factor, seed=30_000)
+    unweighted = _run(drift, factor, seed=30_000, opts=replace(FAST, typical_weight=1 / 3))
     old = _run(drift, factor, seed=30_000, opts=replace(FAST, typical=False))
-    print(f"power at x{factor}, drift {drift}: {new} with the typical row, {old} without")
-    assert new["overall"] >= _bound(TRIALS, 0.9, 0.001), new
-    assert new["overall"] > old["overall"] + 0.1, (new, old)
+    print(f"x{factor}, drift {drift}: {new}; unweighted {unweighted}; percentiles {old}")
+    assert new["overall"] > unweighted["overall"] > old["overall"] + 0.03, (new, unweighted, old)
+    assert new["overall"] >= _bound(TRIALS, 0.85, 0.001), new
     assert new["covers"] >= _bound(TRIALS, 1 - NOMINAL, 0.001), new
 
 
