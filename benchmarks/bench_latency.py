@@ -12,10 +12,11 @@ true difference is the shift. The same trials go through each method:
   overall verdict by Holm's weighted step-down over the three rows (the typical row first at
   half of the 5%, the quantile rows a quarter each);
 - ``typical_unweighted``: the same rows, Holm's unweighted step-down (each row first at 5%/3;
-  ``LatencyOptions(typical_weight=1/3)``);
-- ``cell_bootstrap``: the previous default, percentile rows only (``LatencyOptions(typical=
-  False)``: paired cluster bootstrap over cells, expanded percentile interval, the overall
-  verdict on Bonferroni-adjusted intervals over p50 and p95);
+  ``LatencyOptions(typical_weight=1/3)``); ``typical@w`` sets ``typical_weight=w``;
+- ``cell_bootstrap``: the previous default's rows, percentile rows only (``LatencyOptions(
+  typical=False)``: paired cluster bootstrap over cells, expanded percentile interval; the
+  overall verdict by Holm over p50 and p95, which calls whatever the previous default's
+  Bonferroni intervals called, and a little more);
 - ``two_stage_bootstrap``: the earlier default (cells, then conversations within cells);
 - ``mixed_model``: a linear mixed model on log latency (statsmodels ``MixedLM``, REML: a fixed
   candidate effect, a random intercept and candidate slope per cell, a conversation variance
@@ -72,6 +73,8 @@ def _bootstrap(method: str, resamples: int) -> Callable[[pd.DataFrame, pd.DataFr
     typical = method.startswith("typical")
     interval = "cell_bootstrap" if typical else method
     weight = {"typical_unweighted": 1 / 3}.get(method, LatencyOptions.typical_weight)
+    if method.startswith("typical@"):
+        weight = float(method.removeprefix("typical@"))
 
     def run(base: pd.DataFrame, cand: pd.DataFrame, seed: int) -> Outcome:
         opts = LatencyOptions(

@@ -18,7 +18,7 @@ from ._latency_result import (
     LatencyUnavailableError,
     quantile_name,
 )
-from ._latency_typical import TYPICAL, typical_latency
+from ._latency_typical import TYPICAL, TypicalLatency, typical_latency
 from ._verdict import Verdict, decide
 
 __all__ = ["compare_latency", "latency_quantiles"]
@@ -137,9 +137,9 @@ def _samples(
 
 def _rows(
     sides: tuple[pd.DataFrame, pd.DataFrame], opts: LatencyOptions, apart: bool
-) -> tuple[pd.DataFrame, Verdict]:
-    """The table (one row per quantile, then the typical-latency row) and the overall
-    verdict (Holm's step-down over the rows)."""
+) -> tuple[pd.DataFrame, Verdict, TypicalLatency | None]:
+    """The table (one row per quantile, then the typical-latency row), the overall verdict
+    (Holm's weighted step-down over the rows) and the typical-latency test."""
     base, cand, n_cells = _samples(sides)
     stages: Literal[1, 2] = 1 if opts.method == "cell_bootstrap" else 2
     b, c, diffs = cluster_quantile_difference(
@@ -184,7 +184,7 @@ def _rows(
         },
         columns=list(LATENCY_COLUMNS),
     )
-    return table, _holm(at, weights, alpha, (opts.min_effect_s, apart))
+    return table, _holm(at, weights, alpha, (opts.min_effect_s, apart)), typical
 
 
 def _holm(
@@ -350,23 +350,21 @@ def compare_latency(
         raise TypeError(f"options must be LatencyOptions, not {type(opts).__name__}")
     base, cand = _side(baseline, "baseline"), _side(candidate, "candidate")
     apart = _recorded_apart(base, cand)
-    table, verdict = _rows((base.latency, cand.latency), opts, bool(apart))
+    table, verdict, typical = _rows((base.latency, cand.latency), opts, bool(apart))
     first_turn = None
     if base.first_turn is not None and cand.first_turn is not None:
-        first_turn, _ = _rows((base.first_turn, cand.first_turn), opts, bool(apart))
+        first_turn, _, _ = _rows((base.first_turn, cand.first_turn), opts, bool(apart))
     n_cells = len(pd.unique(pd.concat([base.latency["cell_id"], cand.latency["cell_id"]])))
     rows = len(opts.quantiles) + opts.typical
     method = _METHODS[opts.method].format(n=opts.n_resamples, g=n_cells)
     if opts.typical:
-        method += "; typical: paired t test over cells on mean log latency"
-    if opts.typical:
         method += (
+            "; typical: paired t test over cells on mean log latency"
             f"; overall verdict by Holm's weighted step-down over {rows} rows (typical "
             f"{opts.typical_weight:g}, each quantile {(1 - opts.typical_weight) / (rows - 1):.3g})"
         )
     else:
         method += f"; overall verdict by Holm's step-down over {rows} row(s)"
-    typical = typical_latency(base.latency, cand.latency) if opts.typical else None
     return LatencyComparison(
         table=table,
         verdict=verdict,
