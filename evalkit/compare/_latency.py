@@ -3,7 +3,7 @@ cluster bootstrap interval over the grid's cells (see :func:`compare_latency`)."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -18,6 +18,7 @@ from ._latency_result import (
     LatencyUnavailableError,
     quantile_name,
 )
+from ._latency_typical import TYPICAL, TypicalLatency, typical_latency
 from ._verdict import Verdict, decide
 
 __all__ = ["compare_latency", "latency_quantiles"]
@@ -136,32 +137,86 @@ def _samples(
 
 def _rows(
     sides: tuple[pd.DataFrame, pd.DataFrame], opts: LatencyOptions, apart: bool
-) -> tuple[pd.DataFrame, Verdict]:
-    """The per-quantile table and the overall verdict (intervals adjusted for the quantiles)."""
+) -> tuple[pd.DataFrame, Verdict, TypicalLatency | None]:
+    """The table (one row per quantile, then the typical-latency row), the overall verdict
+    (Holm's weighted step-down over the rows) and the typical-latency test."""
     base, cand, n_cells = _samples(sides)
     stages: Literal[1, 2] = 1 if opts.method == "cell_bootstrap" else 2
     b, c, diffs = cluster_quantile_difference(
         base, cand, n_cells, opts.quantiles, stages=stages,
         n_resamples=opts.n_resamples, seed=opts.seed,
     )  # fmt: skip
-    alpha, k = 1 - opts.confidence, len(opts.quantiles)
-    low, high = _interval(diffs, alpha, n_cells, stages)
-    adj_low, adj_high = _interval(diffs, alpha / k, n_cells, stages)
+    names = [quantile_name(q) for q in opts.quantiles]
+    baseline, candidate = list(b), list(c)
+    k = len(names)
+    typical = typical_latency(*sides) if opts.typical else None
+    weights = np.full(k, 1 / k)
+    if typical is not None:
+        names.append(TYPICAL)
+        baseline.append(typical.baseline_median)
+        candidate.append(typical.baseline_median * typical.ratio)
+        weights = np.append(np.full(k, (1 - opts.typical_weight) / k), opts.typical_weight)
+
+    def at(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every row's interval, row ``i`` at two-sided level ``levels[i]``."""
+        low, high = np.empty(len(levels)), np.empty(len(levels))
+        for level in np.unique(levels[:k]):
+            pick = np.flatnonzero(levels[:k] == level)
+            lo, hi = _interval(diffs, float(level), n_cells, stages)
+            low[pick], high[pick] = np.asarray(lo)[pick], np.asarray(hi)[pick]
+        if typical is not None:
+            low[k], high[k] = typical.seconds_interval(float(levels[k]))
+        return low, high
+
+    alpha = 1 - opts.confidence
+    low, high = at(np.full(len(names), alpha))
     verdicts = _verdicts(low, high, opts.min_effect_s, apart)
+    base_values, cand_values = np.asarray(baseline), np.asarray(candidate)
     table = pd.DataFrame(
         {
-            "quantile": [quantile_name(q) for q in opts.quantiles],
-            "baseline": b,
-            "candidate": c,
-            "difference": c - b,
+            "quantile": names,
+            "baseline": base_values,
+            "candidate": cand_values,
+            "difference": cand_values - base_values,
             "difference_low": low,
             "difference_high": high,
             "verdict": [str(v) for v in verdicts],
         },
         columns=list(LATENCY_COLUMNS),
     )
-    overall = _overall(_verdicts(adj_low, adj_high, opts.min_effect_s, apart))
-    return table, overall
+    return table, _holm(at, weights, alpha, (opts.min_effect_s, apart)), typical
+
+
+def _holm(
+    at: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    weights: np.ndarray,
+    alpha: float,
+    rule: tuple[float, bool],
+) -> Verdict:
+    """The overall verdict by Holm's weighted step-down over the rows (Holm 1979, "A simple
+    sequentially rejective multiple test procedure", *Scand. J. Statist.* 6(2), which gives it
+    with weights; Benjamini & Hochberg 1997), on intervals: each row not yet called is read at
+    ``alpha * w_i / (sum of the weights of the rows not yet called)``; rows that now call a
+    difference join, until none does. A false call by any row stays within ``alpha``. Nothing
+    called: ``no_difference`` when every row at ``alpha * w_i`` (weights summing to 1) says so.
+    ``rule``: ``min_effect_s`` and whether the runs were recorded apart (see ``_verdicts``)."""
+    called: dict[int, Verdict] = {}
+    open_rows = np.ones(len(weights), dtype=bool)
+    while open_rows.any():
+        low, high = at(alpha * weights / weights[open_rows].sum())
+        new = {
+            i: v
+            for i, v in enumerate(_verdicts(low, high, *rule))
+            if open_rows[i] and v in (Verdict.IMPROVED, Verdict.REGRESSED)
+        }
+        if not new:
+            break
+        called.update(new)
+        open_rows[list(new)] = False
+    if called:
+        return _overall(list(called.values()))
+    low, high = at(alpha * weights / weights.sum())
+    return _overall(_verdicts(low, high, *rule))
 
 
 def _interval(diffs: Any, alpha: float, n_cells: int, stages: int) -> tuple[Any, Any]:
@@ -263,7 +318,8 @@ def compare_latency(
     A side is a :class:`~evalkit.store.Run` (its done conversations, paired by their cells) or
     a turns table (``conversation_id`` and ``latency_s``, or ``at_s``/``role``/``index`` to
     derive it; with ``cell_id`` to pair by cell, else each conversation is its own cell, with
-    a warning). One row per quantile of :class:`LatencyOptions`: both sides' values,
+    a warning). One row per quantile of :class:`LatencyOptions`, then a typical-latency row:
+    both sides' values,
     ``difference`` (candidate - baseline, seconds) with a ``confidence`` interval, and a verdict
     from the interval and ``min_effect_s`` (``regressed`` = slower; an interval inside
     ±``min_effect_s`` is ``no_difference``).
@@ -274,9 +330,19 @@ def compare_latency(
     should be, and what a cell does to both sides cancels; it is read at the expanded
     percentile interval's levels (Hesterberg 2015), which restore the width a bootstrap over
     few cells lacks. ``method="two_stage_bootstrap"`` also resamples conversations within
-    cells: wider, less power. The overall verdict uses intervals widened for the number of
-    quantiles (Bonferroni), so any-quantile false alarms stay within ``1 - confidence``. Runs
-    recorded at different times get a warning and must clear ``min_effect_s`` to be called.
+    cells: wider, less power.
+
+    With ``typical`` (the default) a last row, ``quantile="typical"``, compares typical
+    latency: the ratio of geometric means from a paired t test over cells on each cell's mean
+    log latency (Student 1908), in seconds at the baseline median
+    (``baseline`` = that median, ``candidate`` = it times the ratio); the ratio and its interval
+    are in :attr:`LatencyComparison.typical`. A mean over all of a cell's answers is steadier
+    than a percentile, so this row finds a uniform slowdown sooner, most of all when each run
+    drifts within its cells. The overall verdict is Holm's weighted step-down over the rows
+    (Holm 1979): the typical row is first read at ``typical_weight`` of ``1 - confidence``,
+    the quantile rows share the rest, and a row called frees its share for the others, so a
+    false call by any row stays within ``1 - confidence``. Runs recorded at
+    different times get a warning and must clear ``min_effect_s`` to be called.
     Refuses, with the reason, a side recorded before turn timing.
     """
     opts = options or LatencyOptions()
@@ -284,16 +350,21 @@ def compare_latency(
         raise TypeError(f"options must be LatencyOptions, not {type(opts).__name__}")
     base, cand = _side(baseline, "baseline"), _side(candidate, "candidate")
     apart = _recorded_apart(base, cand)
-    table, verdict = _rows((base.latency, cand.latency), opts, bool(apart))
+    table, verdict, typical = _rows((base.latency, cand.latency), opts, bool(apart))
     first_turn = None
     if base.first_turn is not None and cand.first_turn is not None:
-        first_turn, _ = _rows((base.first_turn, cand.first_turn), opts, bool(apart))
+        first_turn, _, _ = _rows((base.first_turn, cand.first_turn), opts, bool(apart))
     n_cells = len(pd.unique(pd.concat([base.latency["cell_id"], cand.latency["cell_id"]])))
-    method = (
-        _METHODS[opts.method].format(n=opts.n_resamples, g=n_cells)
-        + f"; overall verdict on Bonferroni-adjusted intervals over {len(opts.quantiles)} "
-        "quantile(s)"
-    )
+    rows = len(opts.quantiles) + opts.typical
+    method = _METHODS[opts.method].format(n=opts.n_resamples, g=n_cells)
+    if opts.typical:
+        method += (
+            "; typical: paired t test over cells on mean log latency"
+            f"; overall verdict by Holm's weighted step-down over {rows} rows (typical "
+            f"{opts.typical_weight:g}, each quantile {(1 - opts.typical_weight) / (rows - 1):.3g})"
+        )
+    else:
+        method += f"; overall verdict by Holm's step-down over {rows} row(s)"
     return LatencyComparison(
         table=table,
         verdict=verdict,
@@ -306,6 +377,7 @@ def compare_latency(
         warnings=_warnings(base, cand, apart, opts.min_effect_s),
         first_turn=first_turn,
         interleaved=None if apart is None else not apart,
+        typical=None if typical is None else typical.summary(opts.confidence),
     )
 
 

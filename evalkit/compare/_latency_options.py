@@ -25,7 +25,11 @@ class LatencyOptions:
     replacement, paired, with the expanded percentile interval's small-sample correction; the
     default, calibrated and the more powerful) or ``"two_stage_bootstrap"`` (cells, then
     conversations within cells: counts the within-cell variation twice, so it errs wide);
-    ``n_resamples`` (>= 1000: the corrected interval reads the bootstrap's outer 1-2%) and
+    ``typical``: add the typical-latency row (a paired t test over cells on mean log
+    latency; the more powerful test of a slowdown that moves every answer) and include it in
+    the overall verdict's Holm adjustment; ``typical_weight``: the typical row's share of
+    ``1 - confidence`` in that weighted Holm step-down, in (0, 1) (the quantile rows share the
+    rest equally; ``1 / (len(quantiles) + 1)`` is Holm's unweighted procedure); ``n_resamples`` (>= 1000: the corrected interval reads the bootstrap's outer 1-2%) and
     ``seed`` of the bootstrap.
     """
 
@@ -33,6 +37,8 @@ class LatencyOptions:
     confidence: float = 0.95
     min_effect_s: float = 0.25
     method: LatencyMethod = "cell_bootstrap"
+    typical: bool = True
+    typical_weight: float = 0.5
     n_resamples: int = 2000
     seed: int = 0
 
@@ -58,6 +64,16 @@ class LatencyOptions:
             raise ValueError(
                 f"LatencyOptions.method must be one of {', '.join(get_args(LatencyMethod))}; "
                 f"got {self.method!r}"
+            )
+        if not isinstance(self.typical, bool):
+            raise TypeError(f"LatencyOptions.typical must be True or False, got {self.typical!r}")
+        if (
+            isinstance(self.typical_weight, bool)
+            or not isinstance(self.typical_weight, int | float)
+            or not 0.0 < self.typical_weight < 1.0
+        ):
+            raise ValueError(
+                f"LatencyOptions.typical_weight must be in (0, 1), got {self.typical_weight!r}"
             )
         if isinstance(self.n_resamples, bool) or not isinstance(self.n_resamples, int):
             raise TypeError(f"LatencyOptions.n_resamples must be an int, got {self.n_resamples!r}")

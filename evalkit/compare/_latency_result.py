@@ -48,9 +48,13 @@ class LatencyComparison(Result):
     """Agent response time, candidate against baseline: :attr:`summary` has one row per
     quantile (``quantile``, ``baseline``, ``candidate``, ``difference`` = candidate - baseline
     in seconds, its interval, ``verdict``: ``regressed`` = slower); :attr:`verdict` is the
-    overall call (any quantile slower is ``regressed``), decided on intervals adjusted for the
-    number of quantiles. :attr:`first_turn` compares the conversations' ``first_turn_s`` (the
-    first turn carries the connection set-up) the same way, when both sides have it.
+    overall call (any row slower is ``regressed``), by Holm's step-down over the rows. The
+    last row, ``quantile="typical"``, compares typical latency (the ratio of geometric means,
+    a paired t test over cells) in seconds at the baseline median; :attr:`typical` holds its
+    ``ratio``, ``ratio_low``, ``ratio_high`` and ``cells`` (None when
+    ``LatencyOptions.typical`` is off). :attr:`first_turn` compares the conversations'
+    ``first_turn_s`` (the first turn carries the connection set-up) the same way, when both
+    sides have it.
     """
 
     table: pd.DataFrame
@@ -64,6 +68,7 @@ class LatencyComparison(Result):
     warnings: list[str] = field(default_factory=list)
     first_turn: pd.DataFrame | None = None
     interleaved: bool | None = None
+    typical: dict[str, float] | None = None
 
     template: ClassVar[str] = "latency.html"
 
@@ -87,10 +92,18 @@ class LatencyComparison(Result):
         level = round(100 * self.confidence)
         parts = []
         for row in self.table.to_dict("records"):
+            if row["quantile"] == "typical":
+                continue
             parts.append(
                 f"{row['quantile']} {_seconds(row['baseline'])} -> {_seconds(row['candidate'])} "
                 f"({_signed(row['difference'])}, {level}% CI {_signed(row['difference_low'])} "
                 f"to {_signed(row['difference_high'])})"
+            )
+        typical = self.typical
+        if typical is not None and not math.isnan(typical["ratio"]):
+            parts.append(
+                f"typical x{typical['ratio']:.2f} ({level}% CI x{typical['ratio_low']:.2f} "
+                f"to x{typical['ratio_high']:.2f})"
             )
         return (
             f"agent latency {self.verdict.value}: {'; '.join(parts)}; "
@@ -126,4 +139,7 @@ class LatencyComparison(Result):
             "warnings": list(self.warnings),
             "quantiles": rows(self.table),
             "first_turn": rows(self.first_turn),
+            "typical": None
+            if self.typical is None
+            else {k: (None if math.isnan(v) else v) for k, v in self.typical.items()},
         }
