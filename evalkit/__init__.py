@@ -78,6 +78,13 @@ if TYPE_CHECKING:
         label_queue,
     )
     from .grid import Grid, Persona, load_personas
+    from .personas import (
+        FindOptions,
+        GenerateOptions,
+        PersonaGenerator,
+        find_failures,
+        generate_personas,
+    )
     from .refine import (
         PollPolicy,
         RefineLoopOptions,
@@ -119,6 +126,8 @@ _HOMES: dict[str, str] = {
     "DraftVsProd": "flows",
     "DraftVsProdOptions": "flows",
     "EvalkitError": "api",
+    "FindOptions": "personas",
+    "GenerateOptions": "personas",
     "GradeOptions": "grading",
     "Grades": "grading",
     "Grid": "grid",
@@ -134,6 +143,7 @@ _HOMES: dict[str, str] = {
     "PaymentRequiredError": "api",
     "PermissionDeniedError": "api",
     "Persona": "grid",
+    "PersonaGenerator": "personas",
     "PollPolicy": "refine",
     "Pricing": "runner",
     "Proposer": "tuning",
@@ -166,6 +176,8 @@ _HOMES: dict[str, str] = {
     "compare_variants": "tuning",
     "draft_vs_prod": "flows",
     "failure_clusters": "diagnose",
+    "find_failures": "personas",
+    "generate_personas": "personas",
     "grade_run": "grading",
     "grade_transcripts": "grading",
     "history": "flows",
@@ -194,7 +206,8 @@ __all__ = [*_HOMES, "__version__"]
 _PACKAGES = frozenset(
     {
         *("aio", "api", "audio", "compare", "data", "diagnose", "emulator", "flows", "grading"),
-        *("grid", "refine", "report", "runner", "stats", "store", "targets", "tuning", "view"),
+        *("grid", "personas", "refine", "report", "runner", "stats", "store", "targets"),
+        *("tuning", "view"),
     }
 )
 

@@ -25,11 +25,14 @@ Authenticated by a project key, except ``POST /_emulator/projects``. Bodies are 
 ``GET /stats``                              {started, completed, cancelled, active, errored,
                                             dropped, judgeCalls, judgeMalformed,
                                             proposerCalls, proposerMalformed,
-                                            unhandledErrors}
+                                            generatorCalls, generatorMalformed,
+                                            generatorPersonas, unhandledErrors}
 ``GET|PUT /judge``                          {flipRate, malformedRate, latency, seed} of the
                                             emulated judge (see ``_judge``)
 ``GET|PUT /proposer``                       {malformedRate, noop, seed} of the emulated
                                             proposer (see ``_proposer``)
+``GET|PUT /generator``                      {malformedRate, flawRate, seed} of the emulated
+                                            persona generator (see ``_generator``)
 ==========================================  =================================================
 """
 
@@ -253,6 +256,7 @@ async def stats(emu: Emulator, request: Request) -> Response:
             **emu.stats.to_json(),
             **emu.judge.stats(),
             **emu.proposer.stats(),
+            **emu.generator.stats(),
             "unhandledErrors": emu.last_resort.count,
         }
     )
