@@ -81,7 +81,6 @@ if TYPE_CHECKING:
     from .personas import (
         FindOptions,
         GenerateOptions,
-        PersonaGenerator,
         find_failures,
         generate_personas,
     )
@@ -143,7 +142,6 @@ _HOMES: dict[str, str] = {
     "PaymentRequiredError": "api",
     "PermissionDeniedError": "api",
     "Persona": "grid",
-    "PersonaGenerator": "personas",
     "PollPolicy": "refine",
     "Pricing": "runner",
     "Proposer": "tuning",

@@ -52,7 +52,6 @@ EXPECTED = [
     "PaymentRequiredError",
     "PermissionDeniedError",
     "Persona",
-    "PersonaGenerator",
     "PollPolicy",
     "Pricing",
     "Proposer",

@@ -23,7 +23,8 @@ import typer
 from ..emulator import EmulatorServer, EmulatorSettings, serve
 from ..emulator.dialogue import DialogueBackend
 
-#: Called with the running server by ``--demo-assistant``; returns lines to print.
+#: Called with the running server by ``--demo-assistant``; returns the lines to print (export
+#: lines, then ``#`` comments).
 ReadyHook = Callable[[EmulatorServer], Sequence[str]]
 
 
@@ -43,7 +44,9 @@ def make_emulator_command(style: CommandStyle = CommandStyle()) -> Callable[...,
             bool,
             typer.Option(
                 "--demo-assistant",
-                help="Create a ready assistant (an Urdu clinic reminder) and print how to run it.",
+                help="Create the demo's assistant (an Urdu clinic reminder: prod v1 published, "
+                "draft v2 saved, v1's snapshot in ./runs), print its id as EVALKIT_ASSISTANT_ID "
+                "and how to run it.",
             ),
         ] = False,
         **options: object,
@@ -222,7 +225,7 @@ def run_forever(
                 typer.echo(line)
             if style.demo_assistant is not None:
                 for line in style.demo_assistant(server):
-                    typer.echo(f"# {line}")
+                    typer.echo(line)
             typer.echo(f"# admin API: {server.admin_url}  (Ctrl-C to stop)", err=True)
             while not stop.wait(0.5):
                 pass

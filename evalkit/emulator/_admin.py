@@ -2,8 +2,6 @@
 build pipeline, billing) or never (fault injection), for tests and demos.
 
 Authenticated by a project key, except ``POST /_emulator/projects``. Bodies are camelCase.
-
-==========================================  =================================================
 ``POST /projects``                          {organizationId?} → {organizationId, projectId,
                                             apiKey} (201); a given organizationId shares
                                             that organization's credits
@@ -34,6 +32,9 @@ Authenticated by a project key, except ``POST /_emulator/projects``. Bodies are 
 ``GET|PUT /generator``                      {malformedRate, flawRate, seed} of the emulated
                                             persona generator (see ``_generator``)
 ==========================================  =================================================
+=======
+Each handler's docstring says what it takes and answers; the routes are ``ADMIN_ROUTES`` in
+``_app`` (the docs site's admin-API page is generated from both).
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def _require_object(body: Any) -> Mapping[str, Any]:
 
 
 async def create_project(emu: Emulator, request: Request) -> Response:
+    """Create a project: ``{organizationId?}`` answers ``{organizationId, projectId, apiKey}``
+    (201). A given ``organizationId`` shares that organization's credits. No key needed."""
     body = _require_object(await _body(emu, request))
     org = body.get("organizationId")
     if org is not None and (not isinstance(org, str) or not org or len(org) > 64):
@@ -83,6 +86,7 @@ async def create_project(emu: Emulator, request: Request) -> Response:
 
 
 async def whoami(emu: Emulator, request: Request) -> Response:
+    """The caller's ``{organizationId, projectId}``."""
     project, _ = authenticate(emu, request)
     return JSONResponse(
         {"organizationId": project.organization_id, "projectId": project.project_id}
@@ -100,6 +104,8 @@ def _readable(body: Mapping[str, Any], *, required: bool) -> bool | None:
 
 
 async def publish(emu: Emulator, request: Request) -> Response:
+    """Point prod at the current draft: ``{readable?}`` answers the assistant's metadata (E5)
+    with ``readable``."""
     project, by = authenticate(emu, request)
     body = _require_object(await _body(emu, request))
     readable = _readable(body, required=False)
@@ -109,6 +115,8 @@ async def publish(emu: Emulator, request: Request) -> Response:
 
 
 async def set_readable(emu: Emulator, request: Request) -> Response:
+    """``{readable}``: hold the published version unreadable (the public session, E8, then
+    answers 503) or release it; answers the metadata (E5) with ``readable``."""
     project, _ = authenticate(emu, request)
     body = _require_object(await _body(emu, request))
     readable = _readable(body, required=True)
@@ -118,6 +126,8 @@ async def set_readable(emu: Emulator, request: Request) -> Response:
 
 
 async def list_versions(emu: Emulator, request: Request) -> Response:
+    """Every saved version of the assistant: ``[{version, name, description?, config, savedAt,
+    savedBy}]``."""
     project, _ = authenticate(emu, request)
     rec = owned_assistant(emu, project, str(request.path_params["assistant_id"]))
     versions = [
@@ -135,6 +145,9 @@ async def list_versions(emu: Emulator, request: Request) -> Response:
 
 
 async def create_build(emu: Emulator, request: Request) -> Response:
+    """Build an assistant from a brief: ``{name, brief: {context, sampleRows}, instructions,
+    initialGreeting?, config?, description?, public?}`` answers the built assistant with its
+    ``buildId`` (201)."""
     project, by = authenticate(emu, request)
     body = await _body(emu, request)
     raise_for_problems(check_build_body(body))
@@ -143,6 +156,7 @@ async def create_build(emu: Emulator, request: Request) -> Response:
 
 
 async def get_build(emu: Emulator, request: Request) -> Response:
+    """A build: ``{buildId, assistantId, status, createdAt, ...}``."""
     project, _ = authenticate(emu, request)
     build_id = str(request.path_params["build_id"])
     build = emu.state.builds.get(build_id)
@@ -200,6 +214,9 @@ def check_contact_list_body(body: Any) -> list[Problem]:
 
 
 async def create_contact_list(emu: Emulator, request: Request) -> Response:
+    """Store a contact list (what E13 reads): the list without its ids and timestamps,
+    ``{name, sourceKind, summary: {willBeCalled, excluded?, errors?}, contactCount?}``;
+    answers the stored list (201)."""
     project, _ = authenticate(emu, request)
     body = await _body(emu, request)
     raise_for_problems(check_contact_list_body(body))
@@ -210,6 +227,9 @@ async def create_contact_list(emu: Emulator, request: Request) -> Response:
 
 
 async def faults(emu: Emulator, request: Request) -> Response:
+    """The project's fault injection, ``{dropRate, errorEventRate, http429Rate, http503Rate,
+    seed}``: simulate streams dropped or ended by an ``error`` event, 429 and 503 answers. A PUT
+    replaces all."""
     project, _ = authenticate(emu, request)
     if request.method == "PUT":
         body = await _body(emu, request)
@@ -219,6 +239,8 @@ async def faults(emu: Emulator, request: Request) -> Response:
 
 
 async def credits(emu: Emulator, request: Request) -> Response:
+    """``{credits}`` of the caller's organization (null: unlimited, the default; a public
+    session, E8, spends one). A PUT sets it."""
     project, _ = authenticate(emu, request)
     if request.method == "PUT":
         body = _require_object(await _body(emu, request))
@@ -236,6 +258,8 @@ async def credits(emu: Emulator, request: Request) -> Response:
 
 
 async def synthesis_limit(emu: Emulator, request: Request) -> Response:
+    """``{requestsPerMinute}`` that text to speech and phrase replacements (E11, E12) allow
+    per project (null: no cap). A PUT sets it."""
     authenticate(emu, request)
     limiter = emu.synthesis_limiter
     if request.method == "PUT":
@@ -250,6 +274,9 @@ async def synthesis_limit(emu: Emulator, request: Request) -> Response:
 
 
 async def stats(emu: Emulator, request: Request) -> Response:
+    """Counters: ``{started, completed, cancelled, active, errored, dropped, judgeCalls,
+    judgeMalformed, proposerCalls, proposerMalformed, generatorCalls, generatorMalformed,
+    generatorPersonas, unhandledErrors}``."""
     authenticate(emu, request)
     return JSONResponse(
         {

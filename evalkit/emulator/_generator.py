@@ -103,7 +103,11 @@ def generate(
 
 
 async def chat_completions(emu: Emulator, request: Request) -> Response:
-    """POST /_emulator/generator/v1/chat/completions."""
+    """The emulated persona generator (model ``emulator-generator``), OpenAI-compatible: it reads
+    evalkit's persona-generator prompt (the last fenced JSON block of the last user message,
+    ``{"requests": [{"id", "traits", "describe"}], "max_behavior_chars"}``) and answers
+    ``{"personas": [{"id", "label", "description", "behavior"}]}``, one per request, written
+    from a table of sentences per trait value and seeded by the request's content."""
     body = await read_json(request, emu.settings.max_body_bytes)
     model = body.get("model", GENERATOR_MODEL) if isinstance(body, Mapping) else GENERATOR_MODEL
     if model != GENERATOR_MODEL:
@@ -127,7 +131,7 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
 
 
 async def models(emu: Emulator, request: Request) -> Response:
-    """GET /_emulator/generator/v1/models."""
+    """The generator's models (OpenAI-compatible list)."""
     return model_list([GENERATOR_MODEL])
 
 
@@ -154,7 +158,10 @@ def _settings_from_body(body: Any) -> GeneratorSettings:
 
 
 async def generator_settings(emu: Emulator, request: Request) -> Response:
-    """GET|PUT /_emulator/generator: the generator's settings (a PUT replaces all)."""
+    """The emulated persona generator's noise, ``{malformedRate, flawRate, seed}``: a share of
+    answers that are prose, not JSON, and a share of personas that carry a generator's mistake
+    (too long, a token, a secret, a near copy, the asked-for behaviour left out, no label).
+    A PUT replaces all."""
     authenticate(emu, request)
     if request.method == "PUT":
         emu.generator.configure(

@@ -22,7 +22,7 @@ from evalkit.cli import app
 from evalkit.compare import compare_grades
 from evalkit.demo import DemoService, demo_grid, demo_scorecard
 from evalkit.flows import compare_runs
-from evalkit.grading import Grades, Judge, JudgeOptions, Scorecard, grade_run
+from evalkit.grading import GradeOptions, Grades, Judge, JudgeOptions, Scorecard, grade_run
 from evalkit.store import Run
 
 from .hostile_judge import HostileJudge
@@ -32,6 +32,7 @@ CONCURRENCY = 8
 JUDGED = Scorecard.load(demo_scorecard()).judged_rules
 JUDGED_IDS = sorted(r.rule_id for r in JUDGED)
 JUDGED_POINTS = sum(r.points for r in JUDGED)
+NO_SAVE = GradeOptions(save=False)
 
 
 @dataclass
@@ -50,8 +51,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
     with DemoService(store, seed=5) as svc:
         runs = (svc.run(demo_grid(2), target="prod"), svc.run(demo_grid(2), target="draft"))
         working = (
-            grade_run(runs[0], demo_scorecard(), svc.judge, save=False),
-            grade_run(runs[1], demo_scorecard(), svc.judge, save=False),
+            grade_run(runs[0], demo_scorecard(), judge=svc.judge, options=NO_SAVE),
+            grade_run(runs[1], demo_scorecard(), judge=svc.judge, options=NO_SAVE),
         )
     hostile = HostileJudge("silent")
     with hostile.serve() as url:
@@ -60,7 +61,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Graded:
             "never-answers", url, options=JudgeOptions(timeout=DEADLINE, concurrency=CONCURRENCY)
         )
         started = time.monotonic()
-        silent = grade_run(runs[1], demo_scorecard(), judge, save=False)
+        silent = grade_run(runs[1], demo_scorecard(), judge=judge, options=NO_SAVE)
         seconds = time.monotonic() - started
         connections = len(hostile.connections)
     return Graded(runs, working, silent, seconds, judge.stats.calls, connections)
@@ -129,7 +130,7 @@ def test_no_verdict_rests_on_a_score_without_its_judge(graded: Graded) -> None:
 def test_a_flow_refuses_the_verdict_too(graded: Graded) -> None:
     """compare_runs grades both runs again with a judge that refuses connections (fast)."""
     judge = Judge("not-there", refused_port(), options=JudgeOptions(max_attempts=1))
-    comparison = compare_runs(*graded.runs, demo_scorecard(), judge)
+    comparison = compare_runs(*graded.runs, demo_scorecard(), judge=judge)
     assert comparison.verdict == "insufficient_evidence"
     assert "leave out whole rules" in comparison.reason
 
