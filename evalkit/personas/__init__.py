@@ -67,9 +67,10 @@ __all__ = [
 
 # What evalkit's other packages take from here and users need not: not public, not in the API
 # snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._generate import RECORDS_FOLDER as RECORDS_FOLDER
 from ._generate import grid_records as grid_records
 from ._generate import personas_run_prefix as personas_run_prefix
 
-_SIBLING_API = ("grid_records", "personas_run_prefix")
+_SIBLING_API = ("RECORDS_FOLDER", "grid_records", "personas_run_prefix")
 
 publish(globals())

@@ -170,3 +170,21 @@ def test_the_budget_caps_what_the_search_spends(world: World) -> None:
     assert result.decision["conversations"] <= opts.max_conversations
     assert result.decision["rounds_run"] == 1
     assert any("budget" in w for w in result.warnings)
+
+
+def test_the_viewer_lists_the_search_and_links_its_examples(
+    world: World, search: FailureSearch
+) -> None:
+    from evalkit.view import ViewerOptions, ViewerServer
+
+    with ViewerServer(ViewerOptions(store=world.store, port=0)) as viewer:
+        index = httpx.get(viewer.base + "index.html").text
+        assert 'href="personas/find-a.html"' in index
+        page = httpx.get(viewer.base + "personas/find-a.html")
+        assert page.status_code == 200
+        reported = search.findings[search.findings["reported"]].iloc[0]
+        assert str(reported["persona"]) in page.text
+        cid = str(reported["example_conversation_id"])
+        assert f'href="../runs/find-a-confirm/c/{cid}.html"' in page.text
+        assert "Coverage by trait value" in page.text
+        assert httpx.get(viewer.base + "personas/ghost.html").status_code == 404
