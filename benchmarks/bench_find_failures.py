@@ -26,7 +26,7 @@ the very functions :func:`find_failures` calls.
 
 Rates carry Wilson 95% intervals. Nothing is asserted (tests/personas asserts the bounds).
 Run: ``nice python benchmarks/bench_find_failures.py [--searches 30] [--simulated 4000]``
-(about 10 minutes on a busy 2-core machine at the defaults); writes only to a temporary folder.
+(about 25 minutes on a busy 2-core machine at the defaults: 90 end-to-end searches); writes only to a temporary folder.
 """
 
 from __future__ import annotations
