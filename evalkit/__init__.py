@@ -81,6 +81,12 @@ if TYPE_CHECKING:
         label_queue,
     )
     from .grid import Grid, Persona, load_personas
+    from .personas import (
+        FindOptions,
+        GenerateOptions,
+        find_failures,
+        generate_personas,
+    )
     from .refine import (
         PollPolicy,
         RefineLoopOptions,
@@ -122,6 +128,8 @@ _HOMES: dict[str, str] = {
     "DraftVsProd": "flows",
     "DraftVsProdOptions": "flows",
     "EvalkitError": "api",
+    "FindOptions": "personas",
+    "GenerateOptions": "personas",
     "GradeOptions": "grading",
     "Grades": "grading",
     "Grid": "grid",
@@ -171,6 +179,8 @@ _HOMES: dict[str, str] = {
     "compare_variants": "tuning",
     "draft_vs_prod": "flows",
     "failure_clusters": "diagnose",
+    "find_failures": "personas",
+    "generate_personas": "personas",
     "grade_run": "grading",
     "grade_transcripts": "grading",
     "history": "flows",
@@ -200,7 +210,8 @@ __all__ = [*_HOMES, "__version__"]
 _PACKAGES = frozenset(
     {
         *("aio", "api", "audio", "compare", "data", "diagnose", "emulator", "flows", "grading"),
-        *("grid", "refine", "report", "runner", "stats", "store", "targets", "tuning", "view"),
+        *("grid", "personas", "refine", "report", "runner", "stats", "store", "targets"),
+        *("tuning", "view"),
     }
 )
 

@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from .flows import arun_and_grade as run_and_grade
     from .grading import agrade_run as grade_run
     from .grading import agrade_transcripts as grade_transcripts
+    from .personas import afind_failures as find_failures
+    from .personas import agenerate_personas as generate_personas
     from .refine import arefine_and_wait as refine_and_wait
     from .refine import arefine_loop as refine_loop
     from .runner import arun_grid as run_grid
@@ -42,6 +44,8 @@ TWINS: dict[str, tuple[str, str]] = {
     "compare_runs": ("flows", "acompare_runs"),
     "compare_runs_sequential": ("flows", "acompare_runs_sequential"),
     "draft_vs_prod": ("flows", "adraft_vs_prod"),
+    "find_failures": ("personas", "afind_failures"),
+    "generate_personas": ("personas", "agenerate_personas"),
     "grade_run": ("grading", "agrade_run"),
     "grade_transcripts": ("grading", "agrade_transcripts"),
     "optimize": ("tuning", "aoptimize"),
@@ -64,6 +68,8 @@ __all__ = [
     "compare_runs",
     "compare_runs_sequential",
     "draft_vs_prod",
+    "find_failures",
+    "generate_personas",
     "grade_run",
     "grade_transcripts",
     "optimize",

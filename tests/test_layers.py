@@ -54,6 +54,11 @@ ALLOWED: dict[str, set[str]] = {
     "tuning": BASE
     | {"api", "_chat", "_results", "data", "grid", "targets", "runner", "store", "stats"}
     | {"grading", "compare", "flows", "diagnose", "refine"},
+    # generated personas: asked of a chat endpoint (_chat), checked, piloted and searched
+    # through flows' run -> grade pipeline, with simulation flags (diagnose)
+    "personas": BASE
+    | {"api", "_chat", "_results", "data", "grid", "targets", "runner", "store", "stats"}
+    | {"grading", "compare", "flows", "diagnose"},
     # simulation generators for calibration and benchmarks, apart from the public API
     "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
     "report": BASE
@@ -71,10 +76,11 @@ ALLOWED: dict[str, set[str]] = {
     },
     # the viewer's history page reads flows' history (series, alarms)
     "view": BASE
-    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio", "flows"},
+    | {"api", "data", "grid", "store", "stats", "grading", "compare", "report", "audio", "flows"}
+    | {"personas"},  # the persona searches' pages read their records
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
-    | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose"},
+    | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose", "personas"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

@@ -124,6 +124,14 @@ def _server(
             help="LiveKit API secret that signs session tokens (at least 32 characters).",
         ),
     ] = None,
+    planted_weaknesses: Annotated[
+        bool,
+        typer.Option(
+            "--planted-weaknesses",
+            help="The scripted agent gives way for certain callers (what a search for failing "
+            "callers is measured against).",
+        ),
+    ] = False,
 ) -> EmulatorServer:
     """The (not yet started) server the options describe."""
     backend: DialogueBackend | None = None
@@ -136,22 +144,23 @@ def _server(
     if api_key is not None and not api_key.startswith("sk_api_"):
         raise typer.BadParameter("--api-key must start with sk_api_")
     try:
-        EmulatorSettings(
+        settings = EmulatorSettings(
+            time_scale=time_scale,
+            seed=seed,
+            turn_delay=turn_delay,
             livekit_api_key=livekit_api_key,
             livekit_api_secret=livekit_api_secret,
             turn_jitter=turn_jitter,
+            planted_weaknesses=planted_weaknesses,
         )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     return serve(
+        settings=settings,
         livekit_api_key=livekit_api_key,
         livekit_api_secret=livekit_api_secret,
         port=port,
         api_key=api_key,
-        time_scale=time_scale,
-        seed=seed,
-        turn_delay=turn_delay,
-        turn_jitter=turn_jitter,
         host=host,
         db=db,
         backend=backend,
@@ -181,6 +190,8 @@ def settings_lines(server: EmulatorServer, export: bool = False) -> list[str]:
         ("EVALKIT_JUDGE_MODEL", "emulator-judge"),
         ("EVALKIT_PROPOSER_BASE_URL", server.proposer_base_url),
         ("EVALKIT_PROPOSER_MODEL", "emulator-proposer"),
+        ("EVALKIT_GENERATOR_BASE_URL", server.generator_base_url),
+        ("EVALKIT_GENERATOR_MODEL", "emulator-generator"),
         ("LIVEKIT_URL", server.livekit_url),
         ("LIVEKIT_API_KEY", server.livekit_api_key),
         ("LIVEKIT_API_SECRET", server.livekit_api_secret),

@@ -71,6 +71,8 @@ class DemoService:
 
     A context manager; ``client``, ``assistant_id`` and ``judge`` (the emulated judge) are
     ready inside it. A snapshot of v1 is recorded under ``store`` so prod can run on a clone.
+    ``planted_weaknesses``: the emulator's agent gives way for certain callers (what a search
+    for failing callers is measured against; see ``EmulatorSettings``).
     """
 
     def __init__(
@@ -80,11 +82,13 @@ class DemoService:
         seed: int = 7,
         time_scale: float = TIME_SCALE,
         turn_delay: float = TURN_DELAY,
+        planted_weaknesses: bool = False,
     ):
         self.store = Path(store)
         self.seed = seed
         self.time_scale = time_scale
         self.turn_delay = turn_delay
+        self.planted_weaknesses = planted_weaknesses
         self._stack = contextlib.ExitStack()
         self.emulator: EmulatorServer
         self.client: Client
@@ -98,6 +102,7 @@ class DemoService:
                 seed=self.seed,
                 turn_delay=self.turn_delay,
                 min_ceiling_s=CEILING_FLOOR_S,
+                planted_weaknesses=self.planted_weaknesses,
             )
             self.emulator = self._stack.enter_context(serve(settings=settings))
             self.client = self._stack.enter_context(

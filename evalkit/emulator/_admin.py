@@ -2,6 +2,37 @@
 build pipeline, billing) or never (fault injection), for tests and demos.
 
 Authenticated by a project key, except ``POST /_emulator/projects``. Bodies are camelCase.
+``POST /projects``                          {organizationId?} → {organizationId, projectId,
+                                            apiKey} (201); a given organizationId shares
+                                            that organization's credits
+``GET /projects/me``                        {organizationId, projectId} of the caller
+``POST /assistants/{id}/publish``           {readable?} → E5 metadata; prod = current draft
+``PUT /assistants/{id}/readable``           {readable} → hold the published version
+                                            unreadable (E8 answers 503) or release it
+``GET /assistants/{id}/versions``           every saved version with its config
+``POST /builds``                            {name, brief: {context, sampleRows}, instructions,
+                                            initialGreeting?, config?, description?, public?}
+                                            → the built assistant (+ buildId), 201
+``GET /builds/{buildId}``                   {buildId, assistantId, status, createdAt, ...}
+``POST /contact-lists``                     a list without ids and timestamps → stored list
+``GET|PUT /faults``                         {dropRate, errorEventRate, http429Rate,
+                                            http503Rate, seed}; a PUT replaces all
+``GET|PUT /credits``                        {credits} of the caller's organization (null:
+                                            unlimited, the default; E8 spends one a session)
+``GET|PUT /synthesis-limit``                {requestsPerMinute} for E11/E12 (null: no cap)
+``GET /stats``                              {started, completed, cancelled, active, errored,
+                                            dropped, judgeCalls, judgeMalformed,
+                                            proposerCalls, proposerMalformed,
+                                            generatorCalls, generatorMalformed,
+                                            generatorPersonas, unhandledErrors}
+``GET|PUT /judge``                          {flipRate, malformedRate, latency, seed} of the
+                                            emulated judge (see ``_judge``)
+``GET|PUT /proposer``                       {malformedRate, noop, seed} of the emulated
+                                            proposer (see ``_proposer``)
+``GET|PUT /generator``                      {malformedRate, flawRate, seed} of the emulated
+                                            persona generator (see ``_generator``)
+==========================================  =================================================
+=======
 Each handler's docstring says what it takes and answers; the routes are ``ADMIN_ROUTES`` in
 ``_app`` (the docs site's admin-API page is generated from both).
 """
@@ -244,13 +275,15 @@ async def synthesis_limit(emu: Emulator, request: Request) -> Response:
 
 async def stats(emu: Emulator, request: Request) -> Response:
     """Counters: ``{started, completed, cancelled, active, errored, dropped, judgeCalls,
-    judgeMalformed, proposerCalls, proposerMalformed, unhandledErrors}``."""
+    judgeMalformed, proposerCalls, proposerMalformed, generatorCalls, generatorMalformed,
+    generatorPersonas, unhandledErrors}``."""
     authenticate(emu, request)
     return JSONResponse(
         {
             **emu.stats.to_json(),
             **emu.judge.stats(),
             **emu.proposer.stats(),
+            **emu.generator.stats(),
             "unhandledErrors": emu.last_resort.count,
         }
     )

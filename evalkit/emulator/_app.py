@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from . import _admin, _judge, _proposer, _simulate, _synthesis, _v1
+from . import _admin, _generator, _judge, _proposer, _simulate, _synthesis, _v1
 from ._builds import settle_builds
 from ._core import Emulator
 from ._errors import ApiHttpError, handle_api_error, handle_http_exception
@@ -100,6 +100,9 @@ ADMIN_ROUTES: Final[tuple[tuple[str, Handler, tuple[str, ...]], ...]] = (
     ("/proposer", _proposer.proposer_settings, ("GET", "PUT")),
     ("/proposer/v1/chat/completions", _proposer.chat_completions, ("POST",)),
     ("/proposer/v1/models", _proposer.models, ("GET",)),
+    ("/generator", _generator.generator_settings, ("GET", "PUT")),
+    ("/generator/v1/chat/completions", _generator.chat_completions, ("POST",)),
+    ("/generator/v1/models", _generator.models, ("GET",)),
 )
 
 

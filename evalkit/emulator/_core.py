@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..api import API_KEY_PREFIX
 from ._errors import LastResort
 from ._faults import Faults
+from ._generator_state import GeneratorState
 from ._judge_state import JudgeState
 from ._persistence import DocumentStore, MemoryStore, SqliteStore
 from ._proposer_state import ProposerState
@@ -88,13 +89,16 @@ class Emulator:
         self.api_key = self.state.bootstrap(api_key)
         self.seed = self.settings.seed if self.settings.seed is not None else secrets.randbits(63)
         if backend is None:
-            from .dialogue import ScriptedBackend
+            from .dialogue import WEAKNESSES, ScriptedBackend
 
-            backend = ScriptedBackend()
+            backend = ScriptedBackend(
+                weaknesses=WEAKNESSES if self.settings.planted_weaknesses else ()
+            )
         self.backend: DialogueBackend = backend
         self.faults = Faults(self.seed)
         self.judge: JudgeState = JudgeState(self.seed)
         self.proposer: ProposerState = ProposerState(self.seed)
+        self.generator: GeneratorState = GeneratorState(self.seed)
         self.stats = SimulationStats()
         self.last_resort = LastResort()
         self.synthesis_limiter = RateLimiter(

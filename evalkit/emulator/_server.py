@@ -100,6 +100,12 @@ class EmulatorServer:
         return self.url + "/_emulator/proposer/v1"
 
     @property
+    def generator_base_url(self) -> str:
+        """The emulated persona generator's OpenAI-compatible base URL (model
+        ``emulator-generator``)."""
+        return self.url + "/_emulator/generator/v1"
+
+    @property
     def admin_url(self) -> str:
         return self.url + "/_emulator"
 

@@ -38,6 +38,9 @@ class EmulatorSettings:
     ``livekit_api_key``/``livekit_api_secret`` sign session tokens (None: generated once and
     kept with the state); both are printable ASCII, the secret at least 32 characters, so a
     real LiveKit server's key list can hold them. The secret never shows in a repr.
+    ``planted_weaknesses``: the scripted dialogue's agent gives way for certain callers (the
+    table ``evalkit.emulator.dialogue.WEAKNESSES``): what a search for failing callers is
+    measured against; off by default, so no other transcript changes.
     """
 
     time_scale: float = 1.0
@@ -50,6 +53,7 @@ class EmulatorSettings:
     livekit_api_key: str | None = None
     livekit_api_secret: str | None = field(default=None, repr=False)
     min_ceiling_s: float = 0.0
+    planted_weaknesses: bool = False
 
     def __post_init__(self) -> None:
         if not (isinstance(self.time_scale, int | float) and math.isfinite(self.time_scale)):

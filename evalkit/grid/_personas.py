@@ -3,7 +3,9 @@
 A persona is what the service's simulate operation (E9) receives as ``persona``: a display
 ``label``, a ``behavior`` text placed verbatim into the caller model's system prompt, and a
 ``path`` (the spec's default is ``negative``). evalkit adds ``tags`` and a ``description`` for
-people; neither is sent.
+people, and, for a generated persona, the ``traits`` it was asked for (axis -> value) and its
+``provenance`` (the generator, its prompt template's version, the seed); none of these is sent
+or part of a cell's id.
 
 Persona files are YAML (``personas/*.yaml``): one mapping per file, or a list of mappings.
 :func:`load_personas` reports every problem it finds, each naming the file and the field.
@@ -11,6 +13,7 @@ Persona files are YAML (``personas/*.yaml``): one mapping per file, or a list of
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 import os
@@ -30,7 +33,8 @@ __all__ = ["Persona", "PersonaError", "PersonaProblem", "load_personas"]
 PathLike: TypeAlias = str | os.PathLike[str]
 
 DEFAULT_PATH = "negative"
-_KNOWN_KEYS = ("label", "behavior", "path", "tags", "description")
+_KNOWN_KEYS = ("label", "behavior", "path", "tags", "description", "traits", "provenance")
+Scalar: TypeAlias = str | int | float | bool | None
 _SUFFIXES = (".yaml", ".yml")
 
 
@@ -69,6 +73,23 @@ def _type_name(value: Any) -> str:
     return type_name(value, mapping="mapping", sequence="list")
 
 
+def _mapping_field_problems(
+    name: str, value: Any, prefix: str, values: tuple[type, ...], what: str
+) -> list[tuple[str, str]]:
+    """Problems of an optional mapping field whose keys are text and values ``values``."""
+    if value is None:
+        return []
+    if not isinstance(value, Mapping):
+        return [(f"{prefix}{name}", f"must be a mapping, got {_type_name(value)}")]
+    out: list[tuple[str, str]] = []
+    for key, item in value.items():
+        if not isinstance(key, str) or not key.strip():
+            out.append((f"{prefix}{name}", f"keys must be non-empty strings, got {key!r}"))
+        elif not isinstance(item, values) or (isinstance(item, str) and not item.strip()):
+            out.append((f"{prefix}{name}.{key}", f"must be {what}, got {item!r}"))
+    return out
+
+
 def _field_problems(
     label: Any, behavior: Any, path: Any, tags: Any, description: Any, prefix: str
 ) -> list[tuple[str, str]]:
@@ -96,6 +117,9 @@ class Persona:
 
     ``label``, ``behavior`` and ``path`` are sent to the service (:meth:`to_api`); ``tags``
     (normalised to a tuple) and ``description`` are evalkit's, for filtering and for people.
+    ``traits`` (axis -> value, both text) and ``provenance`` (text -> a scalar) say what a
+    generated persona was asked to be and what made it (``evalkit.personas``); like tags they
+    are never sent and leave the cell id alone (nor do they count in equality's hash).
     """
 
     label: str
@@ -103,6 +127,8 @@ class Persona:
     path: str = DEFAULT_PATH
     tags: tuple[str, ...] = ()
     description: str | None = None
+    traits: Mapping[str, str] | None = dataclasses.field(default=None, hash=False)
+    provenance: Mapping[str, Scalar] | None = dataclasses.field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         tags: Any = self.tags
@@ -112,6 +138,7 @@ class Persona:
         problems = _field_problems(
             self.label, self.behavior, self.path, tags, self.description, prefix=""
         )
+        problems += _extra_problems(self.traits, self.provenance, prefix="")
         if problems:
             raise PersonaError([PersonaProblem(None, f, m) for f, m in problems])
 
@@ -123,6 +150,23 @@ class Persona:
     def to_api(self) -> dict[str, str]:
         """The ``persona`` object E9 receives: label, behavior and path."""
         return {"label": self.label, "behavior": self.behavior, "path": self.path}
+
+    def to_mapping(self) -> dict[str, Any]:
+        """The persona as a persona file holds it (what :meth:`from_mapping` reads back):
+        ``label``, ``description``, ``path``, ``tags``, ``traits``, ``provenance`` (those
+        set) and ``behavior``."""
+        out: dict[str, Any] = {"label": self.label}
+        if self.description is not None:
+            out["description"] = self.description
+        out["path"] = self.path
+        if self.tags:
+            out["tags"] = list(self.tags)
+        if self.traits:
+            out["traits"] = dict(self.traits)
+        if self.provenance:
+            out["provenance"] = dict(self.provenance)
+        out["behavior"] = self.behavior
+        return out
 
     @classmethod
     def from_mapping(
@@ -142,7 +186,22 @@ class Persona:
             path=(data.get("path") or DEFAULT_PATH).strip(),
             tags=tuple(t.strip() for t in tags) if tags is not None else (),
             description=data.get("description"),
+            traits=_text_mapping(data.get("traits")),
+            provenance=dict(data["provenance"]) if data.get("provenance") else None,
         )
+
+
+def _text_mapping(value: Mapping[str, str] | None) -> dict[str, str] | None:
+    return {k.strip(): v.strip() for k, v in value.items()} if value else None
+
+
+def _extra_problems(traits: Any, provenance: Any, prefix: str) -> list[tuple[str, str]]:
+    """Problems of the generated persona's ``traits`` and ``provenance``."""
+    return _mapping_field_problems(
+        "traits", traits, prefix, (str,), "a non-empty string"
+    ) + _mapping_field_problems(
+        "provenance", provenance, prefix, (str, int, float, bool, type(None)), "a scalar"
+    )
 
 
 def _mapping_problems(data: Any, file: str | None, field: str) -> list[PersonaProblem]:
@@ -170,6 +229,7 @@ def _mapping_problems(data: Any, file: str | None, field: str) -> list[PersonaPr
         data.get("description"),
         prefix,
     )
+    fields += _extra_problems(data.get("traits"), data.get("provenance"), prefix)
     required_missing = {p.field for p in problems}
     problems.extend(PersonaProblem(file, f, m) for f, m in fields if f not in required_missing)
     return problems

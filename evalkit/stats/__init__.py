@@ -1,6 +1,8 @@
 """Statistics for honest comparisons: pure functions, every random draw seeded.
 
 - :func:`wilson_interval`, :func:`pass_hat_k`: proportions and pass^k, vectorised;
+- :func:`binomial_p_above`, :func:`clopper_pearson_interval`, :func:`holm_adjusted`: an exact
+  one-sided test of a rate, its exact interval, and Holm's step-down over a family of tests;
 - :func:`paired_bootstrap`: BCa bootstrap of a mean of paired differences (scipy);
 - :class:`CellMoments`, :func:`grid_mean`, :func:`paired_grid`, :func:`paired_difference`:
   repeats reduced within cells first, then a grid average whose variance comes from the
@@ -22,6 +24,7 @@
 from __future__ import annotations
 
 from .._util import publish
+from ._binomial import binomial_p_above, clopper_pearson_interval, holm_adjusted
 from ._bootstrap import paired_bootstrap
 from ._bounded import effective_wilson, mover_difference, t_quantile
 from ._cells import (
@@ -75,7 +78,9 @@ __all__ = [
     "PairedGrid",
     "StopProbabilities",
     "VarianceMethod",
+    "binomial_p_above",
     "choose_method",
+    "clopper_pearson_interval",
     "conditional_power",
     "confidence_sequence_bounds",
     "effective_wilson",
@@ -85,6 +90,7 @@ __all__ = [
     "futility_bounds",
     "grid_difference_se",
     "grid_mean",
+    "holm_adjusted",
     "minimum_detectable_effect",
     "mover_difference",
     "paired_bootstrap",

@@ -15,7 +15,7 @@ from ..compare import (
     decide_grid,
 )
 from ..grading import GradesLike
-from ..stats import CellMoments, grid_mean, paired_grid
+from ..stats import CellMoments, grid_mean, holm_adjusted, paired_grid
 from ._arms_arrays import arms_arrays
 from ._gain import ADJUSTED, BIASED, adjusted_gain
 from ._options import VariantsOptions
@@ -65,16 +65,6 @@ def _pass_rates(frame: pd.DataFrame) -> dict[str, float]:
         return {}
     rates = decided.assign(ok=decided["verdict"] == "pass").groupby("rule_id")["ok"].mean()
     return {f"pass_rate:{rule}": 100.0 * float(v) for rule, v in rates.items()}
-
-
-def _holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (Holm 1979)."""
-    order = np.argsort(p)
-    k = len(p)
-    adjusted = np.maximum.accumulate((k - np.arange(k)) * p[order])
-    out = np.empty(k)
-    out[order] = np.minimum(adjusted, 1.0)
-    return out
 
 
 def _control_row(name: str, conversations: int, score: Any, frame: pd.DataFrame) -> dict[str, Any]:
@@ -168,7 +158,7 @@ def decide_arms(
         control_k, arm_scen, confidence=adjusted, min_effect=min_effect, bounded=bounded
     )
     p_full = one_sided_p(paired_grid(expand(scen[0].left_out), arm_scen.left_out))
-    p_holm = _holm(np.where(np.isnan(p_full), 1.0, p_full))
+    p_holm = holm_adjusted(np.where(np.isnan(p_full), 1.0, p_full))
     held = paired_grid(expand(scen[0].left_out.mask(hold)), arm_scen.left_out.mask(hold))
     held_iv = held.interval(confidence)
     scores = [grid_mean(s.left_out, confidence, scale=100.0) for s in scen]

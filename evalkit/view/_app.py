@@ -39,6 +39,7 @@ from ._optimize_pages import optimisations, optimize_page
 from ._options import ViewerOptions, is_loopback
 from ._pages import Pages
 from ._paths import compare_path, seg
+from ._persona_pages import failure_search_page, failure_searches
 from ._queue_page import queue_page
 from ._site import Site
 
@@ -215,7 +216,7 @@ def _viewer(request: Request) -> ViewerApp:
 
 def _index(request: Request) -> str:
     pages = _viewer(request).pages
-    return pages.index(searches=optimisations(pages))
+    return pages.index(searches=optimisations(pages), caller_searches=failure_searches(pages))
 
 
 def _run(request: Request) -> str:
@@ -251,6 +252,10 @@ def _history(request: Request) -> str:
 
 def _optimize(request: Request) -> str:
     return optimize_page(_viewer(request).pages, request.path_params["prefix"])
+
+
+def _failure_search(request: Request) -> str:
+    return failure_search_page(_viewer(request).pages, request.path_params["prefix"])
 
 
 def _changes(request: Request) -> str:
@@ -415,6 +420,7 @@ def _routes() -> list[BaseRoute]:
         Route("/compare/{baseline}/{candidate}.html", _page(_compare, _two_runs)),
         Route("/history/{assistant}.html", _page(_history, _store)),
         Route("/optimize/{prefix}.html", _page(_optimize, _store)),
+        Route("/personas/{prefix}.html", _page(_failure_search, _store)),
         Route("/changes/{run_id}.html", _page(_changes, _store)),
         Route("/static/{name}", _static),
     ]

@@ -122,6 +122,7 @@ class Pages:
         self,
         comparisons: list[tuple[str, str]] | None = None,
         searches: list[tuple[str, str]] | None = None,
+        caller_searches: list[tuple[str, str]] | None = None,
     ) -> str:
         frame = self.site.catalog()
         rows = [
@@ -149,6 +150,7 @@ class Pages:
             comparisons=[(compare_path(a, b), f"{a} → {b}") for a, b in (comparisons or [])],
             histories=self._histories(frame),
             searches=searches or [],
+            caller_searches=caller_searches or [],
         )
 
     @staticmethod

@@ -173,6 +173,12 @@ questions tokens the agent left unresolved, and often ends the call itself. With
 and no ``variables`` it behaves like a genuine cold call ("Kaun? Kis silsile mein?"); a context
 saying the person expects the call makes it recognise the purpose.
 
+Planted weaknesses (:data:`WEAKNESSES`, off unless the emulator is started with
+``planted_weaknesses``): for personas with every trait of a row, the agent fails a prompt
+feature (or slips from Nastaliq into Roman Urdu) with the row's strength, as a model loses an
+instruction with some callers only; the persona generator is never told them, so a search for
+the callers that break a draft can be measured by how many it finds (``weakness_table()``).
+
 Acts (:data:`ACTS`): every utterance carries the acts it performs, and
 :func:`recognise_acts` reads them back from the text alone (each phrase bank names its acts).
 
@@ -239,11 +245,13 @@ from ._plan import ScriptedBackend, plan_conversation
 from ._text import detect_register, lookup_variable, substitute_variables, transliterate
 from ._traits import TRAITS, Trait, persona_traits
 from ._types import ConversationSetup, DialogueBackend, Register, Role, Utterance
+from ._weaknesses import WEAKNESSES, Weakness, weakness_table
 
 __all__ = [
     "ACTS",
     "FEATURES",
     "TRAITS",
+    "WEAKNESSES",
     "Act",
     "ConversationSetup",
     "DialogueBackend",
@@ -254,6 +262,7 @@ __all__ = [
     "ScriptedBackend",
     "Trait",
     "Utterance",
+    "Weakness",
     "act_table",
     "detect_register",
     "feature_table",
@@ -264,4 +273,5 @@ __all__ = [
     "substitute_variables",
     "trait_table",
     "transliterate",
+    "weakness_table",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 
 from ._flows import answer_and_close, first_reply, open_call, state_purpose
 from ._noise import NoiseModel
@@ -11,19 +11,25 @@ from ._scene import build_scene
 from ._talk import Talk
 from ._traits import TRAITS, Stage, Step, persona_traits
 from ._types import ConversationSetup, Role, Utterance
+from ._weaknesses import Weakness, active_weaknesses
 
 __all__ = ["ScriptedBackend", "plan_conversation"]
 
 
 def plan_conversation(
-    setup: ConversationSetup, max_turns: int = 16, noise: NoiseModel | None = None
+    setup: ConversationSetup,
+    max_turns: int = 16,
+    noise: NoiseModel | None = None,
+    weaknesses: Iterable[Weakness] = (),
 ) -> list[Utterance]:
-    """The whole scripted conversation for ``setup``: 2..``max_turns`` alternating turns."""
+    """The whole scripted conversation for ``setup``: 2..``max_turns`` alternating turns
+    (``weaknesses``: the planted ones in play, see :data:`WEAKNESSES`)."""
     if max_turns < 2:
         raise ValueError(f"max_turns must be at least 2; got {max_turns}")
     persona = setup.persona if isinstance(setup.persona, Mapping) else {}
     scene = build_scene(setup, persona_traits(persona))
-    talk = Talk(scene, random.Random(setup.seed), noise or NoiseModel())
+    weak = active_weaknesses(weaknesses, scene.traits)
+    talk = Talk(scene, random.Random(setup.seed), noise or NoiseModel(), weak)
     _play(talk)
     lines = talk.lines[:max_turns]
     while len(lines) < 2:  # the flows always give two or more; the contract is kept regardless
@@ -53,18 +59,25 @@ def _play(talk: Talk) -> None:
 
 
 class ScriptedBackend:
-    """Deterministic, offline dialogue from phrase banks (see the package docstring)."""
+    """Deterministic, offline dialogue from phrase banks (see the package docstring);
+    ``weaknesses``: the planted weaknesses in play (none by default)."""
 
-    def __init__(self, max_turns: int = 16, noise: NoiseModel | None = None) -> None:
+    def __init__(
+        self,
+        max_turns: int = 16,
+        noise: NoiseModel | None = None,
+        weaknesses: Iterable[Weakness] = (),
+    ) -> None:
         if max_turns < 2:
             raise ValueError(f"max_turns must be at least 2; got {max_turns}")
         self._max_turns = max_turns
         self._noise = noise or NoiseModel()
+        self._weaknesses = tuple(weaknesses)
 
     def __repr__(self) -> str:
         return f"ScriptedBackend(max_turns={self._max_turns})"
 
     async def conversation(self, setup: ConversationSetup) -> AsyncIterator[Utterance]:
         """Yield the planned conversation for ``setup``."""
-        for utterance in plan_conversation(setup, self._max_turns, self._noise):
+        for utterance in plan_conversation(setup, self._max_turns, self._noise, self._weaknesses):
             yield utterance

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Mapping
 from typing import Final, NamedTuple
 
 from ._acts import recognise_acts
@@ -43,10 +44,17 @@ def plain(register: str) -> Register:
 class Talk:
     """Picks phrases for both sides and keeps the turns alternating (one per conversation)."""
 
-    def __init__(self, scene: Scene, rng: random.Random, noise: NoiseModel) -> None:
+    def __init__(
+        self,
+        scene: Scene,
+        rng: random.Random,
+        noise: NoiseModel,
+        weak: Mapping[str, float] | None = None,
+    ) -> None:
         self.scene = scene
         self.rng = rng
         self.noise = noise
+        self.weak: Mapping[str, float] = weak or {}
         self.agent_register: Register = scene.register
         self.caller_register: str = "mix" if "code_switch" in scene.traits else scene.register
         if "roman_only" in scene.traits:
@@ -58,6 +66,8 @@ class Talk:
         )
         self.use_name = scene.name is not None and (scene.greeting_names or self.chance(p_name))
         self.drift = scene.register == "ur" and self.chance(noise.script_drift)
+        if "script" in self.weak and scene.register == "ur" and not self.drift:
+            self.drift = self.chance(self.weak["script"])  # a planted weakness
         self.when_index = rng.randrange(1000)
         self.ref = ""  # a complaint's reference number, drawn when one is given
         self.details_said = False
@@ -72,7 +82,11 @@ class Talk:
         return self.rng.random() < p
 
     def follows(self, feature: str, p_instructed: float, p_unasked: float) -> bool:
-        """Whether a behaviour happens: ``p_instructed`` when the prompt asks for ``feature``."""
+        """Whether a behaviour happens: ``p_instructed`` when the prompt asks for ``feature``
+        (a planted weakness on ``feature`` first fails it with its strength)."""
+        strength = self.weak.get(feature)
+        if strength is not None and self.chance(strength):
+            return False
         return self.chance(p_instructed if feature in self.scene.features else p_unasked)
 
     def slots(self, register: str, side: Role) -> dict[str, str]:
