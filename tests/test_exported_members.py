@@ -114,7 +114,6 @@ EXPECTED = [
 
 def test_the_top_level_is_the_curated_list() -> None:
     assert evalkit.__all__ == EXPECTED
-    # 80: what a notebook types, and beside each top-level function its options object
     # what a notebook types, and beside each top-level function its options object (89 at
     # the first release: the personas' search and the nightly rule joined)
     assert 40 <= len(EXPECTED) - 1 <= 92
