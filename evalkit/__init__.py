@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from .compare import (
         CompareOptions,
         Comparison,
+        LatencyOptions,
         RepeatPlanOptions,
         SequentialPlan,
         Verdict,
@@ -126,6 +127,7 @@ _HOMES: dict[str, str] = {
     "JudgeDrift": "flows",
     "JudgeDriftOptions": "flows",
     "JudgeOptions": "grading",
+    "LatencyOptions": "compare",
     "NotFoundError": "api",
     "OptimizeOptions": "tuning",
     "PaymentRequiredError": "api",

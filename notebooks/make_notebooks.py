@@ -264,12 +264,17 @@ else:
 display(Markdown(f"# {title}"))
 display(result)"""),
         new_markdown_cell(
-            "## The arms against the control\n\nEach variant's difference in score with its interval "
-            "adjusted for the number of variants; diamonds show the held-out cells alone."
+            "## The arms against the control\n\nEach variant's difference in score over every "
+            "cell with its interval adjusted for the number of variants; diamonds show the "
+            "held-out cells alone. Neither is the winner's gain: the winner was chosen and "
+            "confirmed on them. Its gain (the headline) comes from fresh repeats of every cell, "
+            "run for the winner and the draft after the sweep (`fresh_difference`)."
         ),
         new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.arm_forest(result))))
 columns = ["variant", "conversations", "score", "score_low", "score_high", "difference",
-           "difference_low", "difference_high", "verdict", "dropped_at", "confirmed", "note"]
+           "difference_low", "difference_high", "holdout_difference", "holdout_low",
+           "holdout_high", "fresh_difference", "fresh_low", "fresh_high", "verdict",
+           "dropped_at", "confirmed", "note"]
 display(HTML(table_html(result.leaderboard[columns], float_format="{:.1f}")))"""),
         new_markdown_cell(
             "## Waves\n\nConversations each variant spent after each wave; a variant clearly worse "
@@ -347,9 +352,15 @@ display(result)"""),
         ),
         new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.optimize_rounds(result))))
 display(HTML(table_html(result.progress, float_format="{:.1f}")))"""),
-        new_markdown_cell("## Lineage\n\nEvery candidate: its round, its parent, the proposer's reason."),
+        new_markdown_cell(
+            "## Lineage\n\nEvery candidate: its round, its parent, the proposer's reason, its "
+            "difference against the draft on the selection cells (what the rounds raced on) and "
+            "on the held-out cells (what confirmed the winner). The winner's gain in the "
+            "headline comes from neither: from fresh repeats of every cell."
+        ),
         new_code_cell("""columns = ["round", "candidate", "parent", "status", "conversations", "difference",
-           "difference_low", "difference_high", "dropped_at", "verdict", "kept", "rationale"]
+           "difference_low", "difference_high", "holdout_difference", "holdout_low",
+           "holdout_high", "dropped_at", "verdict", "kept", "rationale"]
 display(HTML(table_html(result.rounds[columns], float_format="{:.1f}", max_rows=200)))"""),
         new_markdown_cell("## The winner's change\n\nWhat promoting the winner would write to the draft."),
         new_code_cell("""import html as _html

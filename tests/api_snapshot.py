@@ -271,7 +271,17 @@ def changed_names(before: str, after: str) -> dict[str, str]:
             out[key] = "added"
         elif old[key] != new[key]:
             out[key] = "changed"
-    return {k: v for k, v in out.items() if not _is_module_count(k, old, new)}
+    return {
+        k: v
+        for k, v in out.items()
+        if not _is_module_count(k, old, new) and not _comes_with_its_class(k, v, out)
+    }
+
+
+def _comes_with_its_class(key: str, how: str, out: dict[str, str]) -> bool:
+    """A member of a class added (or removed) whole is announced by naming the class."""
+    parent = key.rpartition(".")[0]
+    return how in ("added", "removed") and out.get(parent) == how
 
 
 def _is_module_count(key: str, old: dict[str, str], new: dict[str, str]) -> bool:

@@ -4,7 +4,10 @@ Written apart from the library (it knows nothing of its bootstrap): a grid of ce
 repeats; a cell moves latency on both sides alike (a long context, a talkative persona), a
 conversation moves all its turns (a slow replica, a long reasoning chain), and turns have heavy
 tails (log-t noise and occasional multi-second stalls). A side's shift adds seconds to every
-agent turn, as a slower model or a longer prompt would.
+agent turn, as a slower model or a longer prompt would. ``cell_drift_sd`` moves each side's
+level in each cell on its own (a run's load or routing drifting between the runs of one cell:
+0.15 is about 15%); both sides drift alike, so their latency distributions over the
+population of cells stay equal and every quantile's true difference is exactly the shift.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ class LatencyWorld:
     stall_mean_s: float = 1.5
     min_answers: int = 2
     max_answers: int = 6
+    cell_drift_sd: float = 0.0  # log-scale drift of a side's cell level (0.15: about 15%)
 
     def cell_effects(self, rng: np.random.Generator) -> np.ndarray:
         return rng.normal(0.0, self.cell_sd, self.cells)
@@ -40,6 +44,8 @@ class LatencyWorld:
         """A turns table (``conversation_id``, ``cell_id``, ``role``, ``latency_s``) of agent
         answers for one side."""
         conversation, cell, values = [], [], []
+        if self.cell_drift_sd > 0:
+            cell_effects = cell_effects + rng.normal(0.0, self.cell_drift_sd, self.cells)
         for c in range(self.cells):
             for r in range(self.repeats):
                 k = int(rng.integers(self.min_answers, self.max_answers + 1))

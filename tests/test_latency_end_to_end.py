@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from evalkit.api import AsyncClient
-from evalkit.compare import Verdict, compare_latency
+from evalkit.compare import LatencyOptions, Verdict, compare_latency
 from evalkit.emulator import EmulatorServer
 from evalkit.grid import load_personas
 from evalkit.runner import RunOptions, arun_grid
@@ -149,7 +149,7 @@ def test_a_proxy_that_holds_agent_turns_is_found_with_the_delay_covered(
     baseline, candidate = asyncio.run(_both_sides(emu, build_assistant(emu), tmp_path))
     assert set(baseline.conversations["status"]) == {"done"}
     assert set(candidate.conversations["status"]) == {"done"}
-    result = compare_latency(baseline, candidate, min_effect_s=0.1)
+    result = compare_latency(baseline, candidate, options=LatencyOptions(min_effect_s=0.1))
     assert result.interleaved is True
     assert result.verdict == Verdict.REGRESSED
     p50 = result.summary.set_index("quantile").loc["p50"]
@@ -183,7 +183,7 @@ def test_an_assistant_that_reasons_harder_is_found_slower(
         )
         for name, aid in (("plain", plain), ("slow", slow))
     ]
-    result = compare_latency(*runs, min_effect_s=0.02)
+    result = compare_latency(*runs, options=LatencyOptions(min_effect_s=0.02))
     assert result.verdict == Verdict.REGRESSED
     base, cand = result.summary.iloc[0][["baseline", "candidate"]]
     assert cand / base == pytest.approx(2.2, rel=0.35)  # the table's factor for "high"

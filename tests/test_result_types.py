@@ -10,7 +10,7 @@ import pytest
 
 from evalkit import Comparison, Grades, TuneResult
 from evalkit.compare import CompareOptions, compare_grades
-from evalkit.tuning import compare_variants
+from evalkit.tuning import VariantsOptions, compare_variants
 
 from .result_face import assert_result_face, empty_why, grades_frame, sequential_run
 
@@ -57,7 +57,7 @@ def test_tune_result_summary_is_the_leaderboard() -> None:
     result = compare_variants(
         base,
         {"better": grades_frame(30, 50, "b"), "same": grades_frame(30, 3, "s")},
-        min_effect=3.0,
+        options=VariantsOptions(min_effect=3.0),
     )
     assert isinstance(result, TuneResult)
     assert_result_face(result)
@@ -65,8 +65,9 @@ def test_tune_result_summary_is_the_leaderboard() -> None:
     assert result.verdict == "improved"
     assert list(result.summary["variant"]) == list(result.leaderboard["variant"])
     lead = result.leaderboard.set_index("variant").loc["better"]
-    assert result.difference == pytest.approx(lead["difference"])
-    assert result.interval == pytest.approx((lead["difference_low"], lead["difference_high"]))
+    # the gain: the held-out difference adjusted for the selection, not the all-cells one
+    assert result.difference == pytest.approx(lead["adjusted_difference"])
+    assert result.interval == pytest.approx((lead["adjusted_low"], lead["adjusted_high"]))
     assert result.n == result.details["cells"] == 30
     assert "ek-confirmed" in result._repr_html_()
 

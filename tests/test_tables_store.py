@@ -226,15 +226,15 @@ def test_expand_variables_needs_a_conversations_frame(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- load_runs
 
 
-def test_load_runs_takes_store_and_table_by_keyword_only(tmp_path: Path) -> None:
+def test_load_runs_takes_the_table_as_data_and_the_store_by_keyword(tmp_path: Path) -> None:
     params = inspect.signature(load_runs).parameters
     assert params["store"].kind is inspect.Parameter.KEYWORD_ONLY
-    assert params["table"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["table"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
     tagged_run(tmp_path, "r1")
     with pytest.raises(TypeError):
-        load_runs(["r1"], "turns")  # type: ignore[call-arg]
+        load_runs(["r1"], "turns", tmp_path)  # type: ignore[misc]
     assert len(load_runs(["r1"], store=tmp_path)) == 4
-    assert len(load_runs(["r1"], store=tmp_path, table="turns")) == 12
+    assert len(load_runs(["r1"], "turns", store=tmp_path)) == 12
 
 
 # --------------------------------------------------------------------------- file modes

@@ -101,6 +101,7 @@ def run_tapped(
     g: Grid,
     store: Path,
     rewrite: Callable[[httpx.Request, int], httpx.Request] | None = None,
+    run_id: str | None = None,
     **kw: Any,
 ) -> tuple[Any, Tap]:
     tap = Tap(rewrite)
@@ -113,8 +114,8 @@ def run_tapped(
                 client=client,
                 target=target,
                 store=store,
-                options=RunOptions(progress=False),
-                **kw,
+                options=RunOptions(progress=False, **kw),
+                run_id=run_id,
             )
 
     return asyncio.run(go()), tap

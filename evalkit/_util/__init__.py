@@ -6,7 +6,6 @@ from __future__ import annotations
 from ._atomic import atomic_write, atomic_write_bytes, fsync_dir, remove_stale_temps
 from ._canonical import canonical_json, content_hash, json_default
 from ._clock import now, now_iso
-from ._deprecate import deprecated
 from ._exports import publish
 from ._markdown import markdown_cell, markdown_table, markdown_text
 from ._once import SaidOnce
@@ -30,7 +29,6 @@ __all__ = [
     "canonical_json",
     "closest_name",
     "content_hash",
-    "deprecated",
     "fsync_dir",
     "gather_or_cancel",
     "is_masked",

@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from ._app import app
+from ._errors import ExitCode, fail
 from ._grade import judge_from_options
 from ._options import ScorecardOption, StoreOption
 from ._pricing import PricingOption, announce, load_pricing
@@ -60,16 +61,20 @@ def bisect_command(
         on_step=lambda row: typer.echo(format_step(row)),
         on_start=start,
     )
-    with cli_client() as client:
-        result = bisect(
-            good,
-            bad,
-            scorecard,
-            client=client,
-            judge=judge_from_options(None, no_judge),
-            store=store,
-            options=options,
-        )
+    try:
+        with cli_client() as client:
+            result = bisect(
+                good,
+                bad,
+                scorecard,
+                client=client,
+                judge=judge_from_options(None, no_judge),
+                store=store,
+                options=options,
+            )
+    except KeyboardInterrupt:
+        message = "interrupted (Ctrl-C): the configurations tried and their clones are deleted"
+        raise fail(message, ExitCode.INTERRUPTED) from None
     typer.echo(result.headline())
     for row in result.culprit.to_dict("records"):
         typer.echo(f"[{row['kind']}] {row['path']}\n  - {row['before']}\n  + {row['after']}")

@@ -15,6 +15,7 @@ from ._errors import EXIT_CODES_HELP
 from ._grade import judge_from_options
 from ._options import (
     ConcurrencyOption,
+    ConfirmRepeatsOption,
     ContextOption,
     HoldoutSeedOption,
     JudgeModelOption,
@@ -94,6 +95,7 @@ def optimize_command(
         ),
     ] = 0.3,
     seed: HoldoutSeedOption = 0,
+    confirm_repeats: ConfirmRepeatsOption = 2,
     max_prompt_chars: Annotated[
         int | None,
         typer.Option("--max-prompt-chars", min=1, metavar="N", help="Your service's prompt limit."),
@@ -123,8 +125,9 @@ def optimize_command(
     Each round shows the current best's failures on the selection cells to the proposer, races
     its candidates on temporary clones (the clearly worse stop after a wave) and carries the
     best forward. A winner is kept only when a closed test over every candidate tried confirms
-    it on the held-out cells. Writes optimize.json; --promote then writes the winner's prompt
-    to the draft.
+    it on the held-out cells; it and the draft then run --confirm-repeats fresh repeats of
+    every cell, and its gain is measured on them. Writes optimize.json; --promote then writes
+    the winner's prompt to the draft.
     """
     from .._util import atomic_write_bytes, json_default
     from ..grid import Grid
@@ -150,16 +153,22 @@ def optimize_command(
         run_options=RunOptions(concurrency=concurrency, pricing=prices),
         run_prefix=run_prefix or default_run_prefix(),
         max_prompt_chars=max_prompt_chars,
+        confirm_repeats=confirm_repeats,
         on_round=lambda row: typer.echo(_round_line(row), err=True),
     )
     cells = grid.n_cells
     most = options.expected(cells)
     if max_conversations is not None:
         most = min(most, max_conversations)
+    fresh = (
+        f", {options.fresh_cost(cells)} to measure a winner's gain on fresh repeats"
+        if confirm_repeats
+        else ""
+    )
     typer.echo(
         f"optimize: up to {rounds} round(s) of {candidates} candidate(s) on {cells} cells x "
         f"{max_repeats} repeats ({options.draft_cost(cells)} conversations for the draft, up to "
-        f"{options.round_cost(cells)} a round)",
+        f"{options.round_cost(cells)} a round{fresh})",
         err=True,
     )
     typer.echo(
@@ -183,6 +192,8 @@ def optimize_command(
         text = json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=json_default)
         atomic_write_bytes(output, (text + "\n").encode("utf-8"), durable=False)
         typer.echo(result.headline())
+        for warning in result.warnings:
+            typer.echo(f"warning: {warning}", err=True)
         if result.diff:
             typer.echo("\nthe winner's change:\n" + result.diff)
         typer.echo(f"search written to {output}")

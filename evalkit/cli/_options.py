@@ -1,6 +1,6 @@
 """Options several commands share, spelled once (flag, metavar, help): ``--store``,
 ``--scorecard``, ``--personas``, the grid's ``--variables`` and ``--context``,
-``--concurrency``, the held-out ``--seed`` and the judge's ``--judge-model`` / ``--no-judge``."""
+``--concurrency``, the held-out ``--seed``, ``--confirm-repeats`` and the judge's ``--judge-model`` / ``--no-judge``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import typer
 __all__ = [
     "SAMPLE_CONTACTS",
     "ConcurrencyOption",
+    "ConfirmRepeatsOption",
     "ContextOption",
     "HoldoutSeedOption",
     "JudgeModelOption",
@@ -70,6 +71,17 @@ ContextOption = Annotated[
 ConcurrencyOption = Annotated[int, typer.Option(min=1, metavar="N", help="Conversations at once.")]
 #: ``--seed``: the seed that picks the held-out cells (default 0).
 HoldoutSeedOption = Annotated[int, typer.Option(metavar="N", help="Seed of the held-out cells.")]
+#: ``--confirm-repeats``: fresh repeats a confirmed winner and the control run (default 2).
+ConfirmRepeatsOption = Annotated[
+    int,
+    typer.Option(
+        "--confirm-repeats",
+        min=0,
+        metavar="N",
+        help="Fresh repeats of every cell a confirmed winner and the control run to measure "
+        "its gain (0: none; the gain is then the selection-adjusted held-out difference).",
+    ),
+]
 #: ``--judge-model``: the judge model (default None: from the environment).
 JudgeModelOption = Annotated[
     str | None, typer.Option("--judge-model", metavar="MODEL", help="Judge model.")

@@ -13,6 +13,7 @@ from ._errors import EXIT_CODES_HELP
 from ._grade import judge_from_options
 from ._options import (
     ConcurrencyOption,
+    ConfirmRepeatsOption,
     ContextOption,
     HoldoutSeedOption,
     JudgeModelOption,
@@ -54,6 +55,7 @@ def tune_command(
         ),
     ] = 0.3,
     seed: HoldoutSeedOption = 0,
+    confirm_repeats: ConfirmRepeatsOption = 2,
     control: Annotated[
         str, typer.Option(metavar="draft|prod", help="What the variants are compared with.")
     ] = "draft",
@@ -84,8 +86,9 @@ def tune_command(
     """Sweep variants against the draft on one grid; confirm the winner on held-out cells.
 
     Each variant runs on a temporary clone (deleted, also on Ctrl-C); variants clearly worse
-    than the best stop after a wave. Writes tune.json; --promote then writes the winner to
-    the draft.
+    than the best stop after a wave. A confirmed winner and the control then run
+    --confirm-repeats fresh repeats of every cell, and its gain is measured on them. Writes
+    tune.json; --promote then writes the winner to the draft.
     """
     from .._util import atomic_write_bytes, json_default
     from ..grid import Grid
@@ -107,6 +110,7 @@ def tune_command(
         seed=seed,
         run_options=RunOptions(concurrency=concurrency, pricing=prices),
         run_prefix=run_prefix or default_run_prefix(),
+        confirm_repeats=confirm_repeats,
     )
     typer.echo(
         f"sweep runs: {options.run_prefix}-<variant> in {store} (after an interruption, the same "
@@ -114,15 +118,25 @@ def tune_command(
         err=True,
     )
     with cli_client() as client:
-        per_arm = grid.n_cells * max_repeats
+        cells = grid.n_cells
+        per_arm = cells * max_repeats
         patches = [None, *(dict(spec.variant.patch) for spec in specs)]
         llms = assistant_llms(client, assistant, patches) if prices else [None] * len(patches)
-        announce(len(patches) * per_arm, prices, [(llm, per_arm) for llm in llms], bound="at most ")
+        # a winner's fresh repeats: the control's half, and the winner's at the dearest arm
+        half = cells * confirm_repeats
+        dearest = max(llms[1:], key=lambda llm: prices.expected_cost(llm, 1) if prices else 0)
+        fresh = [(llms[0], half), (dearest, half)] if confirm_repeats else []
+        announce(
+            options.most_conversations(cells, len(specs)),
+            prices,
+            [(llm, per_arm) for llm in llms] + fresh,
+            bound="at most ",
+        )
         result = tune(
             grid,
             assistant,
             scorecard,
-            variants=specs,
+            specs,
             client=client,
             judge=judge_from_options(judge_model, no_judge),
             store=store,

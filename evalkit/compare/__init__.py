@@ -19,6 +19,7 @@ from ._alarms import NightlyRule
 from ._compare import compare_grades
 from ._comparison import Comparison
 from ._latency import compare_latency, latency_quantiles
+from ._latency_options import LatencyOptions
 from ._latency_result import LatencyComparison, LatencyUnavailableError
 from ._options import CompareOptions
 from ._options import check_levels as check_levels  # _SIBLING_API
@@ -31,6 +32,7 @@ __all__ = [
     "CompareOptions",
     "Comparison",
     "LatencyComparison",
+    "LatencyOptions",
     "LatencyUnavailableError",
     "NightlyRule",
     "RepeatPlan",

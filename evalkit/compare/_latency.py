@@ -1,16 +1,17 @@
 """Agent response time, candidate against baseline: quantiles of agent turn latency with a
-two-stage cluster bootstrap interval (see :mod:`evalkit.stats._cluster_quantiles`)."""
+cluster bootstrap interval over the grid's cells (see :func:`compare_latency`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 
-from ..stats._cluster_quantiles import ClusteredSample, cluster_quantile_difference
+from ..stats import ClusteredSample, cluster_quantile_difference, expanded_percentile_interval
+from ._latency_options import LatencyOptions
 from ._latency_result import (
     LATENCY_COLUMNS,
     LatencyComparison,
@@ -36,10 +37,18 @@ class _Side:
     first_turn: pd.DataFrame | None  # the same shape, one row per conversation
     span: tuple[pd.Timestamp, pd.Timestamp] | None
     left_out: int
+    cells_given: bool = True
 
 
 def _label(side: Any, name: str) -> str:
-    run_id = getattr(side, "run_id", None)
+    """``baseline run 'abc'`` for a Run (or a turns table of one run), else ``the baseline
+    turns``. A turns table carries ``run_id`` as a column, never as an attribute."""
+    if isinstance(side, pd.DataFrame):
+        ids = list(side["run_id"].dropna().unique()) if "run_id" in side.columns else []
+        run_id = str(ids[0]) if len(ids) == 1 else None
+    else:
+        found = getattr(side, "run_id", None)
+        run_id = found if isinstance(found, str) else None
     return f"{name} run {run_id!r}" if run_id else f"the {name} turns"
 
 
@@ -98,7 +107,8 @@ def _side(value: Any, name: str) -> _Side:
         raise LatencyUnavailableError(f"{where} has no timed agent answer (latency_s) to compare")
     # without cells, each conversation is its own cluster
     latency = _frame(ids[keep], cells[keep], values[keep])
-    return _Side(where, latency, first_turn, span, left_out)
+    given = conversations is not None or "cell_id" in turns.columns
+    return _Side(where, latency, first_turn, span, left_out, given)
 
 
 def _frame(ids: Any, cells: Any, values: Any) -> pd.DataFrame:
@@ -125,25 +135,22 @@ def _samples(
 
 
 def _rows(
-    sides: tuple[pd.DataFrame, pd.DataFrame],
-    quantiles: Sequence[float],
-    confidence: float,
-    settings: tuple[float, bool, int, int],
-) -> tuple[pd.DataFrame, Any]:
+    sides: tuple[pd.DataFrame, pd.DataFrame], opts: LatencyOptions, apart: bool
+) -> tuple[pd.DataFrame, Verdict]:
     """The per-quantile table and the overall verdict (intervals adjusted for the quantiles)."""
-    min_effect_s, apart, n_resamples, seed = settings
     base, cand, n_cells = _samples(sides)
+    stages: Literal[1, 2] = 1 if opts.method == "cell_bootstrap" else 2
     b, c, diffs = cluster_quantile_difference(
-        base, cand, n_cells, quantiles, n_resamples=n_resamples, seed=seed
-    )
-    alpha = 1 - confidence
-    low, high = np.nanquantile(diffs, [alpha / 2, 1 - alpha / 2], axis=0)
-    k = len(quantiles)
-    adj_low, adj_high = np.nanquantile(diffs, [alpha / (2 * k), 1 - alpha / (2 * k)], axis=0)
-    verdicts = _verdicts(low, high, min_effect_s, apart)
+        base, cand, n_cells, opts.quantiles, stages=stages,
+        n_resamples=opts.n_resamples, seed=opts.seed,
+    )  # fmt: skip
+    alpha, k = 1 - opts.confidence, len(opts.quantiles)
+    low, high = _interval(diffs, alpha, n_cells, stages)
+    adj_low, adj_high = _interval(diffs, alpha / k, n_cells, stages)
+    verdicts = _verdicts(low, high, opts.min_effect_s, apart)
     table = pd.DataFrame(
         {
-            "quantile": [quantile_name(q) for q in quantiles],
+            "quantile": [quantile_name(q) for q in opts.quantiles],
             "baseline": b,
             "candidate": c,
             "difference": c - b,
@@ -153,8 +160,17 @@ def _rows(
         },
         columns=list(LATENCY_COLUMNS),
     )
-    overall = _overall(_verdicts(adj_low, adj_high, min_effect_s, apart))
+    overall = _overall(_verdicts(adj_low, adj_high, opts.min_effect_s, apart))
     return table, overall
+
+
+def _interval(diffs: Any, alpha: float, n_cells: int, stages: int) -> tuple[Any, Any]:
+    """The expanded percentile interval of the one-stage draws; the plain percentile
+    interval of the two-stage ones (already wide: within-cell variation counted twice)."""
+    if stages == 1:
+        return expanded_percentile_interval(diffs, alpha, n_cells)
+    low, high = np.nanquantile(diffs, [alpha / 2, 1 - alpha / 2], axis=0)
+    return low, high
 
 
 def _verdicts(low: Any, high: Any, min_effect_s: float, apart: bool) -> list[Verdict]:
@@ -205,9 +221,15 @@ def _warnings(base: _Side, cand: _Side, apart: bool | None, min_effect_s: float)
             f"is called only when its interval clears {min_effect_s:g} s. Run both sides "
             "interleaved (draft_vs_prod, tune) to compare latency closely."
         )
+    if not (base.cells_given and cand.cells_given):
+        out.append(
+            "A turns table without cell_id: each conversation is taken as its own cell, so "
+            "what the repeats of one cell share on one side is not in the interval (it may be "
+            "too narrow). Give the runs, or add cell_id from run.conversations."
+        )
     for side in (base, cand):
         n_cells = side.latency["cell_id"].nunique()
-        if n_cells < _FEW_CELLS:
+        if side.cells_given and n_cells < _FEW_CELLS:
             out.append(
                 f"{side.name[0].upper()}{side.name[1:]} has timed answers in only {n_cells} "
                 "cell(s): the interval rests on a small design."
@@ -225,60 +247,63 @@ def _minutes(delta: pd.Timedelta) -> str:
     return f"{minutes:.0f} min" if minutes < 120 else f"{minutes / 60:.1f} h"
 
 
+_METHODS = {
+    "cell_bootstrap": "paired cluster bootstrap over cells ({n} resamples; a drawn cell brings "
+    "all its conversations), expanded percentile interval ({g} cells)",
+    "two_stage_bootstrap": "two-stage cluster bootstrap ({n} resamples: cells, then "
+    "conversations within cells; paired by cell), percentile interval",
+}
+
+
 def compare_latency(
-    baseline: Any,
-    candidate: Any,
-    *,
-    quantiles: Sequence[float] = (0.5, 0.95),
-    confidence: float = 0.95,
-    min_effect_s: float = 0.25,
-    n_resamples: int = 2000,
-    seed: int = 0,
+    baseline: Any, candidate: Any, *, options: LatencyOptions | None = None
 ) -> LatencyComparison:
     """Compare agent response time (the turns' ``latency_s``) of two runs or turns tables.
 
-    One row per quantile: both sides' values, ``difference`` (candidate - baseline, seconds)
-    with a ``confidence`` interval from a two-stage cluster bootstrap (cells, then
-    conversations within cells, each conversation's turns kept together; paired by cell
-    where both sides ran it: Davison & Hinkley 1997 §3.8, Field & Welsh 2007), and a verdict
+    A side is a :class:`~evalkit.store.Run` (its done conversations, paired by their cells) or
+    a turns table (``conversation_id`` and ``latency_s``, or ``at_s``/``role``/``index`` to
+    derive it; with ``cell_id`` to pair by cell, else each conversation is its own cell, with
+    a warning). One row per quantile of :class:`LatencyOptions`: both sides' values,
+    ``difference`` (candidate - baseline, seconds) with a ``confidence`` interval, and a verdict
     from the interval and ``min_effect_s`` (``regressed`` = slower; an interval inside
-    ±``min_effect_s`` is ``no_difference``). The overall verdict uses intervals widened for
-    the number of quantiles (Bonferroni), so any-quantile false alarms stay within
-    ``1 - confidence``. Runs recorded at different times get a warning and must clear
-    ``min_effect_s`` to be called. A turns table without ``cell_id`` treats each conversation
-    as its own cell. Refuses, with the reason, a side recorded before turn timing.
+    ±``min_effect_s`` is ``no_difference``).
+
+    The interval comes from a paired cluster bootstrap over cells: the same cells are drawn
+    for both sides and a drawn cell brings all its conversations and turns (Davison & Hinkley
+    1997 §3.8; Field & Welsh 2007), so a run's drift within a cell is counted once, as it
+    should be, and what a cell does to both sides cancels; it is read at the expanded
+    percentile interval's levels (Hesterberg 2015), which restore the width a bootstrap over
+    few cells lacks. ``method="two_stage_bootstrap"`` also resamples conversations within
+    cells: wider, less power. The overall verdict uses intervals widened for the number of
+    quantiles (Bonferroni), so any-quantile false alarms stay within ``1 - confidence``. Runs
+    recorded at different times get a warning and must clear ``min_effect_s`` to be called.
+    Refuses, with the reason, a side recorded before turn timing.
     """
-    qs = [float(q) for q in quantiles]
-    if not qs or any(not 0.0 < q < 1.0 for q in qs):
-        raise ValueError(f"quantiles must be numbers in (0, 1), got {list(quantiles)!r}")
-    if not 0.5 < confidence < 1.0:
-        raise ValueError(f"confidence must be in (0.5, 1), got {confidence}")
-    if not min_effect_s >= 0:
-        raise ValueError(f"min_effect_s must be >= 0 seconds, got {min_effect_s}")
-    if n_resamples < 100:
-        raise ValueError(f"n_resamples must be >= 100, got {n_resamples}")
+    opts = options or LatencyOptions()
+    if not isinstance(opts, LatencyOptions):
+        raise TypeError(f"options must be LatencyOptions, not {type(opts).__name__}")
     base, cand = _side(baseline, "baseline"), _side(candidate, "candidate")
     apart = _recorded_apart(base, cand)
-    settings = (min_effect_s, bool(apart), n_resamples, seed)
-    table, verdict = _rows((base.latency, cand.latency), qs, confidence, settings)
+    table, verdict = _rows((base.latency, cand.latency), opts, bool(apart))
     first_turn = None
     if base.first_turn is not None and cand.first_turn is not None:
-        first_turn, _ = _rows((base.first_turn, cand.first_turn), qs, confidence, settings)
+        first_turn, _ = _rows((base.first_turn, cand.first_turn), opts, bool(apart))
+    n_cells = len(pd.unique(pd.concat([base.latency["cell_id"], cand.latency["cell_id"]])))
     method = (
-        f"two-stage cluster bootstrap ({n_resamples} resamples: cells, then conversations "
-        "within cells; paired by cell), percentile interval; overall verdict on "
-        f"Bonferroni-adjusted intervals over {len(qs)} quantile(s)"
+        _METHODS[opts.method].format(n=opts.n_resamples, g=n_cells)
+        + f"; overall verdict on Bonferroni-adjusted intervals over {len(opts.quantiles)} "
+        "quantile(s)"
     )
     return LatencyComparison(
         table=table,
         verdict=verdict,
-        confidence=confidence,
-        min_effect_s=min_effect_s,
+        confidence=opts.confidence,
+        min_effect_s=opts.min_effect_s,
         n=(base.latency["conversation_id"].nunique(), cand.latency["conversation_id"].nunique()),
         turns=(len(base.latency), len(cand.latency)),
         cells=(base.latency["cell_id"].nunique(), cand.latency["cell_id"].nunique()),
         method=method,
-        warnings=_warnings(base, cand, apart, min_effect_s),
+        warnings=_warnings(base, cand, apart, opts.min_effect_s),
         first_turn=first_turn,
         interleaved=None if apart is None else not apart,
     )

@@ -33,7 +33,7 @@ from ..grid import Grid
 from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike, grid_identity, load_run
 from ..targets import Variant
-from ._bisect_search import find_culprit, side_of, worst_case_tests
+from ._bisect_search import culprit_search, side_of, worst_case_tests
 from ._changes import CHANGE_COLUMNS, apply_changes, config_of, diff_runs
 
 __all__ = ["STEP_COLUMNS", "BisectError", "BisectOptions", "BisectResult", "abisect", "bisect"]
@@ -304,7 +304,8 @@ async def abisect(
             f"({worst_case_tests(len(rows))} configurations x {per_step}), over the budget of "
             f"{opts.max_conversations}: raise --max-conversations or a smaller plan"
         )
-    scratch = tempfile.TemporaryDirectory(prefix="evalkit-bisect-")  # the tried runs
+    # the tried runs; deleted once the search has stopped, so after its last run has finalized
+    scratch = tempfile.TemporaryDirectory(prefix="evalkit-bisect-")
     state = _Bisection(
         scratch.name, good, good_grades, rows, card, client, judge, plan, opts,
         await _draft_config(client, str(good.manifest["assistant_id"])), bad_difference / 2,
@@ -323,16 +324,17 @@ async def abisect(
 
 
 async def _search(indices: list[int], state: _Bisection) -> tuple[int, ...]:
-    """:func:`find_culprit` over an async test: the search is sequential, so each answer is
-    awaited in a worker loop of its own."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-
-    def test(subset: tuple[int, ...]) -> bool:
-        return asyncio.run_coroutine_threadsafe(state.regresses(subset), loop).result()
-
-    return await loop.run_in_executor(None, find_culprit, indices, test)
+    """The culprit search, each configuration awaited in this task: when the task is
+    cancelled (Ctrl-C), the configuration running finalizes its run and deletes its clone
+    before the cancellation leaves here, so nothing writes into the scratch store after it is
+    deleted."""
+    search = culprit_search(indices)
+    try:
+        subset = next(search)
+        while True:
+            subset = search.send(await state.regresses(subset))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
 
 
 def bisect(

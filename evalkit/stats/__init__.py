@@ -33,6 +33,9 @@ from ._cells import (
     paired_grid,
     t_interval,
 )
+from ._cluster_quantiles import ClusteredSample as ClusteredSample
+from ._cluster_quantiles import cluster_quantile_difference as cluster_quantile_difference
+from ._cluster_quantiles import expanded_percentile_interval as expanded_percentile_interval
 from ._exact import fisher_exact_p
 from ._intervals import pass_hat_k, wilson_interval
 from ._power import (
@@ -89,5 +92,8 @@ __all__ = [
     "t_quantile",
     "wilson_interval",
 ]
+
+#: Not public: what :func:`evalkit.compare.compare_latency` takes from here.
+_SIBLING_API = ("ClusteredSample", "cluster_quantile_difference", "expanded_percentile_interval")
 
 publish(globals())

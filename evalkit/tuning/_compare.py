@@ -11,10 +11,11 @@ import pandas as pd
 
 from ..compare import Verdict
 from ..compare._decision import Scenarios, decide_grid, errors_differ
-from ..compare._options import check_levels
 from ..compare._sides import REQUIRED_COLUMNS, Side, unique_values
 from ..grading import GradesLike, as_grades_frame
 from ..stats import CellMoments, grid_mean, paired_grid
+from ._gain import ADJUSTED, BIASED, adjusted_gain
+from ._options import VariantsOptions
 from ._result import TuneResult
 from ._selection import ArmsData, Selection, one_sided_p, select_and_confirm
 from ._split import holdout_mask
@@ -25,7 +26,22 @@ __all__ = ["ArmsInfo", "arms_arrays", "compare_variants", "decide_arms"]
 METHOD = (
     "closed test with inverse-normal combination of the selection cells (Bonferroni over "
     "arms) and the held-out cells (the selected arm only): Bretz et al. 2006; differences "
-    "are paired by cell with Bonferroni-adjusted (simultaneous) intervals over the arms"
+    "are paired by cell with Bonferroni-adjusted (simultaneous) intervals over the arms; "
+    "the winner's gain from fresh repeats, or its held-out difference adjusted for the "
+    "selection and the confirmation (conditional inference: Andrews, Kitagawa & McCloskey "
+    "2024)"
+)
+
+#: Columns of the winner's gain (NaN on other rows): adjusted on the held-out cells, and on
+#: fresh repeats (filled by a sweep that ran them).
+GAIN_COLUMNS = (
+    "adjusted_difference",
+    "adjusted_low",
+    "adjusted_high",
+    "fresh_difference",
+    "fresh_low",
+    "fresh_high",
+    "fresh_conversations",
 )
 CHANCE = "best by chance is likely"
 
@@ -114,6 +130,7 @@ def _control_row(name: str, conversations: int, score: Any, frame: pd.DataFrame)
         "holdout_difference": np.nan,
         "holdout_low": np.nan,
         "holdout_high": np.nan,
+        **dict.fromkeys(GAIN_COLUMNS, np.nan),
         "note": "",
         **_pass_rates(frame),
     }
@@ -142,16 +159,19 @@ def decide_arms(
     control: tuple[str, GradesLike],
     arms: Mapping[str, GradesLike],
     *,
-    holdout: float = 0.3,
-    confidence: float = 0.95,
-    min_effect: float = 5.0,
-    seed: int = 0,
+    options: VariantsOptions | None = None,
     info: ArmsInfo | None = None,
 ) -> tuple[pd.DataFrame, Selection, dict[str, Any]]:
     """The leaderboard, the selection and a summary from grades (see :func:`compare_variants`)."""
     if not arms:
         raise ValueError("variants: give at least one arm to compare with the control")
-    check_levels(confidence, min_effect, "compare_variants")
+    opts = options or VariantsOptions()
+    holdout, confidence, min_effect, seed = (
+        opts.holdout,
+        opts.confidence,
+        opts.min_effect,
+        opts.seed,
+    )
     info = info or ArmsInfo()
     control_name = control[0]
     names = list(arms)
@@ -187,6 +207,7 @@ def decide_arms(
     scores = [grid_mean(s.left_out, confidence, scale=100.0) for s in scen]
     selected = int(sel.selected)
     confirmed = bool(sel.confirmed)
+    gain = [float(v) for v in adjusted_gain(sel, confidence)]
     ranked = [i for i in np.argsort(-np.nan_to_num(full.interval.estimate, nan=-np.inf))]
     top = ranked[0] if ranked else -1
     control_conv = info.conversations.get(control_name, sides[0].n_conversations)
@@ -219,6 +240,8 @@ def decide_arms(
                 "holdout_difference": float(held_iv.estimate[i]),
                 "holdout_low": float(held_iv.low[i]),
                 "holdout_high": float(held_iv.high[i]),
+                **dict(zip(GAIN_COLUMNS[:3], gain if is_winner else [np.nan] * 3, strict=True)),
+                **dict.fromkeys(GAIN_COLUMNS[3:], np.nan),
                 "note": note,
                 **_pass_rates(frames[i + 1]),
             }
@@ -246,6 +269,7 @@ def decide_arms(
         "leader": names[top] if top >= 0 else None,
         "chance_best": bool(top >= 0 and not confirmed and full.interval.estimate[top] > 0),
         "method": METHOD,
+        "gain_method": (ADJUSTED if np.isfinite(gain[0]) else BIASED) if confirmed else None,
         "holdout_cell_ids": [c for c, h in zip(cells, hold, strict=True) if h],
     }
     return board, sel, summary
@@ -255,30 +279,27 @@ def compare_variants(
     control: GradesLike,
     variants: Mapping[str, GradesLike],
     *,
-    holdout: float = 0.3,
-    confidence: float = 0.95,
-    min_effect: float = 5.0,
-    seed: int = 0,
+    options: VariantsOptions | None = None,
 ) -> TuneResult:
     """Many variants against one control, decided from grades gathered anywhere.
 
     ``control`` and each of ``variants`` (name -> grades) is a :class:`~evalkit.Grades` or
     its DataFrame, graded with one scorecard on one grid (cells paired by ``cell_id``). A
-    seeded ``holdout`` share of the cells is held out: the arm to confirm is the best on the
-    other cells, and it is called ``improved`` only when a closed combination test over the
-    arms rejects on both (family-wise error at most ``(1 - confidence) / 2``, one-sided; see
-    :mod:`evalkit.tuning._selection`) and its held-out difference is positive. Differences in
-    the leaderboard use all cells with intervals adjusted for the number of arms
-    (Bonferroni); ``regressed`` and ``no_difference`` read them, and an arm above the control
-    that was not confirmed stays ``insufficient_evidence``. The method is analytic; ``seed``
-    fixes the held-out cells.
+    seeded ``options.holdout`` share of the cells is held out: the arm to confirm is the best
+    on the other cells, and it is called ``improved`` only when a closed combination test
+    over the arms rejects on both (family-wise error at most ``(1 - confidence) / 2``,
+    one-sided; see :mod:`evalkit.tuning._selection`) and its held-out difference is positive.
+
+    The winner's gain (``difference``, ``interval``, the headline) is its held-out difference
+    adjusted for having been selected and confirmed (a conditional, median-unbiased estimate
+    with its conditional interval: Andrews, Kitagawa & McCloskey 2024; see
+    :mod:`evalkit.tuning._gain`): grades cannot be re-run, and the plain held-out difference
+    of a confirmed arm (``holdout_difference``, kept in the leaderboard) is biased upward by
+    the confirmation. The leaderboard's ``difference`` uses every cell, the selection cells
+    included, with intervals adjusted for the number of arms (Bonferroni): ``regressed`` and
+    ``no_difference`` read it, and it is not the winner's gain. An arm above the control that
+    was not confirmed stays ``insufficient_evidence``. The method is analytic; ``seed`` fixes
+    the held-out cells.
     """
-    board, _, summary = decide_arms(
-        ("control", control),
-        variants,
-        holdout=holdout,
-        confidence=confidence,
-        min_effect=min_effect,
-        seed=seed,
-    )
+    board, _, summary = decide_arms(("control", control), variants, options=options)
     return TuneResult(leaderboard=board, details=summary)

@@ -17,11 +17,18 @@ the inverse-normal combination of a Bonferroni p-value over all the candidates o
 selection cells and its own p-value on the held-out cells (Bretz et al. 2006), with a positive
 held-out difference. Adding rounds only adds arms to the Bonferroni count, so a proposer whose
 edits change nothing gives a confirmed winner in at most ``(1 - confidence) / 2`` of searches
-whatever the rounds and candidates (``tests/tune/test_optimize_calibration.py``).
+whatever the rounds and candidates (``tests/tune/test_optimize_calibration.py``). The
+winner's gain is then measured on ``confirm_repeats`` fresh repeats of every cell, run for it
+and the draft (:mod:`._gain`): its selection-cell and held-out differences, read after it won,
+overstate it.
+
+A proposal is counted as malformed and dropped when it is not text (a lone surrogate), and
+normalised and checked before anything runs (:mod:`._candidates`).
 
 Runs go to the store as ``<prefix>-draft`` and ``<prefix>-r<round>-c<i>``; each round's
 request, proposals and refusals go to ``<store>/.optimize/<prefix>/round-<nn>.json``. The same
-prefix resumes: a finished round is neither proposed again nor run again.
+prefix resumes: a finished round is neither proposed again nor run again, and the clones a
+killed predecessor left are deleted first (:mod:`._orphans`).
 """
 
 from __future__ import annotations
@@ -45,16 +52,19 @@ from ..stats import paired_grid
 from ..store import StoreLike, open_store
 from ..targets import Target, Variant
 from ._adaptive import drop_bound_confidence
-from ._candidates import check_candidate, needed_tokens
+from ._candidates import check_candidate, clean_prompt, clean_text, is_text, needed_tokens
 from ._compare import ArmsInfo, arms_arrays, decide_arms
 from ._failures import failing_rules
+from ._gain import FreshGain
 from ._optimize_options import OptimizeOptions
 from ._optimize_result import OptimizeResult
 from ._options import TuneOptions
+from ._orphans import reap_orphans
 from ._proposer import Proposal, ProposalBatch
 from ._proposer_prompt import ProposalRequest
 from ._split import holdout_mask
-from ._tune import TuneError, _control_config, _grid_with_repeats, _Sweep
+from ._tune import TuneError, _control_config, _grid_with_repeats, _Sweep, record_fresh
+from ._tune import raced as raced_in
 
 __all__ = ["CandidateSource", "aoptimize", "optimize"]
 
@@ -144,7 +154,9 @@ class _Search:
     def save_round(self, number: int, data: Mapping[str, Any]) -> None:
         folder = self._folder()
         folder.mkdir(parents=True, exist_ok=True)
-        body = json.dumps(data, ensure_ascii=False, indent=1, default=str).encode("utf-8")
+        text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
+        # a lone surrogate (in a quoted transcript, say) is written as its JSON escape
+        body = text.encode("utf-8", "backslashreplace")
         (folder / f"round-{number:02d}.json").write_bytes(body)
 
     # ---------------------------------------------------------------- a round
@@ -163,6 +175,7 @@ class _Search:
             confidence=self.opts.confidence,
             min_effect=self.opts.min_effect,
             drop_alpha=self.opts.drop_alpha,
+            confirm_repeats=self.opts.confirm_repeats,
         )
         targets: dict[str, Target] = {DRAFT: "draft", **{n: self.variants[n] for n in names}}
         sweep = _RoundSweep(
@@ -203,13 +216,14 @@ class _Search:
         )
 
     def accept(self, number: int, proposals: Sequence[Proposal]) -> list[str]:
-        """The proposals that may run, as variants; the rest refused with the reason."""
+        """The proposals that may run, as variants (their prompts normalised,
+        :func:`~._candidates.clean_prompt`); the rest refused with the reason."""
         names: list[str] = []
         seen: list[str] = []
         current = self.instructions_of(self.best)
         for i, proposal in enumerate(proposals, start=1):
             name = f"r{number}-c{i}"
-            reason = check_candidate(
+            refusal = check_candidate(
                 proposal.instructions,
                 current=current,
                 keep=self.keep,
@@ -217,16 +231,21 @@ class _Search:
                 seen=[*seen, *(self.instructions_of(n) for n in self.variants)],
                 max_chars=self.opts.max_prompt_chars,
             )
-            if reason is not None:
+            if refusal is not None:
                 self.refused.append(
-                    {"round": number, "candidate": name, "parent": self.best, "reason": reason}
+                    {
+                        "round": number,
+                        "candidate": name,
+                        "parent": self.best,
+                        "kind": refusal.kind,
+                        "reason": refusal.reason,
+                    }
                 )
-                logger.info("optimize %s: %s refused before running: %s", self.prefix, name, reason)
+                logger.info("optimize %s: %s not raced: %s", self.prefix, name, refusal)
                 continue
-            seen.append(proposal.instructions)
-            self.variants[name] = Variant(
-                name, {"agent": {"instructions": proposal.instructions.strip()}}, "draft"
-            )
+            prompt = clean_prompt(proposal.instructions)
+            seen.append(prompt)
+            self.variants[name] = Variant(name, {"agent": {"instructions": prompt}}, "draft")
             self.parent[name] = self.best
             self.round_of[name] = number
             self.rationale[name] = proposal.rationale
@@ -287,6 +306,15 @@ class _Search:
     def conversations(self) -> int:
         return sum(len(r.conversations) for r in self.sweep_state.get("runs", {}).values())
 
+    async def measure_gain(self, winner: str) -> tuple[FreshGain | None, str | None]:
+        """The winner's gain on fresh repeats of every cell (its and the draft's), and the
+        warning when they could not be had."""
+        sweep = self.sweep([winner])
+        gain = await sweep.run_fresh(winner)
+        self.sweep_state["runs"].update(sweep.runs)
+        self.sweep_state["grades"].update(sweep.grades)
+        return gain, sweep.fresh_failed
+
 
 async def _round(search: _Search, number: int) -> bool:
     """One round; False when the budget cannot afford it (the search stops)."""
@@ -295,14 +323,16 @@ async def _round(search: _Search, number: int) -> bool:
     saved = search.load_round(number)
     finished = saved is not None and saved.get("finished") is True
     if not finished and opts.max_conversations is not None:
-        left = opts.max_conversations - search.conversations()
+        left = opts.max_conversations - search.conversations() - opts.fresh_cost(cells)
         if left < opts.round_cost(cells):
             logger.info(
-                "optimize %s: round %d needs up to %d conversations, %d left: stopping",
+                "optimize %s: round %d needs up to %d conversations, %d left (%d kept for "
+                "the fresh repeats of a winner): stopping",
                 search.prefix,
                 number,
                 opts.round_cost(cells),
                 left,
+                opts.fresh_cost(cells),
             )
             return False
     parent = search.best
@@ -320,7 +350,7 @@ async def _round(search: _Search, number: int) -> bool:
         request_block = saved.get("request", {})
     else:
         request = search.request(number)
-        batch = await search.proposer.apropose(request)
+        batch = screened(await search.proposer.apropose(request))
         request_block = request.block()
     record: dict[str, Any] = {
         "round": number,
@@ -382,66 +412,102 @@ async def _round(search: _Search, number: int) -> bool:
     return True
 
 
-def _unraced(candidate: tuple[Any, str, Any], status: str, rationale: str) -> dict[str, Any]:
+def screened(batch: ProposalBatch) -> ProposalBatch:
+    """``batch`` without the proposals that are not text (a lone surrogate cannot be recorded
+    or sent): each is counted as malformed and dropped; rationales are cleaned."""
+    kept = tuple(
+        Proposal(p.instructions, clean_text(p.rationale))
+        for p in batch.proposals
+        if is_text(p.instructions)
+    )
+    dropped = len(batch.proposals) - len(kept)
+    if dropped:
+        logger.warning("optimize: %d proposal(s) held no valid text: dropped as malformed", dropped)
+    return ProposalBatch(
+        kept,
+        batch.calls,
+        batch.malformed + dropped,
+        batch.cached,
+        tuple(clean_text(r) for r in batch.reasons),
+    )
+
+
+def _unraced(
+    candidate: tuple[Any, str, Any], status: tuple[str, str], rationale: str
+) -> dict[str, Any]:
     """A rounds-table row of a candidate that ran no conversation: ``candidate`` is
-    (round, name, parent); it failed before a wave or was refused before running."""
+    (round, name, parent); ``status`` is (verdict, why): ``refused`` or ``duplicate`` before
+    running, ``not raced`` when it failed before a wave."""
     round_, name, parent = candidate
+    verdict, why = status
     return {
         "round": round_,
         "candidate": name,
         "parent": parent,
-        "status": status,
+        "status": f"{verdict}: {why}",
         "conversations": 0,
         "difference": np.nan,
         "difference_low": np.nan,
         "difference_high": np.nan,
+        "holdout_difference": np.nan,
+        "holdout_low": np.nan,
+        "holdout_high": np.nan,
         "dropped_at": pd.NA,
-        "verdict": None,
+        "verdict": verdict,
         "kept": False,
         "rationale": rationale,
     }
 
 
-def _decide(search: _Search, config: Mapping[str, Any], version: int) -> OptimizeResult:
+async def _decide(search: _Search, config: Mapping[str, Any], version: int) -> OptimizeResult:
+    """The final decision over every candidate raced, the winner's gain on fresh repeats,
+    and the result."""
     control, arms = search.frames()
     diffs = search.selection_differences()
     board = pd.DataFrame()
     summary: dict[str, Any] = {}
+    raced = {n: raced_in(r, search.opts.max_repeats) for n, r in search.sweep_state["runs"].items()}
+    warnings: list[str] = []
     if arms:
         info = ArmsInfo(
-            dropped_at=search.dropped_at,
-            conversations={n: len(r.conversations) for n, r in search.sweep_state["runs"].items()},
-            holdout_cells=search.held_out,
+            dropped_at=search.dropped_at, conversations=raced, holdout_cells=search.held_out
         )
         board, _, summary = decide_arms(
-            (DRAFT, control),
-            arms,
-            holdout=search.opts.holdout,
-            confidence=search.opts.confidence,
-            min_effect=search.opts.min_effect,
-            seed=search.opts.seed,
-            info=info,
+            (DRAFT, control), arms, options=search.opts.decision, info=info
         )
-    verdicts = board.set_index("variant") if len(board) else pd.DataFrame()
+        winner = summary.get("winner")
+        if winner and search.opts.confirm_repeats:
+            gain, failed = await search.measure_gain(str(winner))
+            if gain is not None:
+                record_fresh(board, summary, str(winner), gain)
+            warnings += [failed] if failed else []
+    board_rows: dict[str, dict[str, Any]] = {
+        str(row["variant"]): {str(k): val for k, val in row.items()}
+        for row in board.to_dict("records")
+    }
     kept = {row["best"] for row in search.round_rows}
     rows = []
     for name in search.variants:
         if name not in arms:
             continue
         est = diffs.get(name, (np.nan, np.nan, np.nan))
-        v = verdicts.loc[name] if name in verdicts.index else None
+        v = board_rows.get(name)
         rows.append(
             {
                 "round": search.round_of[name],
                 "candidate": name,
                 "parent": search.parent[name],
                 "status": "raced",
-                "conversations": len(search.sweep_state["runs"][name].conversations),
+                "conversations": raced[name],
                 "difference": est[0],
                 "difference_low": est[1],
                 "difference_high": est[2],
+                **{
+                    k: np.nan if v is None else float(v[k])
+                    for k in ("holdout_difference", "holdout_low", "holdout_high")
+                },
                 "dropped_at": search.dropped_at.get(name, pd.NA),
-                "verdict": None if v is None else str(v["verdict"]),
+                "verdict": "not raced" if v is None else str(v["verdict"]),
                 "kept": name in kept,
                 "rationale": search.rationale.get(name, ""),
             }
@@ -452,7 +518,7 @@ def _decide(search: _Search, config: Mapping[str, Any], version: int) -> Optimiz
         rows.append(
             _unraced(
                 (search.round_of[name], name, search.parent[name]),
-                f"failed: {message}",
+                ("not raced", f"failed before a wave ended: {message}"),
                 search.rationale.get(name, ""),
             )
         )
@@ -460,7 +526,7 @@ def _decide(search: _Search, config: Mapping[str, Any], version: int) -> Optimiz
         rows.append(
             _unraced(
                 (item["round"], item["candidate"], item["parent"]),
-                f"refused: {item['reason']}",
+                (str(item.get("kind", "refused")), str(item["reason"])),
                 "",
             )
         )
@@ -491,12 +557,14 @@ def _decide(search: _Search, config: Mapping[str, Any], version: int) -> Optimiz
             "candidates_tried": len(arms),
             "refused": len(search.refused),
             "conversations": search.conversations(),
+            "confirm_repeats": search.opts.confirm_repeats,
             "proposer": search.proposer.describe(),
         },
         variants=dict(search.variants),
         control_config=dict(config),
         assistant_id=search.assistant_id,
         draft_version=version,
+        warnings=tuple(warnings),
     )
 
 
@@ -533,13 +601,18 @@ async def aoptimize(
     """The async twin of :func:`optimize`."""
     opts = options or OptimizeOptions()
     card = Scorecard.validate(scorecard)
-    full = _grid_with_repeats(grid, opts.max_repeats)
+    full = _grid_with_repeats(grid, opts.max_repeats + opts.confirm_repeats)
     cells = full.n_cells
     if opts.max_conversations is not None and opts.max_conversations < opts.minimum(cells):
+        fresh = (
+            f", and {opts.confirm_repeats} fresh repeats for a winner and the draft"
+            if opts.confirm_repeats
+            else ""
+        )
         raise ValueError(
             f"OptimizeOptions.max_conversations={opts.max_conversations} is below one round's "
             f"minimum of {opts.minimum(cells)} ({cells} cells x {opts.max_repeats} repeats for "
-            f"the draft and for each of {opts.candidates} candidates)"
+            f"the draft and for each of {opts.candidates} candidates{fresh})"
         )
     aclient, owned = as_async_client(client)
     try:
@@ -577,6 +650,7 @@ async def aoptimize(
             len(search.held_out),
             opts.expected(cells),
         )
+        await reap_orphans(aclient, search.prefix)
         await search.race([])  # the draft, to the end: its failures open round 1
         for number in range(1, opts.rounds + 1):
             if not await _round(search, number):
@@ -584,7 +658,7 @@ async def aoptimize(
         now_config, now_version = await _control_config(aclient, assistant_id)
         if now_config == config:  # refine builds restored the draft: the same config, later
             version = now_version
-        return _decide(search, config, version)
+        return await _decide(search, config, version)
     finally:
         if owned:
             await aclient.aclose()

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..runner import RunOptions
+from ._options import VariantsOptions, check_confirm_repeats
 
 __all__ = ["OptimizeOptions"]
 
@@ -29,8 +30,11 @@ class OptimizeOptions:
     ``max_prompt_chars``: a candidate longer than this is refused before it runs (the spec
     shows no prompt limit; set your service's). ``confidence``, ``min_effect``,
     ``drop_alpha``, ``adaptive`` (False: every candidate runs every wave): as in
-    :class:`~evalkit.tuning.TuneOptions`. ``on_round``: called with
-    each round's row (the ``progress`` table's) when the round ends.
+    :class:`~evalkit.tuning.TuneOptions`. ``confirm_repeats``: once a winner is confirmed, it
+    and the draft run this many fresh repeats of every cell and its gain is their difference
+    (0: none, the gain is the selection-adjusted held-out difference); counted in the budget
+    and in :meth:`expected`. ``on_round``: called with each round's row (the ``progress``
+    table's) when the round ends.
     """
 
     rounds: int = 3
@@ -46,6 +50,7 @@ class OptimizeOptions:
     min_effect: float = 5.0
     drop_alpha: float = 0.05
     adaptive: bool = True
+    confirm_repeats: int = 2
     on_round: Callable[[Mapping[str, Any]], None] | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -79,6 +84,12 @@ class OptimizeOptions:
             )
         if self.max_prompt_chars is not None and self.max_prompt_chars < 1:
             raise ValueError("OptimizeOptions.max_prompt_chars must be >= 1 or None")
+        check_confirm_repeats(self.confirm_repeats, "OptimizeOptions")
+
+    @property
+    def decision(self) -> VariantsOptions:
+        """The final decision's options."""
+        return VariantsOptions(self.holdout, self.confidence, self.min_effect, self.seed)
 
     def round_cost(self, cells: int) -> int:
         """The most conversations one round's race spends: every candidate to the end."""
@@ -88,10 +99,18 @@ class OptimizeOptions:
         """The draft's conversations (run once, in the first round)."""
         return cells * self.max_repeats
 
+    def fresh_cost(self, cells: int) -> int:
+        """The fresh repeats that measure a winner's gain: the winner's and the draft's."""
+        return 2 * cells * self.confirm_repeats
+
     def minimum(self, cells: int) -> int:
-        """The least budget that lets one round run: the draft and one round's worst case."""
-        return self.draft_cost(cells) + self.round_cost(cells)
+        """The least budget that lets one round run: the draft, one round's worst case and
+        the fresh repeats of a winner."""
+        return self.draft_cost(cells) + self.round_cost(cells) + self.fresh_cost(cells)
 
     def expected(self, cells: int) -> int:
-        """The most the whole search spends (every round, every candidate to the end)."""
-        return self.draft_cost(cells) + self.rounds * self.round_cost(cells)
+        """The most the whole search spends (every round, every candidate to the end, then
+        the fresh repeats of a winner)."""
+        return (
+            self.draft_cost(cells) + self.rounds * self.round_cost(cells) + self.fresh_cost(cells)
+        )

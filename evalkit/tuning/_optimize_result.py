@@ -13,6 +13,8 @@ import pandas as pd
 from .._util._result import Result
 from ..targets import Variant, merge_patch, redact_config
 from ..targets._diff import config_diff
+from ._gain import ReportedGain
+from ._result import winner_fields
 
 if TYPE_CHECKING:
     from ..api import AsyncClient, Client
@@ -35,6 +37,17 @@ def _json(value: Any) -> Any:
     return value
 
 
+#: The rounds table's column headers as the HTML shows them: which cells each number reads.
+_SHOWN_AS = {
+    "difference": "difference (selection cells)",
+    "difference_low": "low",
+    "difference_high": "high",
+    "holdout_difference": "held-out difference",
+    "holdout_low": "held-out low",
+    "holdout_high": "held-out high",
+}
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return [{str(k): _json(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
@@ -44,11 +57,16 @@ class OptimizeResult(Result):
     """What :func:`evalkit.optimize` found (DESIGN.md "Optimising a prompt").
 
     ``winner``: the confirmed :class:`~evalkit.Variant` (None when the held-out cells do not
-    confirm one). ``rounds``: one row per candidate proposed (``round``, ``candidate``,
-    ``parent``, ``status`` (``raced`` or ``refused: <why>``), ``conversations``,
-    ``difference`` against the draft on the selection cells with ``difference_low`` /
-    ``difference_high``, ``dropped_at``, ``verdict`` (the final decision's, intervals adjusted
-    for every candidate raced), ``kept`` (the best after its round), ``rationale``).
+    confirm one); ``difference`` / ``interval`` / ``gain``: its gain against the draft, from
+    fresh repeats of every cell (else its held-out difference adjusted for being selected and
+    confirmed; ``gain.method`` says which). ``rounds``: one row per candidate proposed
+    (``round``, ``candidate``, ``parent``, ``status`` (``raced``, or ``refused: <why>``,
+    ``duplicate: <why>``, ``not raced: <why>``), ``conversations``, ``difference`` against
+    the draft on the **selection cells** with ``difference_low`` / ``difference_high``, the
+    held-out difference ``holdout_difference`` / ``holdout_low`` / ``holdout_high``,
+    ``dropped_at``, ``verdict`` (the final decision's; ``refused``, ``duplicate`` or ``not
+    raced`` for a candidate that ran no conversation), ``kept`` (the best after its round),
+    ``rationale``).
     ``progress``: one row per round (proposer calls, proposed, malformed, refused, raced,
     conversations, the best so far and its selection-cell difference with its interval).
     ``lineage``: each candidate's parent, rationale and prompt. ``leaderboard``: the final
@@ -65,6 +83,9 @@ class OptimizeResult(Result):
         "difference",
         "difference_low",
         "difference_high",
+        "holdout_difference",
+        "holdout_low",
+        "holdout_high",
         "dropped_at",
         "verdict",
         "kept",
@@ -96,6 +117,7 @@ class OptimizeResult(Result):
     control_config: Mapping[str, Any] | None = None
     assistant_id: str | None = None
     draft_version: int | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def n(self) -> int:
@@ -103,18 +125,21 @@ class OptimizeResult(Result):
         return int(self.decision.get("conversations", 0))
 
     @property
+    def gain(self) -> ReportedGain:
+        """The winner's gain and how it was measured (``method`` None without a winner)."""
+        return ReportedGain.of(self._winner_row(), self.decision.get("gain_method"))
+
+    @property
     def difference(self) -> float | None:
-        """The winner's difference against the draft over every cell (None without one)."""
-        row = self._winner_row()
-        return None if row is None else float(row["difference"])
+        """The winner's gain against the draft in points (None without a measured one)."""
+        gain = self.gain
+        return gain.estimate if gain.measured else None
 
     @property
     def interval(self) -> tuple[float, float] | None:
-        """Its interval, adjusted for every candidate raced (None without a winner)."""
-        row = self._winner_row()
-        return (
-            None if row is None else (float(row["difference_low"]), float(row["difference_high"]))
-        )
+        """Its interval (None without a measured gain)."""
+        gain = self.gain
+        return (gain.low, gain.high) if gain.measured else None
 
     @property
     def verdict(self) -> str:
@@ -151,13 +176,15 @@ class OptimizeResult(Result):
         tried = int(d.get("candidates_tried", 0))
         rounds = int(d.get("rounds_run", 0))
         where = f"{tried} candidate(s) over {rounds} round(s), {self.n} conversations"
-        if self.winner is not None and self.interval is not None:
-            low, high = self.interval
+        row = self._winner_row()
+        if self.winner is not None and row is not None:
+            said = self.gain.words(
+                self.winner.name, "the draft", float(d.get("confidence", 0.95)), row
+            )
             return (
-                f"improved: {self.winner.name} beats the draft by {self.difference:+.1f} points "
-                f"(interval adjusted for {tried} candidates {low:+.1f} to {high:+.1f}; confirmed "
-                f"on {d.get('holdout_cells')} held-out cells, combined p = "
-                f"{float(d.get('combined_p', math.nan)):.3g}; {where})"
+                f"improved: {said}; confirmed on {d.get('holdout_cells')} held-out cells among "
+                f"{tried} candidates, combined p = {float(d.get('combined_p', math.nan)):.3g}; "
+                f"{where}"
             )
         if tried == 0:
             return f"no winner: no candidate could be raced ({int(d.get('refused', 0))} refused; {where})"
@@ -175,8 +202,10 @@ class OptimizeResult(Result):
 
     def html_context(self) -> dict[str, Any]:
         shown = [c for c in self.ROUND_COLUMNS if c != "rationale"]
+        table = self.rounds[shown].rename(columns=_SHOWN_AS) if len(self.rounds) else None
         return {
-            "rounds_table": self.rounds[shown] if len(self.rounds) else None,
+            "rounds_table": table,
+            "warnings": self.warnings,
             "diff": self.diff,
             "method": self.decision.get("method", ""),
         }
@@ -186,8 +215,7 @@ class OptimizeResult(Result):
             "headline": self.headline(),
             "winner": None if self.winner is None else self.winner.name,
             "verdict": self.verdict,
-            "difference": self.difference,
-            "interval": None if self.interval is None else list(self.interval),
+            **winner_fields(self.gain, self._winner_row()),
             "conversations": self.n,
             "decision": _json(dict(self.decision)),
             "rounds": _records(self.rounds),
@@ -197,6 +225,7 @@ class OptimizeResult(Result):
             "diff": self.diff,
             "assistant_id": self.assistant_id,
             "draft_version": self.draft_version,
+            "warnings": list(self.warnings),
         }
 
     def _as_tune(self) -> Any:

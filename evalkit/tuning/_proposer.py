@@ -5,7 +5,7 @@ template) over the judge's HTTP stack (:mod:`evalkit.grading._judge_http`): a to
 per call, a bounded read of the answer, the project's retry policy for failed calls. An
 answer that is not the JSON asked for (prose, a broken object) is asked again, up to
 ``options.max_attempts`` calls; then the round's proposals are dropped and counted. Entries
-without a prompt are dropped and counted too. With ``cache_dir`` answers are kept by
+without a prompt (or whose prompt is not text: a lone surrogate) are dropped and counted too. With ``cache_dir`` answers are kept by
 (model, prompt version, messages), so a resumed optimisation asks nothing twice.
 
 The key goes only into the ``Authorization`` header: no repr, log line, exception or pickle
@@ -35,6 +35,7 @@ from ..grading._judge_http import (
     retryable,
 )
 from ..grading._judge_parse import MalformedAnswer, extract_json_object
+from ._candidates import clean_text, is_text
 from ._proposer_prompt import PROPOSER_PROMPT_VERSION, ProposalRequest, build_messages
 
 __all__ = [
@@ -116,11 +117,11 @@ def _entries(content: str) -> tuple[list[Proposal], int]:
     dropped = 0
     for item in items:
         text = item.get("instructions") if isinstance(item, Mapping) else None
-        if not isinstance(text, str):
+        if not isinstance(text, str) or not is_text(text):  # a lone surrogate is not text
             dropped += 1
             continue
         why = item.get("rationale") if isinstance(item, Mapping) else None
-        out.append(Proposal(text, why if isinstance(why, str) else ""))
+        out.append(Proposal(text, clean_text(why) if isinstance(why, str) else ""))
     return out, dropped
 
 
@@ -243,7 +244,8 @@ class Proposer:
                     await policy.async_sleep(policy.wait_for(calls, exc, self._rng))
                     continue
                 if path is not None:
-                    await asyncio.to_thread(atomic_write_bytes, path, content.encode("utf-8"))
+                    body = content.encode("utf-8", "backslashreplace")  # a lone surrogate too
+                    await asyncio.to_thread(atomic_write_bytes, path, body)
                 return ProposalBatch(tuple(found), calls, malformed + dropped)
         finally:
             if self._http_client is None:

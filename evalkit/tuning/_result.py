@@ -12,6 +12,7 @@ import pandas as pd
 from .._util._result import Result
 from ..targets import Variant, merge_patch, redact_config
 from ..targets._diff import config_diff
+from ._gain import ReportedGain
 
 if TYPE_CHECKING:
     from ..api import AsyncClient, Client
@@ -23,7 +24,9 @@ _SHOWN = (
     "variant",
     "conversations",
     "score",
-    "difference",
+    "difference (all cells)",
+    "held-out difference",
+    "gain",
     "verdict",
     "agent latency p50 / p95",
     "cost",
@@ -48,6 +51,33 @@ def cost_words(row: Mapping[Any, Any]) -> str:
     return "-" if cost is None or pd.isna(cost) else f"{cost:,.2f}"
 
 
+#: The winner's named numbers a result's ``to_dict()`` carries (None without a winner).
+WINNER_FIELDS = (
+    "holdout_difference",
+    "holdout_low",
+    "holdout_high",
+    "adjusted_difference",
+    "adjusted_low",
+    "adjusted_high",
+    "fresh_difference",
+    "fresh_low",
+    "fresh_high",
+    "fresh_conversations",
+)
+
+
+def winner_fields(gain: ReportedGain, row: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The reported gain (``gain_method``, ``difference``, ``interval``) and the winner's
+    held-out, adjusted and fresh numbers, JSON-ready."""
+    measured = gain.measured
+    return {
+        "gain_method": gain.method,
+        "difference": gain.estimate if measured else None,
+        "interval": [gain.low, gain.high] if measured else None,
+        **{k: _json_value(row.get(k)) if row is not None else None for k in WINNER_FIELDS},
+    }
+
+
 def _json_value(value: Any) -> Any:
     if value is None or (not isinstance(value, list | dict | str) and pd.isna(value)):
         return None
@@ -59,11 +89,12 @@ def _json_value(value: Any) -> Any:
 
 
 def _interval(row: Mapping[Any, Any], key: str) -> str:
-    est, low, high = row[key], row[f"{key}_low"], row[f"{key}_high"]
+    stem = key.removesuffix("_difference")
+    est, low, high = row.get(key), row.get(f"{stem}_low"), row.get(f"{stem}_high")
     if est is None or (isinstance(est, float) and math.isnan(est)):
         return "n/a"
-    sign = "+" if key == "difference" else ""
-    if isinstance(low, float) and math.isnan(low):
+    sign = "+" if key.endswith("difference") else ""
+    if low is None or (isinstance(low, float) and math.isnan(low)):
         return f"{est:{sign}.1f}"
     return f"{est:{sign}.1f} [{low:{sign}.1f}, {high:{sign}.1f}]"
 
@@ -74,15 +105,21 @@ class TuneResult(Result):
 
     ``leaderboard`` (also ``summary``): one row per arm, the control first, the arms by
     difference: ``variant``, ``role``, ``conversations``, ``score`` with
-    ``score_low``/``score_high``, ``difference`` against the control with its interval
-    adjusted for the number of arms, ``verdict``, ``dropped_at`` (the wave after which adaptive
-    allocation stopped the arm), ``selected`` (best on the selection cells), ``confirmed`` (its
-    win held on the held-out cells), ``p_adjusted`` (Holm over the arms, all cells, one-sided),
-    the held-out difference with its interval, a ``note`` ("best by chance is likely", ...) and
-    ``pass_rate:<rule>`` columns. ``details``: the method, levels, selection and combination
-    p-values (read the common ones as attributes: ``winner``, ``selected``, ``control``,
-    ``method``, ``n``). ``waves``: per wave and arm, conversations and whether the arm went on
-    (sweeps run by :func:`evalkit.tune`).
+    ``score_low``/``score_high``, ``difference`` against the control over every cell (the
+    selection cells included) with its interval adjusted for the number of arms (what
+    ``regressed`` and ``no_difference`` read; not a winner's gain), ``verdict``,
+    ``dropped_at`` (the wave after which adaptive allocation stopped the arm), ``selected``
+    (best on the selection cells), ``confirmed`` (its win held on the held-out cells),
+    ``p_adjusted`` (Holm over the arms, all cells, one-sided), ``holdout_difference`` with
+    ``holdout_low``/``holdout_high`` (the held-out cells alone: for the confirmed arm, read
+    after its confirmation and so biased upward), the winner's gain as
+    ``adjusted_difference``/``adjusted_low``/``adjusted_high`` (held-out, adjusted for the
+    selection and the confirmation) and ``fresh_difference``/``fresh_low``/``fresh_high``
+    with ``fresh_conversations`` (fresh repeats, when the sweep ran them), a ``note`` ("best
+    by chance is likely", ...) and ``pass_rate:<rule>`` columns. ``details``: the method,
+    levels, selection and combination p-values, ``gain_method`` (read the common ones as
+    attributes: ``winner``, ``selected``, ``control``, ``method``, ``n``). ``waves``: per wave
+    and arm, conversations and whether the arm went on (sweeps run by :func:`evalkit.tune`).
     """
 
     template = "tune.html"
@@ -140,18 +177,23 @@ class TuneResult(Result):
         return None if rows.empty else {str(k): v for k, v in rows.iloc[0].items()}
 
     @property
+    def gain(self) -> ReportedGain:
+        """The winner's gain and how it was measured: fresh repeats, else the held-out
+        difference adjusted for the selection; unmeasured (NaN) without a winner, or when
+        neither exists (``gain.method`` says)."""
+        row = self._lead_row() if self.winner else None
+        return ReportedGain.of(row, self.details.get("gain_method"))
+
+    @property
     def difference(self) -> float:
-        """The winner's (else the selected arm's) difference against the control, in points."""
-        row = self._lead_row()
-        return math.nan if row is None else float(row["difference"])
+        """The winner's gain in points (:attr:`gain`); NaN without a measured one."""
+        return self.gain.estimate
 
     @property
     def interval(self) -> tuple[float, float]:
-        """The interval of :attr:`difference` (low, high), adjusted for the number of arms."""
-        row = self._lead_row()
-        if row is None:
-            return math.nan, math.nan
-        return float(row["difference_low"]), float(row["difference_high"])
+        """The interval of :attr:`difference` (low, high)."""
+        gain = self.gain
+        return gain.low, gain.high
 
     @property
     def winner_variant(self) -> Variant | None:
@@ -183,18 +225,17 @@ class TuneResult(Result):
         s = self.details
         arms = int(s.get("arms", 0))
         family = f"{arms} arm{'s' if arms != 1 else ''}"
-        if self.winner:
-            row = self.leaderboard.set_index("variant").loc[self.winner]
+        row = self._lead_row()
+        if self.winner and row is not None:
             where = (
-                f"confirmed on {s['holdout_cells']} held-out cells"
+                f"confirmed on {s['holdout_cells']} held-out cells among {family}"
                 if s.get("holdout_cells")
-                else "no held-out cells: tested on all cells, Bonferroni over the arms"
+                else f"no held-out cells: tested on all cells, Bonferroni over {family}"
             )
-            return (
-                f"improved: {self.winner} beats {s['control']} by {row['difference']:+.1f} points "
-                f"(interval adjusted for {family} {row['difference_low']:+.1f} to "
-                f"{row['difference_high']:+.1f}; {where}, combined p = {s['combined_p']:.3g})"
+            said = self.gain.words(
+                self.winner, str(s["control"]), float(s.get("confidence", 0.95)), row
             )
+            return f"improved: {said}; {where}, combined p = {s['combined_p']:.3g}"
         leader = s.get("leader") or self.selected or "the top arm"
         why = f"combined p = {s['combined_p']:.3g}, needs <= {s['alpha_one_sided']:.3g}"
         if s.get("chance_best") and arms > 1:
@@ -211,7 +252,8 @@ class TuneResult(Result):
         for row in self.leaderboard.to_dict("records"):
             lines.append(
                 f"  {row['variant']:<24} {row['verdict']:<22} score {_interval(row, 'score')}, "
-                f"difference {_interval(row, 'difference')}, n = {row['conversations']}, "
+                f"difference (all cells) {_interval(row, 'difference')}, held-out "
+                f"{_interval(row, 'holdout_difference')}, n = {row['conversations']}, "
                 f"agent latency {latency_words(row)}"
                 f"{', cost ' + cost_words(row) if cost_words(row) != '-' else ''}"
                 f"{'; ' + row['note'] if row['note'] else ''}"
@@ -230,6 +272,8 @@ class TuneResult(Result):
                     str(row["conversations"]),
                     _interval(row, "score"),
                     _interval(row, "difference"),
+                    _interval(row, "holdout_difference"),
+                    self._gain_cell(row),
                     str(row["verdict"]),
                     latency_words(row),
                     cost_words(row),
@@ -241,6 +285,13 @@ class TuneResult(Result):
             for row in self.leaderboard.to_dict("records")
         ]
         return {"columns": _SHOWN, "rows": rows}
+
+    def _gain_cell(self, row: Mapping[Any, Any]) -> str:
+        if row.get("variant") != self.winner or not self.gain.measured:
+            return ""
+        gain = self.gain
+        how = "fresh" if gain.method == "fresh repeats" else "adjusted"
+        return f"{gain.estimate:+.1f} [{gain.low:+.1f}, {gain.high:+.1f}] ({how})"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able: summary, leaderboard rows, waves, warnings (credentials redacted)."""
@@ -254,6 +305,7 @@ class TuneResult(Result):
         return {
             "winner": self.winner,
             "selected": self.selected,
+            **winner_fields(self.gain, self._lead_row() if self.winner else None),
             "summary": {k: _json_value(v) for k, v in self.details.items()},
             "leaderboard": board,
             "waves": waves,

@@ -134,9 +134,12 @@ class Selection:
     closed_p: FloatArray  # (...,) stage-1 p of the closed test for the selected arm
     holdout_p: FloatArray  # (...,) the selected arm's one-sided p on the held-out cells
     holdout_estimate: FloatArray  # (...,) its held-out difference (points)
+    holdout_se: FloatArray  # (...,) its standard error (points)
+    holdout_df: FloatArray  # (...,) its degrees of freedom
     combined_p: FloatArray  # (...,) the combination test's p-value
     confirmed: BoolArray  # (...,)
     alpha: float
+    weights: tuple[float, float] = (1.0, 0.0)  # the combination's (selection, held-out) weights
 
 
 def select_and_confirm(
@@ -165,11 +168,18 @@ def select_and_confirm(
     take = selected[..., None]
     p2 = np.take_along_axis(p2_all, take, axis=-1)[..., 0]
     est2 = np.take_along_axis(np.asarray(grid2.estimate, dtype=np.float64), take, axis=-1)[..., 0]
+    se2 = np.take_along_axis(np.sqrt(np.asarray(grid2.variance, dtype=np.float64)), take, axis=-1)
+    df2 = np.take_along_axis(
+        np.broadcast_to(np.asarray(grid2.df, dtype=np.float64), p2_all.shape), take, axis=-1
+    )
+    se2, df2 = se2[..., 0], df2[..., 0]
     n_sel, n_hold = float((~hold).sum()), float(hold.sum())
     if n_hold == 0:  # no held-out cells: the closed test on the selection cells alone
         combined = p1_closed
         est2 = np.full(np.shape(p1_closed), np.nan)
         p2 = np.full(np.shape(p1_closed), np.nan)
+        se2 = np.full(np.shape(p1_closed), np.nan)
+        df2 = np.full(np.shape(p1_closed), np.nan)
         direction = np.ones(np.shape(p1_closed), dtype=bool)
     else:
         combined = combine(p1_closed, p2, np.sqrt(n_sel), np.sqrt(n_hold))
@@ -182,7 +192,10 @@ def select_and_confirm(
         closed_p=p1_closed,
         holdout_p=p2,
         holdout_estimate=est2,
+        holdout_se=np.asarray(se2, dtype=np.float64),
+        holdout_df=np.asarray(df2, dtype=np.float64),
         combined_p=combined,
         confirmed=np.asarray(confirmed, dtype=bool),
         alpha=alpha,
+        weights=(float(np.sqrt(n_sel)), float(np.sqrt(n_hold))),
     )

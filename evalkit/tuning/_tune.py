@@ -7,8 +7,15 @@ conversation budget bring each arm's run exactly to ``wave`` repeats per cell, s
 resumed with its run prefix replays the same waves). An arm runs on a temporary clone the
 runner makes from the draft (or prod) config with the arm's patch, deletes when the wave ends,
 and deletes on failure and Ctrl-C too. An arm that fails (a config the service refuses, say) is
-reported and left out, and the others go on; only the control's failure ends the sweep. Drops read the selection cells only (:mod:`._adaptive`);
-the held-out cells come from the grid's cell ids and the seed, before anything runs.
+reported and left out, and the others go on; only the control's failure ends the sweep.
+Drops read the selection cells only (:mod:`._adaptive`); the held-out cells come from the
+grid's cell ids and the seed, before anything runs.
+
+A confirmed winner and the control then run ``confirm_repeats`` more repeats of every cell
+(the grid holds ``max_repeats + confirm_repeats`` repeats from the start, so a resumed sweep
+finds them in the same runs; the race only ever reads the first ``max_repeats``), and the
+winner's gain is measured on those fresh conversations alone (:mod:`._gain`). A resumed sweep
+first deletes the clones its killed predecessor left (:mod:`._orphans`).
 """
 
 from __future__ import annotations
@@ -25,10 +32,16 @@ import numpy as np
 import pandas as pd
 
 from .._exceptions import EvalkitError
-from .._util import deprecated, now, run_sync
+from .._util import now, run_sync
 from ..api import AsyncClient, Client
 from ..api._any_client import as_async_client
-from ..compare import LatencyUnavailableError, compare_latency, first_repeats, latency_quantiles
+from ..compare import (
+    LatencyOptions,
+    LatencyUnavailableError,
+    compare_latency,
+    first_repeats,
+    latency_quantiles,
+)
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
@@ -37,7 +50,9 @@ from ..store import Run, RunNotFoundError, StoreLike, load_run
 from ..targets import Target, Variant, redact_config
 from ._adaptive import drop_bound_confidence, wave_drops
 from ._compare import ArmsInfo, arms_arrays, decide_arms
+from ._gain import FRESH, FreshGain, fresh_gain
 from ._options import TuneOptions
+from ._orphans import reap_orphans
 from ._result import TuneResult
 from ._split import holdout_mask
 from ._variants import VariantSpec, variant_specs
@@ -71,61 +86,18 @@ async def _control_config(client: AsyncClient, assistant_id: str) -> tuple[dict[
     return redact_config(found.config.to_json()), int(meta.aliases.draft.version)
 
 
-def _in_order(
-    where: str,
-    given: tuple[Any, Any, Any],
-    old: tuple[Any, ...],
-    variants: VariantsLike | None,
-) -> tuple[Grid, str, ScorecardLike, VariantsLike]:
-    """``(grid, assistant_id, scorecard, variants)`` from a call in the calling convention or
-    in the old order ``(assistant_id, variants, grid, scorecard)`` (a string first: warn)."""
-    if isinstance(given[0], str):
-        if len(old) != 1 or variants is not None:
-            raise TypeError(
-                f"{where}() takes (grid, assistant_id, scorecard, *, variants=...); the old "
-                "order is (assistant_id, variants, grid, scorecard)"
-            )
-        deprecated(
-            f"{where}(assistant_id, variants, grid, scorecard) is now "
-            f"{where}(grid, assistant_id, scorecard, variants=...)",
-            stacklevel=4,
-        )
-        return given[2], given[0], old[0], given[1]
-    if old:
-        raise TypeError(f"{where}() takes 3 positional arguments (grid, assistant_id, scorecard)")
-    if variants is None:
-        raise TypeError(f"{where}() missing the keyword argument 'variants'")
-    return given[0], given[1], given[2], variants
-
-
 async def atune(
     grid: Grid,
     assistant_id: str,
     scorecard: ScorecardLike,
-    *old_order: Any,
-    variants: VariantsLike | None = None,
+    variants: VariantsLike,
+    *,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
     store: StoreLike = "runs",
     options: TuneOptions | None = None,
 ) -> TuneResult:
     """The async twin of :func:`tune`."""
-    grid, assistant_id, scorecard, variants = _in_order(
-        "atune", (grid, assistant_id, scorecard), old_order, variants
-    )
-    return await _atune(grid, assistant_id, scorecard, variants, client, judge, store, options)
-
-
-async def _atune(
-    grid: Grid,
-    assistant_id: str,
-    scorecard: ScorecardLike,
-    variants: VariantsLike,
-    client: Client | AsyncClient | None,
-    judge: JudgeArg,
-    store: StoreLike,
-    options: TuneOptions | None,
-) -> TuneResult:
     opts = options or TuneOptions()
     specs = variant_specs(variants)
     control_name = opts.control_name
@@ -174,6 +146,7 @@ class _Sweep:
     grades: dict[str, Grades] = field(default_factory=dict)
     waves: list[dict[str, Any]] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    fresh_failed: str | None = None
 
     @property
     def control(self) -> str:
@@ -247,6 +220,49 @@ class _Sweep:
             ),
         )
 
+    async def run_fresh(self, name: str) -> FreshGain | None:
+        """Run the control and the winner ``name`` on ``confirm_repeats`` fresh repeats of
+        every cell (resuming what is recorded) and measure the winner's gain on them; None,
+        with a warning, when either cannot run or nothing could be scored."""
+        first = self.opts.max_repeats
+        total = first + self.opts.confirm_repeats
+        each = max(1, -(-self.opts.run_options.concurrency // 2))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for side in (self.control, name):
+                    group.create_task(
+                        self._run_fresh(side, total, each), name=f"evalkit-fresh-{side}"
+                    )
+        except* EvalkitError as failed:
+            self.fresh_failed = (
+                f"the fresh repeats of {name} and {self.control} failed "
+                f"({failed.exceptions[0]}); the gain is the adjusted held-out difference"
+            )
+        if self.fresh_failed:
+            logger.warning("%s", self.fresh_failed)
+            return None
+        frames = [later_repeats(self.grades[n].frame, first, total) for n in (self.control, name)]
+        spent = sum(
+            int(self.runs[n].conversations["repeat"].between(first, total - 1).sum())
+            for n in (self.control, name)
+        )
+        gain = fresh_gain(*frames, confidence=self.opts.confidence, conversations=spent)
+        if not np.isfinite(gain.estimate):
+            self.fresh_failed = (
+                f"no fresh conversation of {name} or {self.control} could be scored; the gain "
+                "is the adjusted held-out difference"
+            )
+            logger.warning("%s", self.fresh_failed)
+            return None
+        return gain
+
+    async def _run_fresh(self, name: str, total: int, concurrency: int) -> None:
+        run = self.runs[name]
+        need = max(total * self.n_cells - len(run.conversations), 0)
+        budget = Budget(need, self.opts.run_options.budget.max_seconds)
+        graded = await self._run_and_grade(name, total, budget, concurrency)
+        self.runs[name], self.grades[name] = graded.run, graded.grades
+
     def frames(self, repeats: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
         control = first_repeats(self.grades[self.control].frame, repeats)
         return control, {n: first_repeats(self.grades[n].frame, repeats) for n in self.names}
@@ -278,6 +294,8 @@ class _Sweep:
             f"{message} (left out{'' if name in self.grades else ' of the leaderboard'})"
             for name, message in self.failed.items()
         ]
+        if self.fresh_failed:
+            out.append(self.fresh_failed)
         for name in [self.control, *self.names]:
             conversations = self.runs[name].conversations
             gone = conversations.loc[conversations["status"] != "done", "status"].value_counts()
@@ -303,6 +321,27 @@ class _Sweep:
                         "dropped": name in drops,
                     }
                 )
+
+
+def raced(run: Run, repeats: int) -> int:
+    """A run's conversations in the race's ``repeats`` waves (not a winner's fresh ones)."""
+    return int((run.conversations["repeat"] < repeats).sum())
+
+
+def later_repeats(frame: pd.DataFrame, start: int, stop: int) -> pd.DataFrame:
+    """The rows of each cell's repeats ``start`` to ``stop - 1`` (the fresh ones)."""
+    upto = first_repeats(frame, stop)
+    return upto.drop(index=first_repeats(upto, start).index)
+
+
+def record_fresh(board: pd.DataFrame, summary: dict[str, Any], name: str, gain: FreshGain) -> None:
+    """Put the winner's fresh gain in its leaderboard row and say the gain is measured so."""
+    at = board.index[board["variant"] == name]
+    for key, value in gain.as_row().items():
+        board.loc[at, key] = value
+    board.loc[at, "fresh_conversations"] = gain.conversations
+    summary["gain_method"] = FRESH
+    summary["fresh_conversations"] = gain.conversations
 
 
 def _timed_answers(run: Run, waves: int) -> pd.DataFrame:
@@ -339,7 +378,7 @@ def add_latency_and_cost(
             result = compare_latency(
                 _timed_answers(runs[control], shared),
                 _timed_answers(runs[name], shared),
-                min_effect_s=opts.latency_min_effect_s,
+                options=LatencyOptions(min_effect_s=opts.latency_min_effect_s),
             )
         except LatencyUnavailableError:
             verdicts.append("")
@@ -364,10 +403,11 @@ async def _sweep(
     opts: TuneOptions,
 ) -> TuneResult:
     config, version = await _control_config(client, assistant_id)
-    full = _grid_with_repeats(grid, opts.max_repeats)
+    full = _grid_with_repeats(grid, opts.max_repeats + opts.confirm_repeats)
     cell_ids = sorted(c.cell_id for c in full.cells())
     hold = holdout_mask(cell_ids, opts.holdout, opts.seed)
     prefix = opts.run_prefix or default_run_prefix()
+    await reap_orphans(client, prefix)
     names = [s.variant.name for s in specs]
     targets: dict[str, Target] = {opts.control_name: opts.control}
     targets.update({s.variant.name: s.variant for s in specs})
@@ -406,18 +446,17 @@ async def _sweep(
     control, arms = sweep.frames(opts.max_repeats)
     info = ArmsInfo(
         dropped_at=sweep.dropped_at,
-        conversations={n: len(r.conversations) for n, r in sweep.runs.items()},
+        conversations={n: raced(r, opts.max_repeats) for n, r in sweep.runs.items()},
         holdout_cells=sweep.held_out,
     )
     board, _, summary = decide_arms(
-        (opts.control_name, control),
-        arms,
-        holdout=opts.holdout,
-        confidence=opts.confidence,
-        min_effect=opts.min_effect,
-        seed=opts.seed,
-        info=info,
+        (opts.control_name, control), arms, options=opts.decision, info=info
     )
+    winner = summary.get("winner")
+    if winner and opts.confirm_repeats:
+        gain = await sweep.run_fresh(str(winner))
+        if gain is not None:
+            record_fresh(board, summary, str(winner), gain)
     notes = {s.variant.name: s.note for s in specs}
     board.insert(2, "description", board["variant"].map(notes).fillna(""))
     board.insert(3, "run_id", board["variant"].map(sweep.run_ids))
@@ -428,6 +467,7 @@ async def _sweep(
         "failed_arms": sorted(sweep.failed),
         "run_prefix": prefix,
         "max_repeats": opts.max_repeats,
+        "confirm_repeats": opts.confirm_repeats,
         "adaptive": opts.adaptive,
     }
     return TuneResult(
@@ -446,8 +486,8 @@ def tune(
     grid: Grid,
     assistant_id: str,
     scorecard: ScorecardLike,
-    *old_order: Any,
-    variants: VariantsLike | None = None,
+    variants: VariantsLike,
+    *,
     client: Client | AsyncClient | None = None,
     judge: JudgeArg = None,
     store: StoreLike = "runs",
@@ -460,14 +500,21 @@ def tune(
 
     Runs go to ``store`` as ``<run_prefix>-<arm>``; each arm runs on its own temporary clone,
     deleted when each wave ends, on failure and on Ctrl-C. With ``options.adaptive`` (the
-    default) arms clearly worse than the best stop spending conversations after a wave.
-    Works in scripts and notebooks (:func:`atune` is the async twin). ``variants`` is
-    required; the old order ``tune(assistant_id, variants, grid, scorecard)`` works for one
-    release with a ``DeprecationWarning``.
+    default) arms clearly worse than the best stop spending conversations after a wave. A
+    confirmed winner and the control then run ``options.confirm_repeats`` fresh repeats of
+    every cell, and the winner's gain (the headline's number, ``result.difference``) is their
+    difference, from conversations that played no part in choosing or confirming it. Works
+    in scripts and notebooks (:func:`atune` is the async twin).
     """
-    grid, assistant_id, scorecard, variants = _in_order(
-        "tune", (grid, assistant_id, scorecard), old_order, variants
-    )
     return run_sync(
-        lambda: _atune(grid, assistant_id, scorecard, variants, client, judge, store, options)
+        lambda: atune(
+            grid,
+            assistant_id,
+            scorecard,
+            variants,
+            client=client,
+            judge=judge,
+            store=store,
+            options=options,
+        )
     )

@@ -62,14 +62,17 @@ def optimisations(pages: Pages) -> list[tuple[str, str]]:
 
 def _candidates(prefix: str, data: dict[str, Any], runs: set[str]) -> list[dict[str, Any]]:
     number = int(data.get("round", 0))
-    refused = {r.get("candidate"): r.get("reason") for r in data.get("refused") or []}
+    refused = {
+        r.get("candidate"): f"{r.get('kind') or 'refused'}: {r.get('reason')}"
+        for r in data.get("refused") or []
+    }
     dropped = data.get("dropped_at") or {}
     rows = []
     for i, proposal in enumerate(data.get("proposals") or [], start=1):
         name = f"r{number}-c{i}"
         run_id = f"{prefix}-{name}"
         if name in refused:
-            status = f"refused: {refused[name]}"
+            status = refused[name]
         elif run_id in runs:
             status = f"raced, dropped after wave {dropped[name]}" if name in dropped else "raced"
         else:

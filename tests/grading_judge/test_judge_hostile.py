@@ -111,7 +111,7 @@ def test_grading_75_conversations_against_a_50_mb_judge_keeps_memory_flat(
                   ("caller", "Ji haan")], 1)])
         before = peak_mb()
         judge = Judge("m", sys.argv[1])  # the default options: 3 attempts, 1 MiB
-        grades = grade_transcripts(turns, card, judge)
+        grades = grade_transcripts(turns, card, judge=judge)
         verdicts = grades.frame["verdict"].value_counts().to_dict()
         print(json.dumps({"before_mb": before, "peak_mb": peak_mb(), "verdicts": verdicts,
                           "calls": judge.stats.calls,

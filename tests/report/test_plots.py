@@ -238,7 +238,7 @@ def test_rule_forest_labels_never_overlap(
     if font == "none":
         monkeypatch.setattr(_fonts, "find_arabic_font", lambda *a, **k: None)
     if font == "a Latin face first":  # as where Noto Sans is installed: Latin first, then Urdu
-        monkeypatch.setattr(_fonts, "_latin_partner", lambda: "DejaVu Sans")
+        monkeypatch.setattr(_fonts, "bundled_latin", lambda: "DejaVu Sans")
     for comparison in (titled, regressed):
         assert collisions(plots.rule_forest(comparison)) == []
 

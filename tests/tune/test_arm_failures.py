@@ -110,14 +110,14 @@ def test_a_failing_arm_is_reported_and_left_out_and_the_others_go_on(
     assert clones(client) == []
 
 
-def slowed(method: Callable[..., Awaitable[Any]], *, before: float, after: float) -> Any:
-    """``method`` with latency on the way out and on the way back."""
+def slowed(method: Callable[..., Awaitable[Any]], *, before: float, started: asyncio.Event) -> Any:
+    """``method`` that sets ``started`` as soon as it is called, then takes ``before`` seconds
+    to reach the service (latency on the way out)."""
 
     async def slow(self: AsyncClient, *args: Any, **kwargs: Any) -> Any:
+        started.set()
         await asyncio.sleep(before)
-        done = await method(self, *args, **kwargs)
-        await asyncio.sleep(after)
-        return done
+        return await method(self, *args, **kwargs)
 
     return slow
 
@@ -133,22 +133,25 @@ def test_a_cancelled_run_still_deletes_its_clone(
 ) -> None:
     """Ctrl-C (or a sibling arm's error) cancels the task holding a clone, while the service
     is making it or (a second Ctrl-C) while it is being deleted; then the client closes and
-    the loop ends (``asyncio.run``), so the clone must be gone once the task has finished."""
+    the loop ends (``asyncio.run``), so the clone must be gone once the task has finished.
+    Each cancellation is ordered by an event the slowed call sets, never by a sleep."""
     before = {a.id for a in client.list_assistants()}
-    made = asyncio.Event()
+    made = asyncio.Event()  # the service made the clone; its answer is still on its way
+    holding = asyncio.Event()  # the run holds the clone
+    deleting = asyncio.Event()  # the deletion has been sent for
     real_create = AsyncClient.create_assistant
 
     async def create(self: AsyncClient, *args: Any, **kwargs: Any) -> Any:
         done = await real_create(self, *args, **kwargs)
-        made.set()  # the clone exists; the answer is still on its way (below)
-        await asyncio.sleep(0.5 if when == "while-creating" else 0)
+        made.set()
+        await asyncio.sleep(0.5 if when == "while-creating" else 0)  # the answer's latency
         return done
 
     monkeypatch.setattr(AsyncClient, "create_assistant", create)
     monkeypatch.setattr(
         AsyncClient,
         "delete_assistant",
-        slowed(AsyncClient.delete_assistant, before=0.3, after=0),
+        slowed(AsyncClient.delete_assistant, before=0.3, started=deleting),
     )
     left: set[str] = set()
 
@@ -157,19 +160,25 @@ def test_a_cancelled_run_still_deletes_its_clone(
             aclient, example, Variant.with_instructions("v", "Hi"), SnapshotStore(tmp_path)
         )
         async with simulation_target(aclient, resolved, "cancelled-run"):
+            holding.set()
             await asyncio.sleep(3600)
 
     async def go() -> None:
         async with AsyncClient(emu.base_url, emu.api_key) as aclient:
             task = asyncio.create_task(hold(aclient))
-            await made.wait()
-            await asyncio.sleep(0.05)
+            if when == "while-creating":
+                await made.wait()
+                assert not holding.is_set()  # cancelled before the answer came back
+            else:
+                await holding.wait()
             task.cancel()
             if when == "cancelled-twice":
-                await asyncio.sleep(0.1)  # the deletion has started
+                await deleting.wait()
+                assert not task.done()
                 task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
+            assert deleting.is_set()
             # nothing else may run on the loop now: what is listed is what the task left
             left.update(a.id for a in client.list_assistants())
 

@@ -15,6 +15,7 @@ from scipy import stats
 from evalkit._simulate._arms import arm_frame, arms_data, draw_arms
 from evalkit._simulate._tune_calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
 from evalkit.tuning import compare_variants
+from evalkit.tuning._gain import adjusted_gain
 from evalkit.tuning._selection import closed_bonferroni, combine, select_and_confirm
 from evalkit.tuning._split import holdout_mask
 
@@ -104,6 +105,7 @@ def test_the_array_path_is_the_frame_path() -> None:
     codes = draw_arms(TUNE_DESIGN, (12.0, 0.0, -10.0), trials=6, seed=5)
     cells = [f"cell-{c:03d}" for c in range(TUNE_DESIGN.cells)]
     sel = select_and_confirm(arms_data(codes), holdout_mask(cells, 0.3, 0))
+    adjusted = adjusted_gain(sel, 0.95)
     for trial in range(6):
         result = compare_variants(
             arm_frame(codes, trial, None),
@@ -112,3 +114,9 @@ def test_the_array_path_is_the_frame_path() -> None:
         assert result.selected == f"arm{sel.selected[trial]}"
         assert (result.winner is not None) == bool(sel.confirmed[trial])
         assert result.details["combined_p"] == pytest.approx(float(sel.combined_p[trial]))
+        if sel.confirmed[trial]:
+            assert result.difference == pytest.approx(float(adjusted[0][trial]))
+            assert result.interval == pytest.approx(
+                (float(adjusted[1][trial]), float(adjusted[2][trial]))
+            )
+    assert sel.confirmed.any()  # the gain's two paths were compared

@@ -10,7 +10,7 @@ from scipy import stats
 from evalkit._simulate._arms import arm_frame, draw_arms
 from evalkit._simulate._tune_calibration import TUNE_DESIGN
 from evalkit.compare import Verdict
-from evalkit.tuning import TuneResult, compare_variants
+from evalkit.tuning import TuneResult, VariantsOptions, compare_variants
 
 COLUMNS = [
     "variant",
@@ -102,17 +102,18 @@ def test_bad_input_names_the_field() -> None:
         compare_variants(control, {})
     with pytest.raises(TypeError, match=r"control must be an evalkit\.grading\.Grades"):
         compare_variants([1, 2], {"x": control})
-    with pytest.raises(ValueError, match="holdout"):
-        compare_variants(control, {"x": control}, holdout=1.5)
+    with pytest.raises(ValueError, match=r"VariantsOptions\.holdout must be in \[0, 1\)"):
+        VariantsOptions(holdout=1.5)
+    with pytest.raises(ValueError, match=r"VariantsOptions\.confidence"):
+        VariantsOptions(confidence=0.3)
 
 
 def test_unbalanced_and_small_designs_still_decide() -> None:
     codes = draw_arms(TUNE_DESIGN, (15.0,), trials=1, seed=2)
     control, arm = arm_frame(codes, 0, None), arm_frame(codes, 0, 0)
-    alone = compare_variants(control, {"one": arm}, holdout=0.0)
+    alone = compare_variants(control, {"one": arm}, options=VariantsOptions(holdout=0.0))
     assert alone.winner == "one"
-    assert "no held-out cells" in alone.headline()
-    assert "1 arm " in alone.headline()
+    assert "no held-out cells: tested on all cells, Bonferroni over 1 arm," in alone.headline()
     half = arm[(arm["cell_id"] < "cell-018") & (arm["repeat"] == 0)]
     mixed = compare_variants(control, {"half": half, "full": arm})
     rows = mixed.leaderboard.set_index("variant")

@@ -5,6 +5,7 @@ below one round, counts malformed answers, and keeps the proposer's key out of s
 
 from __future__ import annotations
 
+import html
 import json
 import pickle
 from pathlib import Path
@@ -13,10 +14,13 @@ import httpx
 import pytest
 
 from evalkit.demo import DRAFT_INSTRUCTIONS, DemoService, demo_grid, demo_scorecard
+from evalkit.store import load_run
 from evalkit.targets import CLONE_PREFIX
 from evalkit.tuning import (
     OptimizeOptions,
     OptimizeResult,
+    Proposal,
+    ProposalBatch,
     ProposalRequest,
     Proposer,
     ProposerError,
@@ -68,11 +72,28 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     assert int(result.progress["raced"].sum()) == int((rounds["status"] == "raced").sum())
     assert rounds.loc[rounds["candidate"] == result.winner.name, "verdict"].item() == "improved"
     assert result.diff.count("+You are Sana") == 1
-    assert result.headline().startswith(f"improved: {result.winner.name}")
+    assert result.headline().startswith(f"improved: {result.winner.name} beats the draft by")
     assert repr(result).startswith("<OptimizeResult: improved")
-    assert "the winner&#39;s change" in result._repr_html_() or "winner" in result._repr_html_()
+    # the page shows the winner's change: the diff's block and its added prompt line
+    page = result._repr_html_()
+    assert "<summary>the winner's change</summary>" in page
+    added = next(line for line in result.diff.splitlines() if line.startswith("+You are Sana"))
+    assert html.escape(added, quote=False) in page
     data = result.to_dict()
     assert json.loads(json.dumps(data))["winner"] == result.winner.name  # JSON-ready as it is
+    # the gain comes from fresh repeats of every cell, the winner's and the draft's
+    assert result.gain.method == "fresh repeats"
+    assert data["gain_method"] == "fresh repeats"
+    assert data["fresh_conversations"] == 2 * 18 * 2
+    assert result.difference == data["difference"] == data["fresh_difference"]
+    assert result.interval == (data["fresh_low"], data["fresh_high"])
+    assert "on fresh repeats" in result.headline()
+    assert data["holdout_difference"] is not None
+    assert data["adjusted_difference"] is not None
+    repeats = load_run("opt-draft", store=service.store).conversations["repeat"]
+    assert sorted(set(repeats)) == [0, 1, 2, 3]  # the draft's 2 waves, then 2 fresh repeats
+    loser = next(n for n in rounds["candidate"] if n != result.winner.name and n in result.variants)
+    assert set(load_run(f"opt-{loser}", store=service.store).conversations["repeat"]) <= {0, 1}
     assert len(data["lineage"]) == int((rounds["status"] == "raced").sum())
     assert not [a for a in service.client.list_assistants() if a.name.startswith(CLONE_PREFIX)]
     # resumed with the same prefix: no proposer call and no conversation again
@@ -102,7 +123,7 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
 
 def test_budget_below_one_round_is_refused_up_front(service: DemoService) -> None:
     before = _stats(service)
-    with pytest.raises(ValueError, match="below one round's minimum of 180"):
+    with pytest.raises(ValueError, match="below one round's minimum of 252"):
         _search(service, max_conversations=100)
     assert _stats(service)["started"] == before["started"]
 
@@ -192,8 +213,11 @@ def test_the_command_prints_the_budget_the_rounds_and_the_diff(
     ]
     result = CliRunner().invoke(app, args, env=env)
     assert result.exit_code == 0, result.output
-    assert "(36 conversations for the draft, up to 144 a round)" in result.output
-    assert "expected: at most 324 conversation(s), about USD" in result.output
+    assert (
+        "(36 conversations for the draft, up to 144 a round, 72 to measure a winner's gain on "
+        "fresh repeats)" in result.output
+    )
+    assert "expected: at most 396 conversation(s), about USD" in result.output
     assert "round 1: 4 proposed (1 proposer call(s), 0 malformed)" in result.output
     assert "round 2: " in result.output
     assert "\nimproved: r" in result.output
@@ -244,12 +268,111 @@ def test_a_killed_search_resumes_without_repeating_a_finished_round(
 
     with pytest.raises(_Killed):
         _search(service, run_prefix="killed", on_round=kill)
+    # what a SIGKILL leaves: a clone of one of the search's runs, its process gone, its lease
+    # still good; and a clone of another search's run, which the resume must leave alone
+    orphan = _dead_owners_clone(service, "killed-r2-c1")
+    foreign = _dead_owners_clone(service, "killed2-r1-c1")
     before = _stats(service)
     resumed = _search(service, run_prefix="killed")
     after = _stats(service)
+    ids = {a.id for a in service.client.list_assistants()}
+    service.client.delete_assistant(foreign)
+    assert orphan not in ids  # reaped by the resume
+    assert foreign in ids
     assert after["proposerCalls"] - before["proposerCalls"] == 1  # round 2's call only
     raced_in_2 = int(resumed.progress.set_index("round").loc[2, "raced"])
     round_2 = resumed.rounds[(resumed.rounds["round"] == 2) & (resumed.rounds["status"] == "raced")]
-    # only round 2's candidates ran: nothing of the draft or of round 1 again
-    assert after["started"] - before["started"] == int(round_2["conversations"].sum())
+    fresh = int(resumed.decision.get("fresh_conversations") or 0)
+    assert fresh == (72 if resumed.winner is not None else 0)
+    # only round 2's candidates ran, then a winner's fresh repeats: nothing of round 1 again
+    assert after["started"] - before["started"] == int(round_2["conversations"].sum()) + fresh
     assert raced_in_2 == len(round_2)
+
+
+def _dead_owners_clone(svc: DemoService, run_id: str) -> str:
+    """A clone whose owner marker names ``run_id`` and a process of this host that exited."""
+    import subprocess
+    import sys
+    from dataclasses import replace
+
+    from evalkit.targets import CloneLease, CloneOwner
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    owner = replace(CloneOwner.current(run_id, CloneLease()), pid=child.pid)
+    config = next(a for a in svc.client.list_assistants() if a.id == svc.assistant_id).config
+    return svc.client.create_assistant(
+        f"{CLONE_PREFIX} left by a killed search",
+        config.to_json(),
+        description=owner.description(svc.assistant_id),
+    ).id
+
+
+class _Scripted:
+    """A candidate source that answers every round with the same proposals, counting calls."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+        self.calls = 0
+
+    async def apropose(self, request: ProposalRequest) -> ProposalBatch:
+        self.calls += 1
+        return ProposalBatch(tuple(Proposal(t, "why \ud800") for t in self.texts), calls=1)
+
+    def describe(self) -> dict[str, str]:
+        return {"kind": "scripted"}
+
+
+def test_malformed_and_hidden_characters_are_dropped_not_raised(service: DemoService) -> None:
+    """A proposal holding a lone surrogate is counted malformed and dropped (a resume does not
+    ask again); control and bidirectional characters are refused; a zero-width or full-width
+    disguise does not get prose past the filter; what runs is the normalised prompt."""
+    good = DRAFT_INSTRUCTIONS + " Ask the caller to confirm with a yes or no."
+    source = _Scripted(
+        [
+            good + " \ud800",
+            good + "\x00",
+            "\u202e" + good,
+            "\u200b\u200b\uff28ere is the new prompt: " + good,
+            "\u200b" + good + "\u2060",
+            good + "\u00ad",  # the same prompt once its soft hyphen is gone
+        ]
+    )
+
+    def search() -> OptimizeResult:
+        return optimize(
+            demo_grid(1).sample(6, seed=1),
+            service.assistant_id,
+            demo_scorecard(),
+            proposer=source,
+            client=service.client,
+            judge=service.judge,
+            store=service.store,
+            options=OptimizeOptions(
+                rounds=1, candidates=6, seed=7, run_options=FAST, run_prefix="odd",
+                max_repeats=1, confirm_repeats=0,
+            ),
+        )  # fmt: skip
+
+    result = search()
+    (row,) = result.progress.to_dict("records")
+    assert (row["proposed"], row["malformed"], row["refused"], row["raced"]) == (5, 1, 4, 1)
+    table = result.rounds.set_index("candidate")
+    assert list(table["verdict"]) == ["refused"] * 3 + [table.loc["r1-c4", "verdict"], "duplicate"]
+    assert table.loc["r1-c5", "status"] == "duplicate: the same as another candidate"
+    assert table.loc["r1-c5", "conversations"] == 0
+    assert table.loc["r1-c1", "status"] == "refused: holds the control character U+0000"
+    assert table.loc["r1-c2", "status"].startswith(
+        "refused: holds the bidirectional control U+202E"
+    )
+    assert table.loc["r1-c3", "status"] == "refused: prose, not a prompt"
+    assert table["verdict"].notna().all()
+    raced = result.variants["r1-c4"].patch["agent"]["instructions"]
+    assert raced == good  # the zero-width characters are gone from what runs
+    manifest = load_run("odd-r1-c4", store=service.store).manifest
+    assert good in json.dumps(manifest, ensure_ascii=False)
+    assert "\\u200b" not in json.dumps(manifest)
+    assert source.calls == 1
+    again = search()  # the round was recorded: a resume neither asks nor aborts
+    assert source.calls == 1
+    assert again.rounds.equals(result.rounds)

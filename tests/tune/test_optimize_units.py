@@ -10,7 +10,7 @@ import pytest
 
 from evalkit.grading import Scorecard
 from evalkit.tuning import OptimizeOptions, ProposalRequest
-from evalkit.tuning._candidates import check_candidate, needed_tokens
+from evalkit.tuning._candidates import check_candidate, clean_prompt, needed_tokens
 from evalkit.tuning._failures import failing_rules
 from evalkit.tuning._proposer import _entries
 from evalkit.tuning._proposer_prompt import PROPOSER_PROMPT_VERSION, FailingRule, build_messages
@@ -20,23 +20,67 @@ CURRENT = "Call {{name}} about {{day}}. Be polite."
 
 
 def check(text: str, **kw: object) -> str | None:
+    """The refusal in words (``refused: why`` / ``duplicate: why``), or None."""
     keep = needed_tokens(CURRENT, RECORDS)
-    return check_candidate(text, current=CURRENT, keep=keep, records=RECORDS, **kw)  # type: ignore[arg-type]
+    refusal = check_candidate(text, current=CURRENT, keep=keep, records=RECORDS, **kw)  # type: ignore[arg-type]
+    return None if refusal is None else str(refusal)
 
 
 def test_candidates_refused_before_running() -> None:
     assert check("Call {{name}} about {{day}}. Be polite and brief.") is None
-    assert check("   ") == "empty prompt"
-    assert check("Here is the improved prompt: call them.") == "prose, not a prompt"
-    assert check("Call {{name}}. Be polite.") == "drops {{day}}, which the records fill"
+    assert check("   ") == "refused: empty prompt"
+    assert check("Here is the improved prompt: call them.") == "refused: prose, not a prompt"
+    assert check("Call {{name}}. Be polite.") == "refused: drops {{day}}, which the records fill"
     added = check("Call {{name}} about {{day}} at {{clinic}}.")
     assert added is not None
-    assert added.startswith("adds tokens the records do not fill: {{clinic}}")
-    assert check(CURRENT) == "unchanged from the current prompt"
+    assert added.startswith("refused: adds tokens the records do not fill: {{clinic}}")
+    assert check(CURRENT) == "duplicate: unchanged from the current prompt"
     twin = "Call {{name}} about {{day}}. Smile."
-    assert check(twin, seen=[twin]) == "the same as another candidate"
+    assert check(twin, seen=[twin]) == "duplicate: the same as another candidate"
     long = "Call {{name}} about {{day}}. " + "x" * 100
-    assert check(long, max_chars=50) == f"{len(long):,} characters, over the prompt limit of 50"
+    assert (
+        check(long, max_chars=50)
+        == f"refused: {len(long):,} characters, over the prompt limit of 50"
+    )
+
+
+GOOD = "Call {{name}} about {{day}}. Be polite and brief."
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (GOOD + "\x00", "refused: holds the control character U+0000"),
+        ("\x1b[31m" + GOOD, "refused: holds the control character U+001B"),
+        (
+            "\u202e" + GOOD,
+            "refused: holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE)",
+        ),
+        (
+            GOOD[:5] + "\u2066" + GOOD[5:],
+            "refused: holds the bidirectional control U+2066 (LEFT-TO-RIGHT ISOLATE)",
+        ),
+        (GOOD + "\ud800", "refused: holds a lone surrogate (U+D800), not text"),
+        ("\u200b\u200b\uff28ere is the new prompt: " + GOOD, "refused: prose, not a prompt"),
+        ("\ufeff\u2060Sure, " + GOOD, "refused: prose, not a prompt"),
+        ("\u200b" + CURRENT + "\u200b", "duplicate: unchanged from the current prompt"),
+        (
+            "\uff23all {{name}} about {{day}}. Be polite.",
+            "duplicate: unchanged from the current prompt",
+        ),
+    ],
+)
+def test_hidden_characters_never_pass(text: str, said: str) -> None:
+    """Control, bidirectional and invisible characters: refused, or normalised away before
+    the prose filter and the duplicate check read the prompt."""
+    assert check(text) == said
+
+
+def test_what_runs_is_the_normalised_prompt() -> None:
+    assert clean_prompt("\u200b\u200b\uff23all {{name}}\u00ad.\u200e\n") == "Call {{name}}."
+    urdu = "\u0622\u067e \u0645\u06cc\u200c\u06ba {{name}}"  # a ZWNJ inside a word stays
+    assert clean_prompt("\u200d" + urdu + "\u200c") == urdu
+    assert check_candidate("\u200b" + urdu, current=CURRENT, keep={"name"}, records=RECORDS) is None
 
 
 def test_a_token_some_record_lacks_need_not_be_kept() -> None:
@@ -135,6 +179,13 @@ def test_answers_are_parsed_or_called_malformed() -> None:
         _entries("I would make it friendlier.")
     with pytest.raises(MalformedAnswer, match="no candidates list"):
         _entries('{"prompt": "x"}')
+    # a lone surrogate is not text: its entry is dropped and counted, a rationale cleaned
+    found, dropped = _entries(
+        '{"candidates": [{"instructions": "A\\ud800"}, '
+        '{"instructions": "B", "rationale": "r\\udfff"}]}'
+    )
+    assert [(p.instructions, p.rationale) for p in found] == [("B", "r\ufffd")]
+    assert dropped == 1
 
 
 def test_options_are_checked_naming_the_field() -> None:
@@ -144,8 +195,15 @@ def test_options_are_checked_naming_the_field() -> None:
         OptimizeOptions(holdout=0.0)
     with pytest.raises(ValueError, match=r"OptimizeOptions\.max_conversations"):
         OptimizeOptions(max_conversations=0)
+    with pytest.raises(
+        ValueError, match=r"OptimizeOptions\.confirm_repeats must be an integer >= 0"
+    ):
+        OptimizeOptions(confirm_repeats=-1)
     opts = OptimizeOptions(candidates=4, max_repeats=2, rounds=3)
-    assert (opts.minimum(18), opts.expected(18)) == (180, 468)
+    # the draft 36, a round 144, the fresh repeats of a winner and the draft 72
+    assert (opts.minimum(18), opts.expected(18)) == (36 + 144 + 72, 36 + 3 * 144 + 72)
+    none = OptimizeOptions(candidates=4, max_repeats=2, rounds=3, confirm_repeats=0)
+    assert (none.minimum(18), none.expected(18)) == (180, 468)
 
 
 def test_a_round_quotes_no_word_of_a_contact_record() -> None:

@@ -20,11 +20,11 @@ from evalkit.cli import app
 from evalkit.compare import Verdict
 from evalkit.demo import (
     CONTEXT,
-    LATENCY_MIN_EFFECT_S,
     DemoService,
     demo_grid,
     demo_scorecard,
 )
+from evalkit.demo._story import LATENCY_MIN_EFFECT_S
 from evalkit.targets import Variant
 from evalkit.tuning import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
 
@@ -74,6 +74,15 @@ def test_the_sweep_finds_confirms_and_drops(service: DemoService) -> None:
     assert board.loc["confirm-slot", "verdict"] == "improved"
     assert board.loc["confirm-slot", "holdout_difference"] > 0
     assert result.details["holdout_cells"] == 5
+    # the gain: the winner and the draft on 2 fresh repeats of all 18 cells
+    assert result.gain.method == "fresh repeats"
+    assert board.loc["confirm-slot", "fresh_conversations"] == 2 * 18 * 2
+    assert result.difference == pytest.approx(board.loc["confirm-slot", "fresh_difference"])
+    assert result.interval == pytest.approx(
+        (board.loc["confirm-slot", "fresh_low"], board.loc["confirm-slot", "fresh_high"])
+    )
+    assert f"by {result.difference:+.1f} points on fresh repeats" in result.headline()
+    assert board.drop("confirm-slot")["fresh_difference"].isna().all()
     # the harmful arm is dropped early and spends fewer conversations
     assert not pd.isna(board.loc["terse-no-greeting", "dropped_at"])
     assert board.loc["terse-no-greeting", "dropped_at"] < 4
@@ -92,10 +101,17 @@ def test_the_sweep_finds_confirms_and_drops(service: DemoService) -> None:
 
 
 def test_every_arm_to_the_end_when_not_adaptive(service: DemoService) -> None:
-    result = sweep(service, max_repeats=2, adaptive=False)
+    before = service.emulator.stats()["started"]
+    result = sweep(service, max_repeats=2, adaptive=False, confirm_repeats=0)
     board = result.leaderboard.set_index("variant")
     assert board["dropped_at"].isna().all()
     assert (board["conversations"] == 36).all()
+    assert service.emulator.stats()["started"] - before == 5 * 36  # no fresh repeats
+    # without them the gain is the held-out difference adjusted for the selection
+    assert result.winner == "confirm-slot"
+    assert result.gain.method == "held-out cells, selection-adjusted"
+    assert result.difference == pytest.approx(board.loc["confirm-slot", "adjusted_difference"])
+    assert "adjusted for being selected and confirmed" in result.headline()
     assert clones(service) == []
 
 

@@ -18,12 +18,14 @@ from .browser import launched, watched_page
 pytestmark = pytest.mark.slow
 
 
-def test_the_runs_page_names_assistants_and_shows_latency_and_cost(store: Path) -> None:
+def test_the_runs_page_names_assistants_and_shows_latency_and_cost(
+    store: Path, chromium: str
+) -> None:
     path = store / "draft" / MANIFEST_NAME
     manifest = read_manifest(path)
     manifest["cost"] = {"currency": "USD", "simulation": 0.42, "judge": 0.0, "total": 0.42}
     write_manifest(path, manifest)
-    with ViewerServer(ViewerOptions(store=store, port=0)) as viewer, launched() as browser:
+    with ViewerServer(ViewerOptions(store=store, port=0)) as viewer, launched(chromium) as browser:
         w = watched_page(browser, viewer.base)
         page = w.page
         page.goto(viewer.url)
