@@ -58,6 +58,7 @@ SESSION_ERRORS: Final = frozenset(
         "MissingVariablesError",
         "ServiceUnreachable",
         "StoreUnreachableError",
+        "TargetError",
     }
 )
 _CHECKS = pytest.StashKey[list[dict[str, Any]]]()
@@ -223,7 +224,9 @@ class EvalkitSession:
         return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.checks.extend(getattr(report, "evalkit_checks", None) or ())
+        outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome
+        for entry in getattr(report, "evalkit_checks", None) or ():
+            self.checks.append({**entry, "test_outcome": outcome})
         error = getattr(report, "evalkit_session_error", None)
         if error and self.session_error is None:
             self.session_error = str(error)
@@ -265,35 +268,40 @@ def _cell(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _number(x: float | None) -> str:
+    return "n/a" if x is None else f"{round(x, 9) + 0.0:+.3g}"
+
+
 def _interval(check: dict[str, Any]) -> str:
     low, high = check["interval"]
     if low is None or high is None:
         return "n/a"
-    return f"[{low:+.3g}, {high:+.3g}]"
+    return f"[{_number(low)}, {_number(high)}]"
 
 
 def markdown_summary(checks: list[dict[str, Any]], session_error: str | None = None) -> str:
-    """Every check of the session: a line of counts, a table (test, outcome, claim, verdict,
-    difference, interval, n), then the checks that did not pass in full."""
+    """Every check of the session: a line of counts, a table (test and its outcome, the
+    check's outcome, claim, verdict, difference, interval, n), then the checks that did not
+    pass in full."""
     lines = [f"## evalkit: {_counts_line(checks)}", ""]
     if session_error:
         lines += [f"**The session stopped**: {_cell(session_error)}", ""]
     if checks:
         lines += [
-            "| test | outcome | claim | verdict | difference | interval | n |",
-            "|---|---|---|---|---|---|---|",
+            "| test | test outcome | check | claim | verdict | difference | interval | n |",
+            "|---|---|---|---|---|---|---|---|",
         ]
         for c in sorted(checks, key=lambda c: (c["outcome"] == "passed", c["test"])):
-            difference = "n/a" if c["difference"] is None else f"{c['difference']:+.3g}"
             lines.append(
-                f"| `{_cell(c['test'])}` | {c['outcome']} | {_cell(c['claim'])} | "
-                f"{_cell(c['verdict'])} | {difference} | {_interval(c)} {_cell(c['unit'])} | "
-                f"{c['n']} |"
+                f"| `{_cell(c['test'])}` | {c.get('test_outcome', 'n/a')} | {c['outcome']} | "
+                f"{_cell(c['claim'])} | {_cell(c['verdict'])} | {_number(c['difference'])} | "
+                f"{_interval(c)} {_cell(c['unit'])} | {c['n']} |"
             )
         lines.append("")
     for c in checks:
         if c["outcome"] != "passed":
-            lines += [f"### `{_cell(c['test'])}`", "", c["markdown"].rstrip(), ""]
+            test = f"### `{_cell(c['test'])}` (test {c.get('test_outcome', 'n/a')})"
+            lines += [test, "", c["markdown"].rstrip(), ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

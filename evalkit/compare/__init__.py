@@ -18,6 +18,7 @@ from .._util import publish
 from ._alarms import NightlyRule
 from ._compare import compare_grades
 from ._comparison import Comparison
+from ._comparison import level_words as level_words  # _SIBLING_API
 from ._latency import compare_latency, latency_quantiles
 from ._latency_options import LatencyOptions
 from ._latency_result import LatencyComparison, LatencyUnavailableError
@@ -49,6 +50,6 @@ __all__ = [
 ]
 
 #: Names sibling packages import from here that users need not (not public).
-_SIBLING_API = ("check_levels",)
+_SIBLING_API = ("check_levels", "level_words")
 
 publish(globals())

@@ -22,6 +22,7 @@ from .._check_context import current_context
 from .._exceptions import EvalkitError
 from .._util import content_hash, markdown_text
 from .._util._result import Result
+from ..compare import level_words
 
 if TYPE_CHECKING:
     from ._options import AssertOptions
@@ -70,8 +71,7 @@ class FamilyPlace:
 
 
 def _percent(level: float) -> str:
-    text = f"{100 * level:.4f}".rstrip("0").rstrip(".")
-    return f"{text}%"
+    return f"{level_words(level)}%"
 
 
 def _number(x: float) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..compare import CompareOptions, Comparison, Verdict, compare_grades
 from ..flows import DraftVsProd, compare_runs
-from ..grading import Grades, JudgeArg, ScorecardLike
+from ..grading import JudgeArg, ScorecardLike
 from ..store import Run
 from ._check import Check, FamilyPlace, Outcome, settle
 from ._family import Part
@@ -76,12 +76,7 @@ def _cells_moved(comparison: Comparison, kind: Kind) -> str | None:
 
 
 def comparison_check(
-    kind: Kind,
-    comparison: Comparison,
-    *,
-    place: FamilyPlace | None = None,
-    pilot: Grades | None = None,
-    options: AssertOptions,
+    kind: Kind, comparison: Comparison, *, place: FamilyPlace | None = None
 ) -> Check:
     """``comparison`` read as a ``kind`` check (no raising; :func:`settle` ends it)."""
     margin = comparison.min_effect
@@ -95,11 +90,11 @@ def comparison_check(
         details.append(moved)
     needed = None
     if outcome == "insufficient":
-        if comparison.stop is False:
-            needed = "the sequential plan goes on: the next look decides or narrows it"
-        elif pilot is not None:
-            level = place.level if place is not None else comparison.confidence
-            needed = comparison_needs(pilot, margin, level, options.power)
+        needed = (
+            "the sequential plan goes on: the next look decides or narrows it"
+            if comparison.stop is False
+            else comparison_needs(comparison, kind)
+        )
     return Check(
         kind=kind,
         claim=_claim(kind, margin),
@@ -143,16 +138,13 @@ def _compare(
                 f"{baseline.name!r} is a part of a pass-rate family: use assert_pass_rate"
             )
         _same_margin(margin, baseline.comparison.min_effect, f"the family of {baseline.name!r}")
-        return comparison_check(
-            kind, baseline.comparison, place=baseline.place, pilot=baseline.pilot, options=opts
-        )
+        return comparison_check(kind, baseline.comparison, place=baseline.place)
     if isinstance(baseline, Comparison | DraftVsProd):
         if candidate is not None:
             raise TypeError("candidate: a comparison was given; give it alone")
         comparison = baseline if isinstance(baseline, Comparison) else baseline.comparison
         _same_margin(margin, comparison.min_effect, "this comparison")
-        pilot = baseline.candidate_grades if isinstance(baseline, DraftVsProd) else None
-        return comparison_check(kind, comparison, pilot=pilot, options=opts)
+        return comparison_check(kind, comparison)
     if candidate is None:
         raise TypeError(
             "candidate: give the baseline and the candidate (runs, grades or grades frames), "
@@ -164,11 +156,10 @@ def _compare(
     if isinstance(baseline, Run) and isinstance(candidate, Run):
         card = scorecard_for((baseline, candidate), scorecard)
         comparison = compare_runs(baseline, candidate, card, judge=judge, options=compare)
-        base, cand = grades_pair(baseline, candidate, card, judge)
     else:
         base, cand = grades_pair(baseline, candidate, scorecard, judge)
         comparison = compare_grades(base, cand, options=compare)
-    return comparison_check(kind, comparison, pilot=cand, options=opts)
+    return comparison_check(kind, comparison)
 
 
 def assert_not_worse(

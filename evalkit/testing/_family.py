@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal
 
 import numpy as np
@@ -24,7 +24,7 @@ import pandas as pd
 
 from .._util._result import Result
 from ..compare import CompareOptions, Comparison, Verdict, compare_grades
-from ..grading import Grades, JudgeArg, ScorecardLike
+from ..grading import JudgeArg, ScorecardLike
 from ._check import FamilyPlace
 from ._holm import holm_step_down
 from ._inputs import as_grades, grades_pair
@@ -42,15 +42,13 @@ FamilyKind = Literal["comparison", "pass_rate"]
 class Part:
     """One part of a :class:`Family`: its ``name``, its ``place`` (size, Holm divisor), and
     what was read at its level: the ``comparison`` (a comparison family) or the pass-rate
-    ``row`` of ``Grades.by_rule`` with the family's bar ``at_least`` (a pass-rate family);
-    ``pilot``: its candidate grades, to plan the conversations a decision would need."""
+    ``row`` of ``Grades.by_rule`` with the family's bar ``at_least`` (a pass-rate family)."""
 
     name: str
     place: FamilyPlace
     comparison: Comparison | None = None
     row: dict[str, Any] | None = None
     at_least: float | None = None
-    pilot: Grades | None = field(default=None, repr=False)
 
     @property
     def rejected(self) -> bool:
@@ -257,11 +255,9 @@ def family(
     out = {}
     for i, name in enumerate(names):
         divisor = int(steps.divisor[i])
-        place = FamilyPlace(column, name, len(names), opts.confidence, divisor)
-        out[name] = Part(
-            name, place, comparison=comparison(name, divisor), pilot=Grades.of(split[name][1])
-        )
-    return Family("comparison", column, opts.confidence, out, margin=margin)
+        place = FamilyPlace(by, name, len(names), opts.confidence, divisor)
+        out[name] = Part(name, place, comparison=comparison(name, divisor))
+    return Family("comparison", by, opts.confidence, out, margin=margin)
 
 
 def pass_rates(
@@ -297,10 +293,10 @@ def pass_rates(
     out = {}
     for i, name in enumerate(names):
         divisor = int(steps.divisor[i])
-        place = FamilyPlace("rule_id", name, len(names), opts.confidence, divisor)
+        place = FamilyPlace("rule", name, len(names), opts.confidence, divisor)
         row = {"rule_id": name, **dict(table(divisor).loc[name])}
         out[name] = Part(name, place, row=row, at_least=at_least)
-    return Family("pass_rate", "rule_id", opts.confidence, out, at_least=at_least)
+    return Family("pass_rate", "rule", opts.confidence, out, at_least=at_least)
 
 
 def _check_bar(at_least: float) -> None:

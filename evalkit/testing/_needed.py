@@ -1,46 +1,52 @@
 """The conversations a decision would need, said when a check has insufficient evidence.
 
-Planned with the comparison's own arithmetic (:func:`evalkit.compare.plan_repeats`, from the
-runs' noise within cells) at the level the check reads, for a difference as large as the
-margin; a pass rate's plan is the smallest sample whose Wilson interval at the observed rate
-would leave the bar out (:func:`evalkit.stats.wilson_interval`).
+An extrapolation from the check's own interval, at the estimate seen: an interval's half-width
+shrinks as one over the square root of the sample, so to move a bound past what decides
+(``-margin`` or zero for a comparison, the bar for a pass rate) at the same estimate the
+sample must grow by ``(half-width / distance to the decision)^2``. A pass rate's is found on
+its Wilson interval itself (:func:`evalkit.stats.wilson_interval`).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Literal
 
-from ..compare import RepeatPlanOptions, plan_repeats
-from ..grading import Grades
+from ..compare import Comparison
 from ..stats import wilson_interval
 
 __all__ = ["comparison_needs", "pass_rate_needs"]
 
 _MAX_N = 1_000_000
+#: Beyond this factor the sample a decision needs is said to be out of reach.
+_MAX_FACTOR = 10_000.0
 
 
-def comparison_needs(pilot: Grades, effect: float, level: float, power: float) -> str:
-    """How many repeats (conversations a side) tell ``effect`` points with ``power``."""
-    effect = effect if effect > 0 else 5.0
-    try:
-        plan = plan_repeats(
-            pilot, options=RepeatPlanOptions(effect=effect, power=power, confidence=level)
-        )
-    except ValueError:
+def comparison_needs(comparison: Comparison, kind: Literal["not_worse", "improved"]) -> str:
+    """How many conversations a side would decide ``comparison`` for a ``kind`` check."""
+    low, high = comparison.interval
+    d, m = comparison.difference, comparison.min_effect
+    if math.isnan(low) or math.isnan(d):
+        return "a decision needs cells scored on both sides with repeats (there is no interval)"
+    half = (high - low) / 2.0
+    # what decides: the bound crossing -margin or 0 (not worse), 0 or +-margin (improved)
+    gaps = [d + m, -d] if kind == "not_worse" else [d, m - abs(d), -d]
+    reachable = [g for g in gaps if g > 0]
+    if half <= 0 or not reachable:
+        return "a decision needs a different estimate, not a larger sample"
+    factor = (half / max(reachable)) ** 2
+    row = comparison.summary.iloc[0]
+    now = int(max(row["scored_baseline"], row["scored_candidate"]))
+    if factor > _MAX_FACTOR:
         return (
-            "a decision needs more conversations; the runs have one repeat per cell, so "
-            "their noise within cells is unknown: give the grid repeats=2 or more to plan how many"
+            f"at the difference seen ({d:+.1f} points) no practical sample decides it: the "
+            "interval would have to shrink more than a hundredfold"
         )
-    if plan.repeats_per_cell is None:
-        return (
-            f"a difference of {effect:g} points cannot be told at this level with any "
-            f"repeats of {plan.pilot_cells} cells: widen the margin or add cells"
-        )
-    now = plan.pilot_repeats * plan.pilot_cells
+    need = max(now + 1, math.ceil(now * factor))
     return (
-        f"a decision needs about {plan.repeats_per_cell} repeats per cell on "
-        f"{plan.pilot_cells} cells ({plan.conversations_per_side} conversations a side, now "
-        f"{now}) to tell a difference of {effect:g} points with {power:.0%} power"
+        f"at the difference seen ({d:+.1f} points), an interval narrow enough to decide needs "
+        f"about {need} conversations a side (now {now}; the interval's half-width of "
+        f"{half:.1f} points shrinks as one over the square root of the sample)"
     )
 
 
@@ -66,6 +72,6 @@ def pass_rate_needs(rate: float, at_least: float, n: int, level: float) -> str:
         mid = (low + high) // 2
         low, high = (low, mid) if decides(mid) else (mid, high)
     return (
-        f"a decision needs about {high} graded conversations for this rule (now {n}), if its "
-        f"pass rate stays at {rate:.3g}"
+        f"at the pass rate seen ({rate:.3g}), a decision needs about {high} graded "
+        f"conversations for this rule (now {n})"
     )

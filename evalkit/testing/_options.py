@@ -23,15 +23,13 @@ class AssertOptions:
     family, for a family's part), in (0.5, 1); ``insufficient``: what a check that can neither
     pass nor fail becomes (``"fail"``, ``"xfail"``, ``"skip"``; None: the pytest session's
     ``--evalkit-insufficient``, and without the evalkit plugin an
-    :class:`~evalkit.testing.InsufficientEvidence` error, never a pass); ``power``: the power
-    at which "the conversations a decision would need" are planned; ``report_dir``: where a
+    :class:`~evalkit.testing.InsufficientEvidence` error, never a pass); ``report_dir``: where a
     check that did not pass writes its HTML card (None: the session's ``--evalkit-reports``
     folder, or nowhere without the plugin).
     """
 
     confidence: float = 0.95
     insufficient: InsufficientMode | None = None
-    power: float = 0.8
     report_dir: Path | None = None
 
     def __post_init__(self) -> None:
@@ -41,7 +39,5 @@ class AssertOptions:
                 f"AssertOptions.insufficient must be one of {', '.join(INSUFFICIENT_MODES)} "
                 f"(or None), got {self.insufficient!r}"
             )
-        if not 0.0 < self.power < 1.0:
-            raise ValueError(f"AssertOptions.power must be in (0, 1), got {self.power}")
         if self.report_dir is not None:
             object.__setattr__(self, "report_dir", Path(self.report_dir))

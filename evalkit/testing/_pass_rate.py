@@ -55,7 +55,7 @@ def _rate_check(
         interval=(low - at_least, high - at_least),
         n=scored,
         confidence=confidence,
-        unit="pass rate above the bar",
+        unit="pass rate - bar",
         details=details,
         family=place,
         needed=None
