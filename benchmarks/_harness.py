@@ -20,7 +20,7 @@ INSTRUCTIONS = "You remind {{name}} of an appointment on {{date}}. Confirm yes o
 _SERVER_CODE = (
     "import resource; soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE); "
     "resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard)); "
-    "import typer; from evalkit.emulator._command import emulator; typer.run(emulator)"
+    "import typer; from evalkit.cli._emulator_command import emulator; typer.run(emulator)"
 )
 
 

@@ -45,12 +45,14 @@ if TYPE_CHECKING:
         CompareOptions,
         Comparison,
         LatencyOptions,
+        NightlyRule,
         RepeatPlanOptions,
         SequentialPlan,
         Verdict,
         compare_grades,
         compare_latency,
         compare_sequential,
+        nightly_alarms,
         plan_repeats,
     )
     from .diagnose import ClusterOptions, failure_clusters, lint, simulation_flags
@@ -94,6 +96,7 @@ if TYPE_CHECKING:
         Proposer,
         TuneOptions,
         TuneResult,
+        VariantsOptions,
         compare_variants,
         optimize,
         tune,
@@ -128,6 +131,7 @@ _HOMES: dict[str, str] = {
     "JudgeDriftOptions": "flows",
     "JudgeOptions": "grading",
     "LatencyOptions": "compare",
+    "NightlyRule": "compare",
     "NotFoundError": "api",
     "OptimizeOptions": "tuning",
     "PaymentRequiredError": "api",
@@ -155,6 +159,7 @@ _HOMES: dict[str, str] = {
     "TuneResult": "tuning",
     "Turn": "api",
     "Variant": "targets",
+    "VariantsOptions": "tuning",
     "Verdict": "compare",
     "compare_grades": "compare",
     "compare_judges": "flows",
@@ -174,6 +179,7 @@ _HOMES: dict[str, str] = {
     "load_personas": "grid",
     "load_run": "store",
     "load_runs": "store",
+    "nightly_alarms": "compare",
     "optimize": "tuning",
     "plan_repeats": "compare",
     "refine_and_wait": "refine",
@@ -192,7 +198,8 @@ __all__ = [*_HOMES, "__version__"]
 _PACKAGES = frozenset(
     {
         *("aio", "api", "audio", "compare", "data", "diagnose", "emulator", "flows", "grading"),
-        *("grid", "refine", "report", "runner", "stats", "store", "targets", "tuning", "view"),
+        *("grid", "refine", "report", "runner", "stats", "store", "targets", "testing", "tuning"),
+        "view",
     }
 )
 

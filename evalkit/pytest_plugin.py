@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
-from ._check_context import CheckContext, check_context
-from ._shared_session import stop_shared_emulator
+from ._test_session import CheckContext, check_context, stop_shared_emulator
 
 if TYPE_CHECKING:
     from .api import Client

@@ -406,14 +406,15 @@ logging.basicConfig(level=logging.WARNING)
 output_dir = notebook_output_dir("trend", output_dir)
 if store is None:
     store = demo.offline_nights(output_dir, nights=nights, seed=seed)
-options = HistoryOptions(min_effect=min_effect, confidence=confidence, target=target)
-trend = flows.nightly_trend(store, assistant_id=assistant_id, rubric=rubric, since=since, options=options)
+options = HistoryOptions(assistant_id=assistant_id, rubric=rubric, since=since, target=target,
+                         min_effect=min_effect, confidence=confidence)
+trend = flows.nightly_trend(store, options=options)
 shown = trend.by_run if series is None else trend.series_frame(series)
 if series is not None and shown.empty:
     raise ValueError(f"series: {series!r} is not one of this store's series: {', '.join(trend.series)}")
 display(Markdown(f"# {title}"))
 display(Markdown(trend.markdown()))
-display(HTML(table_html(trend.summary[["series", "label", "points", "run_id", "score", "alarm"]])))"""),
+display(HTML(table_html(trend.summary[["series", "label", "points", "run_id", "score", "alarm", "alarm_variance"]])))"""),
         new_markdown_cell(
             "## Score by run\n\nEach run's score (0-100) with its interval, one line per series (one "
             "assistant, target, scorecard, grid and variant; pick one with the `series` parameter). The "
@@ -423,11 +424,15 @@ display(HTML(table_html(trend.summary[["series", "label", "points", "run_id", "s
         new_code_cell("""display(HTML(plots.figure_to_img_tag(plots.score_trend(shown, labels=dict(trend.series_labels)))))"""),
         new_markdown_cell(
             "## Runs\n\nOne row per graded run, series after series, oldest first; `note` says why a run "
-            "is not compared (partial, a shard missing, the first of its series) and which shards were merged."
+            "is not compared (partial, a shard missing, the first of its series) and which shards were merged. "
+            "`alarm_z` is the nightly rule's statistic against the good nights before the run; "
+            "`alarm_variance` says which variance it used: within the night plus the series' "
+            "between-night variance (and from how many nights), or within the night only while the "
+            "series is short."
         ),
         new_code_cell("""columns = ["series", "run_id", "started_at", "target", "assistant_version", "conversations", "score",
            "score_low", "score_high", "verdict_vs_previous", "verdict_vs_last_good", "is_last_good",
-           "alarm", "note"]
+           "alarm", "alarm_z", "alarm_variance", "note"]
 display(HTML(table_html(shown[columns], max_rows=200)))"""),
         new_markdown_cell(
             "## What changed\n\nWhen the nightly rule confirmed a regression: what changed between that run "

@@ -4,11 +4,14 @@ the browser tests' Debian packages are installed before any worker starts."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
 from . import browser_packages
+from .docs.collect import docs_directory
+from .docs.tally import DocsTally
 
 ENV_NAMES = (
     "EVALKIT_BASE_URL",
@@ -26,6 +29,12 @@ def pytest_configure(config: pytest.Config) -> None:
     settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
     settings.register_profile("explore", derandomize=False)
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+    config.pluginmanager.register(DocsTally(), "evalkit-docs-tally")
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """tests/docs also collects README.md and the docs pages (``tests/docs/collect.py``)."""
+    return docs_directory(path, parent)
 
 
 def _is_worker(config: pytest.Config) -> bool:

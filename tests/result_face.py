@@ -11,8 +11,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from evalkit._results import Result
 from evalkit._util._html import stylesheet
-from evalkit._util._result import Result
 from evalkit.compare import SequentialPlan
 from evalkit.diagnose import WhyItFailed
 from evalkit.flows import SequentialRun

@@ -14,6 +14,7 @@ finished, 130 interrupted (Ctrl-C), 1 anything else (the traceback is on stderr)
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import json
 import os
 import signal
@@ -89,5 +90,7 @@ def main(spec: dict[str, Any]) -> int:
 if __name__ == "__main__":
     # a parent that ignores SIGINT (pytest-xdist workers do) passes that on; a terminal does not
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    # a parent whose wait ran out sends SIGUSR1 to see where the child hangs
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     print("child ready", flush=True)
     sys.exit(main(json.loads(sys.argv[1])))

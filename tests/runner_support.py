@@ -9,13 +9,16 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import pytest
 
 from evalkit.api import Client
 from evalkit.grid import Grid, Persona, load_personas
@@ -150,6 +153,18 @@ def wait_for_child(
         return condition()
 
     wait_until(ready, timeout, what=what)
+
+
+def communicate(child: subprocess.Popen[str], timeout: float) -> tuple[str, str]:
+    """``child.communicate(timeout)``; past the deadline, fail with every thread's stack."""
+    try:
+        return child.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        child.send_signal(signal.SIGUSR1)  # runner_child.py dumps its threads' stacks
+        time.sleep(1.0)
+        child.kill()
+        out, err = child.communicate(timeout=10)
+        pytest.fail(f"the child still ran after {timeout:g} s\n{out}\n{err}")
 
 
 def reap(child: subprocess.Popen[str]) -> None:

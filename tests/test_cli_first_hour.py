@@ -18,6 +18,7 @@ from evalkit.api import Client
 from evalkit.cli import app
 from evalkit.cli._outcome import resume_command
 from evalkit.data import contacts_path, personas_path
+from evalkit.targets import SnapshotStore
 
 from .cli_support import emulator_command, read_exports
 
@@ -159,6 +160,12 @@ def test_emulator_demo_assistant_prints_a_run_line(tmp_path: Path) -> None:
             (assistant,) = client.list_assistants()
     assert lines[0].startswith("export EVALKIT_BASE_URL=http://127.0.0.1:")
     assert any(line.startswith("# demo assistant: ") for line in lines)
+    # as in `evalkit demo`: prod v1 published (its snapshot where `--target prod` finds it),
+    # the simplified draft saved as v2; its id exported for the shell
+    assert exports["EVALKIT_ASSISTANT_ID"] == assistant.id
+    assert assistant.aliases.prod is not None
+    assert (assistant.aliases.prod.version, assistant.aliases.draft.version) == (1, 2)
+    assert SnapshotStore(tmp_path / "runs").load(assistant.id, 1) is not None
     # the run line spells the sample contacts by name, not as a path into the installed package
     assert lines[-1].startswith(f"# evalkit run --assistant {assistant.id} ")
     assert " --variables examples/contacts.csv " in lines[-1]

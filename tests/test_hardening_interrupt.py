@@ -20,6 +20,7 @@ from evalkit.store import load_run
 from .runner_fixtures import emulator_fixture
 from .runner_support import (
     build_assistant,
+    communicate,
     journal_lines,
     reap,
     start_child,
@@ -70,7 +71,7 @@ def test_a_second_ctrl_c_still_leaves_the_run_finalized(
         child.send_signal(signal.SIGINT)
         time.sleep(gap)
         child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=30)
+        out, err = communicate(child, timeout=60)
     finally:
         reap(child)
     # 130: main() caught the interrupt; -SIGINT: the second one came while Python was exiting

@@ -22,7 +22,11 @@ ALLOWED: dict[str, set[str]] = {
     "_util": set(),
     "_version": set(),
     "_exceptions": {"_util"},
+    # the one face of every result (headline, summary, to_dict, HTML); pandas, so not in _util
+    "_results": {"_util"},
     "api": BASE,
+    # OpenAI-compatible chat endpoints of the user's own (the judge's, the proposer's)
+    "_chat": BASE | {"api"},
     "emulator": BASE | {"api"},
     "data": BASE,
     "grid": BASE | {"api", "data"},
@@ -31,25 +35,27 @@ ALLOWED: dict[str, set[str]] = {
     # data: a price table may be the bundled example, named
     "runner": BASE | {"api", "data", "grid", "targets", "store"},
     "stats": BASE,
-    "grading": BASE | {"api", "data", "store", "stats"},  # data: bundled scorecards by name
+    "grading": BASE
+    | {"api", "_chat", "_results", "data", "store", "stats"},  # data: bundled scorecards by name
     # comparisons are pure functions of grades and tables: no store (compare_runs, history and
     # the peeking records live in flows)
-    "compare": BASE | {"api", "stats", "grading"},
-    "diagnose": BASE | {"api", "grid", "store", "grading", "compare"},
+    "compare": BASE | {"api", "_results", "stats", "grading"},
+    "diagnose": BASE | {"api", "_results", "grid", "store", "grading", "compare"},
     "flows": BASE
-    | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"}
-    | {"diagnose"},  # a graded run records its simulation flags
+    | {"api", "_results", "data", "grid", "targets", "runner", "store", "stats", "grading"}
+    | {"compare", "diagnose"},  # a graded run records its simulation flags
     # refine runs its rounds through flows' run -> grade -> compare pipeline
     "refine": BASE
-    | {"api", "grid", "targets", "runner", "store", "stats", "grading", "compare", "flows"},
+    | {"api", "_results", "grid", "targets", "runner", "store", "stats", "grading", "compare"}
+    | {"flows"},
     "audio": BASE | {"api", "store"},
     # tuning sits beside flows: it runs arms through flows' run -> grade pipeline; optimize
     # reads failure clusters (diagnose) and makes refine builds its candidates (refine)
     "tuning": BASE
-    | {"api", "data", "grid", "targets", "runner", "store", "stats", "grading", "compare"}
-    | {"flows", "diagnose", "refine"},
+    | {"api", "_chat", "_results", "data", "grid", "targets", "runner", "store", "stats"}
+    | {"grading", "compare", "flows", "diagnose", "refine"},
     # simulation generators for calibration and benchmarks, apart from the public API
-    "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
+    "_simulate": BASE | {"stats", "grading", "compare", "tuning", "testing"},
     "report": BASE
     | {
         "api",
@@ -69,6 +75,15 @@ ALLOWED: dict[str, set[str]] = {
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
     | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose"},
+    # a pytest session's shared state (the check's context, the folder xdist workers share):
+    # the standard library only, so the plugin's start imports nothing heavy
+    "_test_session": set(),
+    # evals as tests: assertions over runs and grades, runs recorded for a test session
+    "testing": BASE
+    | {"_results", "_test_session", "api", "emulator", "grid", "targets", "runner", "store"}
+    | {"stats", "grading", "compare", "flows"},
+    # the pytest11 entry point: its heavy imports are inside the hooks and fixtures
+    "pytest_plugin": BASE | {"_test_session", "api", "grading", "store", "testing"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

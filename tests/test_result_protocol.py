@@ -6,7 +6,7 @@ from typing import Any
 
 import pandas as pd
 
-from evalkit._util._result import Result
+from evalkit._results import Result
 
 
 class _Answer(Result):

@@ -40,7 +40,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from ..compare import Verdict
-from ..testing._holm import holm_step_down
+from ..testing import holm_step_down
 from ._calibration import _headline
 from ._generator import GeneratedGrades
 

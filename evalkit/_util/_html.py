@@ -4,7 +4,6 @@ serve the report, the viewer, the static bundle and every ``_repr_html_``."""
 from __future__ import annotations
 
 import functools
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -39,4 +38,6 @@ def render_html(template: str, /, **context: Any) -> Markup:
 @functools.cache
 def stylesheet() -> str:
     """The one stylesheet (``evalkit/templates/evalkit.css``) as text."""
+    from importlib import resources  # deferred like Jinja2: `evalkit --help` reads no file
+
     return resources.files("evalkit").joinpath("templates", "evalkit.css").read_text("utf-8")

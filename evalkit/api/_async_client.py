@@ -7,9 +7,8 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ._base import BaseClient, PersonaLike, RequestSpec
+from ._base import BaseClient, PersonaLike, RequestSpec, transport_error
 from ._config import DEFAULT_LIMITS, Secret, as_secret
-from ._exceptions import ApiError
 from ._models import (
     Assistant,
     AssistantConfig,
@@ -78,10 +77,10 @@ class AsyncClient(BaseClient):
     # ------------------------------------------------------------------ execution
 
     async def _send(self, spec: RequestSpec[Any], *, stream: bool) -> httpx.Response:
-        """One operation's response, with the retry policy applied before any stream starts."""
-        attempt = 0
-        while True:
-            attempt += 1
+        """One operation's response, with the retry policy applied before any stream starts
+        (a transport error given up on is an :class:`~evalkit.api.ApiConnectionError`)."""
+
+        async def attempt(_: int) -> httpx.Response:
             request = self._build_request(self._http, spec)
             response: httpx.Response | None = None
             try:
@@ -91,14 +90,17 @@ class AsyncClient(BaseClient):
                         await response.aread()
                     raise self._response_error(spec, response)
                 return response
-            except (httpx.TransportError, ApiError) as exc:
-                if response is not None:
-                    await response.aclose()
-                await self.retry.async_sleep(self._retry_wait(spec, attempt, exc))
             except BaseException:
                 if response is not None:
                     await response.aclose()
                 raise
+
+        try:
+            return await self.retry.arun(
+                attempt, decide=self._decide(spec), rng=self._rng, on_retry=self._on_retry(spec)
+            )
+        except httpx.TransportError as exc:
+            raise transport_error(exc, spec.method, spec.path) from exc
 
     async def _call(self, spec: RequestSpec[T]) -> T:
         response = await self._send(spec, stream=False)

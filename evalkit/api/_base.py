@@ -17,7 +17,7 @@ from urllib.parse import quote
 import httpx
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .._util._once import SaidOnce
+from .._util import SaidOnce
 from ._config import ClientSettings, Secret, as_secret, resolve_settings
 from ._exceptions import (
     ApiConnectionError,
@@ -58,7 +58,7 @@ from ._requests import (
     UpdateAssistantBody,
     check_request,
 )
-from ._retry import RetryPolicy, is_retryable, parse_retry_after
+from ._retry import OnRetry, RetryDecision, RetryPolicy, default_decision, parse_retry_after
 from ._sse import is_event_stream
 from ._version import USER_AGENT
 
@@ -341,26 +341,33 @@ class BaseClient:
             f"{response.headers.get('content-type')!r}"
         )
 
-    def _retry_wait(
-        self, spec: RequestSpec[Any], attempt: int, exc: httpx.TransportError | ApiError
-    ) -> float:
-        """The seconds to wait before attempt ``attempt + 1`` (logged), or the error to give up
-        with, raised: ``exc`` (a transport error as :class:`ApiConnectionError`)."""
-        if attempt >= self.retry.max_attempts or not is_retryable(exc, idempotent=spec.idempotent):
-            if isinstance(exc, httpx.TransportError):
-                raise transport_error(exc, spec.method, spec.path) from exc
-            raise exc
-        wait = self.retry.wait_for(attempt, exc, self._rng)
-        logger.info(
-            "%s %s failed (attempt %d/%d: %s); retrying in %.2fs",
-            spec.method,
-            spec.path,
-            attempt,
-            self.retry.max_attempts,
-            exc,
-            wait,
-        )
-        return wait
+    @staticmethod
+    def _decide(spec: RequestSpec[Any]) -> Callable[[Exception], RetryDecision]:
+        """What the retry loop does after a failed attempt of ``spec``: the policy's rules for
+        transport errors and error answers (:func:`is_retryable`), stop for anything else."""
+
+        def decide(exc: Exception) -> RetryDecision:
+            if isinstance(exc, httpx.TransportError | ApiError):
+                return default_decision(exc, idempotent=spec.idempotent)
+            return "stop"
+
+        return decide
+
+    def _on_retry(self, spec: RequestSpec[Any]) -> OnRetry:
+        """Logs each retry of ``spec`` (attempt, error, wait)."""
+
+        def log(attempt: int, exc: Exception, wait: float) -> None:
+            logger.info(
+                "%s %s failed (attempt %d/%d: %s); retrying in %.2fs",
+                spec.method,
+                spec.path,
+                attempt,
+                self.retry.max_attempts,
+                exc,
+                wait,
+            )
+
+        return log
 
     def _check(self, model: type[BaseModel], body: Any, what: str) -> None:
         """Refuse ``body`` when it breaks a rule of the spec (nothing is sent); log its

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._exceptions import EvalkitError
-from .._util._redact import redact, redact_text
+from .._util import redact, redact_text
 
 if TYPE_CHECKING:
     from ._events import Turn

@@ -34,7 +34,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from .._util._redact import redact
+from .._util import redact
 from . import _limits as L
 from ._rules import Integer, Rule, in_request, number_text, rule_violations
 

@@ -20,7 +20,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel
 
-from .._util._suggest import closest_name
+from .._util import closest_name
 from . import _limits as L
 from ._advice import config_advice
 from ._models import AssistantConfig

@@ -1,10 +1,15 @@
-"""The one retry policy: what is retried, how long to wait, and how sleeping happens.
+"""The one retry policy: what is retried, how long to wait, how sleeping happens, and the one
+loop that makes the attempts (:meth:`RetryPolicy.run`, :meth:`RetryPolicy.arun`).
 
 Retried: connect errors (the request never reached the service), 429 (honouring Retry-After)
 and the synthesis rate-limit message, and 502/503/504 for idempotent calls and for simulate
 before its stream starts. Read errors are retried only for idempotent calls. Never retried:
 400, 401, 402, 403, 404, or anything after a stream has started (the runner re-runs a dropped
 conversation as a new one; the spec has no resume).
+
+Every retrying caller (the clients' requests, the runner's re-run of a dropped stream, the
+chat endpoints of the judge and the proposer) goes through the one loop: the caller says what
+an attempt is and, per error, whether to wait and try again, try again at once, or stop.
 """
 
 from __future__ import annotations
@@ -14,12 +19,22 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Literal, TypeAlias, TypeVar
 
 import httpx
 
 from ._exceptions import ApiError, RateLimitError
 
 RETRYABLE_STATUS = frozenset({502, 503, 504})
+
+T = TypeVar("T")
+
+#: What the loop does after a failed attempt: ``wait`` (the policy's backoff, or Retry-After)
+#: then try again, try again ``now`` (the other side answered, just not usefully), or ``stop``
+#: and raise the error.
+RetryDecision: TypeAlias = Literal["wait", "now", "stop"]
+#: Told about every retry: the failed attempt's number (1-based), its error, the wait.
+OnRetry: TypeAlias = Callable[[int, Exception, float], None]
 
 
 def _no_sleep(_: float) -> None:
@@ -71,6 +86,76 @@ class RetryPolicy:
             return min(max(error.retry_after, 0.0), self.max_retry_after)
         backoff = min(self.max_wait, self.initial_wait * 2 ** (attempt - 1))
         return float(backoff + rng.uniform(0.0, self.jitter))
+
+    def run(
+        self,
+        attempt: Callable[[int], T],
+        *,
+        decide: Callable[[Exception], RetryDecision] | None = None,
+        attempts: int | None = None,
+        rng: random.Random | None = None,
+        on_retry: OnRetry | None = None,
+    ) -> T:
+        """``attempt(n)`` for n = 1, 2, ... until it returns, ``decide`` says ``stop`` (the
+        error is raised) or ``attempts`` (default ``max_attempts``) are spent (the last error
+        is raised). ``decide`` defaults to the service's rules for an idempotent call
+        (:func:`default_decision`); only :class:`Exception` is caught, so Ctrl-C and
+        cancellation end the loop at once."""
+        rng = rng or self.rng()
+        n = 0
+        while True:
+            n += 1
+            try:
+                return attempt(n)
+            except Exception as exc:
+                wait = self._after_failure(n, exc, decide, attempts, rng, on_retry)
+            if wait is not None:
+                self.sleep(wait)
+
+    async def arun(
+        self,
+        attempt: Callable[[int], Awaitable[T]],
+        *,
+        decide: Callable[[Exception], RetryDecision] | None = None,
+        attempts: int | None = None,
+        rng: random.Random | None = None,
+        on_retry: OnRetry | None = None,
+    ) -> T:
+        """:meth:`run` for a coroutine function (waits with ``async_sleep``)."""
+        rng = rng or self.rng()
+        n = 0
+        while True:
+            n += 1
+            try:
+                return await attempt(n)
+            except Exception as exc:
+                wait = self._after_failure(n, exc, decide, attempts, rng, on_retry)
+            if wait is not None:
+                await self.async_sleep(wait)
+
+    def _after_failure(
+        self,
+        n: int,
+        exc: Exception,
+        decide: Callable[[Exception], RetryDecision] | None,
+        attempts: int | None,
+        rng: random.Random,
+        on_retry: OnRetry | None,
+    ) -> float | None:
+        """The seconds to wait before attempt ``n + 1`` (None: at once); raises ``exc`` when
+        the loop stops."""
+        decision = (decide or default_decision)(exc)
+        if decision == "stop" or n >= (attempts if attempts is not None else self.max_attempts):
+            raise exc
+        wait = self.wait_for(n, exc, rng) if decision == "wait" else None
+        if on_retry is not None:
+            on_retry(n, exc, wait or 0.0)
+        return wait
+
+
+def default_decision(error: BaseException, *, idempotent: bool = True) -> RetryDecision:
+    """``wait`` for what the policy retries (:func:`is_retryable`), else ``stop``."""
+    return "wait" if is_retryable(error, idempotent=idempotent) else "stop"
 
 
 def is_retryable(error: BaseException, *, idempotent: bool) -> bool:

@@ -14,4 +14,10 @@ from ._speak import SpeakOptions, speak
 
 __all__ = ["Audio", "SpeakOptions", "speak"]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._speak import AUDIO_DIR as AUDIO_DIR
+
+_SIBLING_API = ("AUDIO_DIR",)
+
 publish(globals())

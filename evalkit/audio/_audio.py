@@ -6,7 +6,7 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from .._util._html import render_html
+from .._util import render_html
 
 __all__ = ["MIME_TYPES", "Audio", "mime_type", "suffix"]
 

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from .._util import content_hash
-from ..api import Client
-from ..api._limits import VOICE_IDS
+from ..api import VOICE_IDS, Client
 from ..store import StoreLike, StoreLocation, open_store
 from ._audio import Audio, suffix
 

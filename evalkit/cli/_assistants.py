@@ -170,7 +170,7 @@ def _with_prompt(config: dict[str, Any], text: str) -> dict[str, Any]:
 
 def _echo_changes(before: dict[str, Any], after: dict[str, Any], versions: tuple[int, int]) -> None:
     """The prompt as a unified diff, then every other config path that changed (redacted)."""
-    from ..targets._diff import PROMPT_PATH, config_edits, prompt_diff
+    from ..targets import PROMPT_PATH, config_edits, prompt_diff
 
     old_prompt = str((before.get("agent") or {}).get("instructions", ""))
     new_prompt = str((after.get("agent") or {}).get("instructions", ""))

@@ -44,7 +44,7 @@ def bisect_command(
 ) -> None:
     """Find the change (config key or prompt hunk) that carries a regression, on clones."""
     from ..flows import BisectOptions, bisect
-    from ..runner._pricing import manifest_llm
+    from ..runner import manifest_llm
     from ..store import load_run
     from ._client import cli_client
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 )
 def emulator_command(ctx: typer.Context) -> None:
     """Serve the local emulator of the service until stopped (`evalkit emulator --help`)."""
-    from ..emulator._command import CommandStyle, make_emulator_command
+    from ._emulator_command import CommandStyle, make_emulator_command
 
     command = typer.Typer(
         add_completion=False, pretty_exceptions_show_locals=False, rich_markup_mode=None
@@ -33,25 +33,16 @@ def emulator_command(ctx: typer.Context) -> None:
 
 
 def demo_assistant(server: EmulatorServer) -> list[str]:
-    """Build the demo's Urdu clinic reminder on ``server``; lines saying how to run it."""
-    from ..demo import CONTACTS, CONTEXT, GREETING, PROD_INSTRUCTIONS
-    from ..emulator._builds import default_config
+    """Build the demo's assistant on ``server`` (prod v1 published, draft v2 saved, v1's
+    snapshot in ``./runs``); the lines saying how to use it, its id as an export line."""
+    from ..demo import CONTEXT, build_demo_assistant
 
-    # the demo's config (its stt, llm and tts blocks: `evalkit tune`'s LLM-knob variants and the
-    # viewer's play control need them), with the greeting's instructions
-    config = default_config(PROD_INSTRUCTIONS, True)
-    config["agent"]["greetingInstructions"] = GREETING
-    built = server.build(
-        "Clinic appointment reminder",
-        {"context": CONTEXT, "sampleRows": CONTACTS[:1]},
-        PROD_INSTRUCTIONS,
-        initial_greeting=True,
-        config=config,
-    )
-    assistant_id = str(built["realtimeAssistantId"])
+    assistant_id = build_demo_assistant(server, "runs")
     run = ["evalkit", "run", "--assistant", assistant_id, "--variables", SAMPLE_CONTACTS]
     return [
-        f"demo assistant: {assistant_id} (an Urdu clinic appointment reminder)",
-        "in another shell, after the export lines above, try:",
-        shlex.join([*run, "--context", CONTEXT, "--repeats", "1"]),
+        f"export EVALKIT_ASSISTANT_ID={shlex.quote(assistant_id)}",
+        "# demo assistant: an Urdu clinic appointment reminder, as in `evalkit demo`: prod v1 "
+        "published (its config snapshot in ./runs), draft v2 saved",
+        "# in another shell, after the export lines above, try:",
+        "# " + shlex.join([*run, "--context", CONTEXT, "--repeats", "1"]),
     ]

@@ -12,7 +12,7 @@ import logging
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import IntEnum
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -25,6 +25,7 @@ from ._pipes import stdout_reader_gone
 
 __all__ = [
     "ARGV_KEY",
+    "EXIT_CODE_MEANINGS",
     "EvalkitGroup",
     "ExitCode",
     "debug_enabled",
@@ -39,22 +40,66 @@ ARGV_KEY: Final = "evalkit.argv"
 
 
 class ExitCode(IntEnum):
-    """The exit codes of every ``evalkit`` command."""
+    """The exit codes of every ``evalkit`` command (their meanings: :data:`EXIT_CODE_MEANINGS`)."""
 
     OK = 0
-    ERROR = 1  # an error stopped the command (message on stderr)
-    USAGE = 2  # a command-line mistake (click's usage errors)
-    PARTIAL = 3  # a run stopped by its budget: some conversations are not recorded yet
-    ABORTED = 4  # a run stopped by an error no retry would fix (RunAborted)
-    FAIL_ON = 5  # a complete run that recorded an outcome named by --fail-on
-    STORE_UNREACHABLE = 6  # the store (an object store URL) could not be reached
-    JUDGE_SHIFTED = 7  # judge-drift --fail-on-shift: a new judge moved a rule's pass rate
-    INTERRUPTED = 130  # Ctrl-C (SIGINT): what finished is kept
+    ERROR = 1
+    USAGE = 2
+    PARTIAL = 3
+    ABORTED = 4
+    FAIL_ON = 5
+    STORE_UNREACHABLE = 6
+    JUDGE_SHIFTED = 7
+    INTERRUPTED = 130
 
+
+#: Each exit code's meaning: (the short form ``--help`` prints, the sentence the docs print).
+EXIT_CODE_MEANINGS: Final[Mapping[ExitCode, tuple[str, str]]] = {
+    ExitCode.OK: ("ok", "The command did what it was asked."),
+    ExitCode.ERROR: (
+        "error",
+        "An error stopped the command (one message on stderr; `--debug` shows the traceback); "
+        "also a gate that failed: `compare --fail-on-regression` with a regressed verdict, "
+        "`compare --fail-unless-non-inferior` without non-inferiority shown, `history "
+        "--fail-on-regression` below the last-known-good run, `scorecard validate` with a "
+        "problem, `lint` with an error (any finding with `--strict`).",
+    ),
+    ExitCode.USAGE: ("usage", "A command-line mistake: an unknown option, a missing argument."),
+    ExitCode.PARTIAL: (
+        "partial run (budget)",
+        "A run stopped by its budget (`--max-conversations`, `--max-seconds`, `--max-cost`): "
+        "some conversations are not recorded yet; the line that resumes it is printed.",
+    ),
+    ExitCode.ABORTED: (
+        "run aborted",
+        "A run stopped by an error no retry would fix (401, 402, 403, 404: `RunAborted`); "
+        "what finished is kept and the line that resumes it is printed.",
+    ),
+    ExitCode.FAIL_ON: (
+        "--fail-on matched",
+        "A complete run recorded an outcome named by `--fail-on` (error, dropped, failed), "
+        "or `grade --fail-on` found grades holding the verdicts it names (fail, na, error).",
+    ),
+    ExitCode.STORE_UNREACHABLE: (
+        "store unreachable",
+        "The store (an object store URL) could not be reached, at start or mid-run: one line "
+        "names the store and the command that resumes (what finished is kept in the journal).",
+    ),
+    ExitCode.JUDGE_SHIFTED: (
+        "judge-drift shift",
+        "`judge-drift --fail-on-shift`: the new judge moved a judged rule's pass rate.",
+    ),
+    ExitCode.INTERRUPTED: (
+        "interrupted (Ctrl-C)",
+        "Interrupted (Ctrl-C, SIGINT): what finished is kept and the line that resumes it is "
+        "printed.",
+    ),
+}
 
 EXIT_CODES_HELP: Final = (
-    "Exit codes: 0 ok; 1 error; 2 usage; 3 partial run (budget); 4 run aborted; "
-    "5 --fail-on matched; 6 store unreachable; 7 judge-drift shift; 130 interrupted (Ctrl-C)."
+    "Exit codes: "
+    + "; ".join(f"{int(code)} {short}" for code, (short, _) in EXIT_CODE_MEANINGS.items())
+    + "."
 )
 
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ._app import app
-from ._errors import ExitCode, fail
+from ._errors import EXIT_CODES_HELP, ExitCode, fail
 from ._options import ScorecardOption, StoreOption
 
 if TYPE_CHECKING:
@@ -63,7 +63,26 @@ def _rate(value: float) -> str:
     return "-" if not math.isfinite(value) else f"{100 * value:.0f}%"
 
 
-@app.command("grade")
+#: The verdicts ``evalkit grade --fail-on`` takes.
+FAIL_ON_VERDICTS = ("fail", "na", "error")
+
+
+def parse_verdicts(value: str | None) -> tuple[str, ...]:
+    """``error,fail`` as verdicts; an unknown one is a usage error naming the known ones."""
+    if value is None:
+        return ()
+    found = tuple(v.strip() for v in value.split(",") if v.strip())
+    unknown = [v for v in found if v not in FAIL_ON_VERDICTS]
+    if unknown or not found:
+        raise typer.BadParameter(
+            f"unknown verdict(s) {', '.join(unknown) or repr(value)}: choose from "
+            f"{', '.join(FAIL_ON_VERDICTS)}",
+            param_hint="--fail-on",
+        )
+    return found
+
+
+@app.command("grade", epilog=EXIT_CODES_HELP)
 def grade_command(
     run: Annotated[
         str, typer.Argument(help="A run id in --store, or a run folder.", metavar="RUN")
@@ -84,11 +103,25 @@ def grade_command(
     no_judge: Annotated[
         bool, typer.Option("--no-judge", help="Leave judged rules n/a (deterministic only).")
     ] = False,
+    fail_on: Annotated[
+        str | None,
+        typer.Option(
+            "--fail-on",
+            metavar="VERDICTS",
+            help="Exit 5 when any grade has one of these verdicts, e.g. error (a judge that "
+            "did not answer) or error,fail.",
+        ),
+    ] = None,
 ) -> None:
-    """Grade a stored run's done conversations with a scorecard; print per-rule pass rates."""
+    """Grade a stored run's done conversations with a scorecard; print per-rule pass rates.
+
+    The mean score names the rules it leaves out whole (no pass or fail, only errors, as when
+    the judge does not answer): such a score is not the scorecard's.
+    """
     from ..grading import GradeOptions, grade_run
     from ..store import load_run
 
+    fail_verdicts = parse_verdicts(fail_on)
     loaded = load_run(run, store=store)
     grades = grade_run(
         loaded,
@@ -103,12 +136,16 @@ def grade_command(
             f"{str(row['rule_id'])[:28]:<28} {_rate(float(row['pass_rate'])):>9} "
             f"{row['pass']:>5} {row['fail']:>5} {row['na']:>5} {row['error']:>5}"
         )
-    scores = grades.scores["score"]
     typer.echo(
-        f"run {loaded.run_id}: {len(grades.scores)} conversation(s) graded, mean score "
-        f"{scores.mean():.1f}; grades in {grades.path}"
+        f"run {loaded.run_id}: {len(grades.scores)} conversation(s) graded, "
+        f"{grades.score_text}; grades in {grades.path}"
     )
     if judge_samples > 1:
         unstable = grades.judge_stability()
         flagged = unstable[unstable["unstable"]]["rule_id"].tolist()
         typer.echo(f"unstable judged rules (agreement < 80%): {', '.join(flagged) or 'none'}")
+    counts = grades.frame["verdict"].value_counts()
+    matched = [f"{int(counts[v])} {v}" for v in fail_verdicts if counts.get(v, 0)]
+    if matched:
+        typer.echo(f"--fail-on: the grades hold {', '.join(matched)}", err=True)
+        raise typer.Exit(int(ExitCode.FAIL_ON))

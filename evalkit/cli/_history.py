@@ -34,7 +34,7 @@ def _num(value: Any, spec: str = ".1f") -> str:
 def _table(rows: list[dict[str, Any]]) -> str:
     by_rule = any("rule_id" in row for row in rows)
     header = ["run", "started (UTC)", *(["rule"] if by_rule else []), "n", "score", "interval"]
-    header += ["vs previous", "vs last good", "good", "alarm", "note"]
+    header += ["vs previous", "vs last good", "good", "alarm", "alarm z", "note"]
     body = []
     for row in rows:
         started = str(row.get("started_at") or "-")[:16].replace("T", " ")
@@ -47,6 +47,7 @@ def _table(rows: list[dict[str, Any]]) -> str:
             _SHORT.get(str(row.get("verdict_vs_last_good")), "-"),
             "*" if row.get("is_last_good") else "",
             _ALARM.get(str(row.get("alarm")), ""),
+            _num(row.get("alarm_z"), ".2f"),
             str(row.get("note") or ""),
         ]
         body.append(cells)
@@ -57,16 +58,23 @@ def _table(rows: list[dict[str, Any]]) -> str:
     )
 
 
+def _variance_line(rows: list[dict[str, Any]]) -> str:
+    """The variance the newest compared run's alarm used, in words."""
+    used = [str(r["alarm_variance"]) for r in rows if r.get("alarm_variance")]
+    return f"\nalarm variance (newest run): {used[-1]}" if used else ""
+
+
 def format_history(rows: list[dict[str, Any]], labels: dict[str, str] | None = None) -> str:
     """Each series under its own heading, then a fixed-width table: run, started, [rule], n,
-    score [low, high], verdicts, last good, alarm, note."""
+    score [low, high], verdicts, last good, alarm and its z, note; then the variance the
+    newest run's alarm used."""
     by_series: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         by_series.setdefault(str(row.get("series")), []).append(row)
     words = labels or {}
     return "\n\n".join(
         f"series {series}: {words.get(series, series)} ({len({r['run_id'] for r in part})} "
-        f"point(s))\n{_table(part)}"
+        f"point(s))\n{_table(part)}{_variance_line(part)}"
         for series, part in by_series.items()
     )
 
@@ -118,15 +126,15 @@ def history_command(
         return
     from ..flows import HistoryOptions, history, latest_regression, series_labels
 
-    options = HistoryOptions(min_effect=min_effect, target=target)
-    frame = history(
-        store,
+    options = HistoryOptions(
         assistant_id=assistant,
         rubric=rubric,
         since=since,
+        target=target,
         by="rule" if by_rule else None,
-        options=options,
+        min_effect=min_effect,
     )
+    frame = history(store, options=options)
     rows = json.loads(frame.to_json(orient="records", date_format="iso"))
     if as_json:
         typer.echo(json.dumps(rows, ensure_ascii=False, indent=2))

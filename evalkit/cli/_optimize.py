@@ -132,8 +132,7 @@ def optimize_command(
     from .._util import atomic_write_bytes, json_default
     from ..grid import Grid
     from ..runner import RunOptions
-    from ..tuning import OptimizeOptions, Proposer, optimize
-    from ..tuning._optimize import ProposerArg, default_run_prefix
+    from ..tuning import OptimizeOptions, Proposer, ProposerArg, optimize, optimize_run_prefix
     from ._client import cli_client
 
     if refine and (proposer_model or proposer_base_url):
@@ -151,7 +150,7 @@ def optimize_command(
         seed=seed,
         max_repeats=max_repeats,
         run_options=RunOptions(concurrency=concurrency, pricing=prices),
-        run_prefix=run_prefix or default_run_prefix(),
+        run_prefix=run_prefix or optimize_run_prefix(),
         max_prompt_chars=max_prompt_chars,
         confirm_repeats=confirm_repeats,
         on_round=lambda row: typer.echo(_round_line(row), err=True),

@@ -58,7 +58,7 @@ def assistant_llms(
 ) -> list[str | None]:
     """``provider/model`` of the assistant's draft config under each patch (for an estimate;
     None where it cannot be read)."""
-    from ..runner._pricing import llm_of
+    from ..runner import llm_of
     from ..targets import merge_patch
 
     try:
@@ -80,7 +80,7 @@ def announce(
     n = round(conversations)
     line = f"expected: {bound}{n} conversation(s)"
     if pricing is not None:
-        from ..runner._pricing import DEFAULT_MINUTES, DEFAULT_TURNS
+        from ..runner import DEFAULT_MINUTES, DEFAULT_TURNS
 
         cost = sum(pricing.expected_cost(llm, count) for llm, count in priced)
         unpriced = sorted({str(llm) for llm, _ in priced if pricing.simulation_price(llm) is None})

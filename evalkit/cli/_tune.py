@@ -93,8 +93,7 @@ def tune_command(
     from .._util import atomic_write_bytes, json_default
     from ..grid import Grid
     from ..runner import RunOptions
-    from ..tuning import TuneOptions, load_variants, tune
-    from ..tuning._tune import default_run_prefix
+    from ..tuning import TuneOptions, load_variants, tune, tune_run_prefix
     from ._client import cli_client
 
     if control not in ("draft", "prod"):
@@ -109,7 +108,7 @@ def tune_command(
         adaptive=not no_adaptive,
         seed=seed,
         run_options=RunOptions(concurrency=concurrency, pricing=prices),
-        run_prefix=run_prefix or default_run_prefix(),
+        run_prefix=run_prefix or tune_run_prefix(),
         confirm_repeats=confirm_repeats,
     )
     typer.echo(

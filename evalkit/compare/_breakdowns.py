@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..stats import CellMoments, VarianceMethod, pass_hat_k, wilson_interval
 from ._decision import Decision, Scenarios, decide_grid, rule_errors_bounded
-from ._headline import Headline
+from ._headline import Headline, refuse
 from ._options import CompareOptions
 from ._sides import ERROR, FAIL, NA, PASS, Side, Sides, moments_by
 
@@ -125,7 +125,7 @@ def by_persona(sides: Sides, head: Headline, confidence: float, min_effect: floa
 
     The headline's method on each persona's cells (the same design rule and variance),
     Bonferroni-adjusted over the personas (one family); ``bounded``: whether the headline's
-    error bounds apply.
+    error bounds apply; no direction when the headline is refused (rules left out).
     """
     personas = sorted(set(sides.cell_personas))
     level = _adjusted(confidence, len(personas))
@@ -140,6 +140,8 @@ def by_persona(sides: Sides, head: Headline, confidence: float, min_effect: floa
     decision = decide_grid(
         base, cand, confidence=level, min_effect=min_effect, bounded=head.bounded
     )
+    if head.refused:  # the persona scores leave out the same rules as the headline's
+        decision = refuse(decision)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_b = np.where(keep, base.left_out.mean, 0.0).sum(axis=-1) / keep.sum(axis=-1)
         mean_c = np.where(keep, cand.left_out.mean, 0.0).sum(axis=-1) / keep.sum(axis=-1)

@@ -19,7 +19,7 @@ from ._sides import Side, Sides, check_columns, unique_values
 from ._summary import summary_row
 from ._warnings import comparison_warnings
 
-__all__ = ["compare_grades"]
+__all__ = ["compare_grades", "grades_headline", "side_score"]
 
 logger = logging.getLogger("evalkit.compare")
 
@@ -109,7 +109,9 @@ def compare_grades(
     )
 
 
-def headline(baseline: pd.DataFrame, candidate: pd.DataFrame, options: CompareOptions) -> Headline:
+def grades_headline(
+    baseline: pd.DataFrame, candidate: pd.DataFrame, options: CompareOptions
+) -> Headline:
     """:func:`compare_grades`'s headline (``decision.verdict``, ``decision.interval``, each
     side's score) without the summary row, breakdowns and warnings: the same sides and
     decision, for callers that read only the verdict of many comparisons (a store's

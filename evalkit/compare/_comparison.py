@@ -8,9 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from .._results import Result, json_records, json_value
 from .._util import markdown_table, markdown_text
-from .._util._result import Result
-from .._util._summary import json_records, json_value
 from ._verdict import Verdict
 
 __all__ = [
@@ -20,6 +19,7 @@ __all__ = [
     "interval_words",
     "left_out_line",
     "non_inferiority_line",
+    "rules_left_out",
     "sequential_line",
 ]
 
@@ -63,17 +63,24 @@ def interval_words(r: dict[str, Any]) -> str:
     return f"{level}% CI {r['difference_low']:+.1f} to {r['difference_high']:+.1f}"
 
 
+def rules_left_out(r: dict[str, Any]) -> bool:
+    """Whether a side's scores leave out whole rules (the verdict is refused then)."""
+    return bool(r.get("rules_left_out_baseline") or r.get("rules_left_out_candidate"))
+
+
 def headline(verdict: Verdict, r: dict[str, Any]) -> str:
-    """The printed comparison's first line: verdict, difference, interval, n."""
+    """The printed comparison's first line: verdict, difference, interval, n (and, when the
+    scores leave out whole rules, why there is no verdict)."""
     if math.isnan(r["difference"]):
         return (
             f"{verdict.value}: no cell was scored on both sides, so there is no difference to show"
         )
-    return (
+    line = (
         f"{verdict.value}: difference {r['difference']:+.1f} points ({interval_words(r)}; "
         f"min effect {r['min_effect']:g}), n = {r['cells_paired']} cells paired, "
         f"{r['scored_baseline']} vs {r['scored_candidate']} conversations scored"
     )
+    return f"{line}; {r['reason']}" if rules_left_out(r) else line
 
 
 def non_inferiority_line(r: dict[str, Any]) -> str:
@@ -318,7 +325,7 @@ class Comparison(Result):
             "r": r,
             "level": round(100 * r["confidence"]),
             "verdict_text": self.verdict.value.replace("_", " "),
-            "meaning": VERDICT_MEANING[self.verdict],
+            "meaning": r["reason"] if rules_left_out(r) else VERDICT_MEANING[self.verdict],
             "paired": not math.isnan(difference),
             "amount": f"{abs(difference):.1f}" if not math.isnan(difference) else "",
             "direction": "lower" if difference < 0 else "higher",

@@ -57,6 +57,7 @@ class Reason(IntEnum):
     INTERVAL_HOLDS_ZERO = 1  # wide: holds zero and effects beyond the margin
     ERRORS_COULD_EXPLAIN = 2  # the estimate has a direction the error bounds do not confirm
     NO_INTERVAL = 3  # the design gives no interval (one cell, no repeats)
+    RULES_LEFT_OUT = 4  # a side's scores leave out whole rules (no pass or fail, only errors)
 
 
 @dataclass(frozen=True)

@@ -9,16 +9,18 @@ paired cells.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..grading import RuleLeftOut
 from ..stats import CellMoments, Interval, VarianceMethod, grid_mean
-from ._decision import Decision, Scenarios, decide_grid, errors_differ
+from ._decision import Decision, Reason, Scenarios, decide_grid, errors_differ
 from ._sides import Sides
+from ._verdict import Verdict
 
-__all__ = ["Headline", "decide_headline"]
+__all__ = ["Headline", "decide_headline", "refuse"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,9 @@ class Headline:
     ``paired``: the cells scored on both sides; ``with_errors``: per side, conversations with
     a judged rule in error and all conversations; ``bounded``: whether the error bounds had
     to agree; ``side_scores``: each side's grid mean over the paired cells; ``within_df``:
-    each side's within-cell degrees of freedom over the paired cells.
+    each side's within-cell degrees of freedom over the paired cells; ``rules_left_out``:
+    per side, the rules its scores leave out whole (no pass or fail, only errors: a judge
+    that never answered), on which no verdict rests (:func:`refuse`).
     """
 
     scenarios: tuple[Scenarios, Scenarios]
@@ -39,6 +43,12 @@ class Headline:
     decision: Decision
     side_scores: tuple[Interval, Interval]
     within_df: tuple[float, float]
+    rules_left_out: tuple[tuple[RuleLeftOut, ...], tuple[RuleLeftOut, ...]] = ((), ())
+
+    @property
+    def refused(self) -> bool:
+        """Whether a side's scores leave out whole rules (then no verdict rests on them)."""
+        return bool(self.rules_left_out[0] or self.rules_left_out[1])
 
     @property
     def moments(self) -> tuple[CellMoments, CellMoments]:
@@ -52,7 +62,8 @@ class Headline:
 
 def decide_headline(sides: Sides, confidence: float, min_effect: float) -> Headline:
     """Candidate minus baseline over the paired cells (:func:`decide_grid`, whose module
-    docstring states the rule)."""
+    docstring states the rule); refused (:func:`refuse`) when a side's scores leave out whole
+    rules."""
     n_cells = len(sides.cells)
     scenarios = (sides.baseline.scenarios(n_cells), sides.candidate.scenarios(n_cells))
     moments = (scenarios[0].left_out, scenarios[1].left_out)
@@ -65,6 +76,9 @@ def decide_headline(sides: Sides, confidence: float, min_effect: float) -> Headl
     )
     within = [float(np.where(paired & (m.n > 1), m.n - 1.0, 0.0).sum()) for m in moments]
     scores = [grid_mean(m.mask(paired), confidence, scale=100.0) for m in moments]
+    left_out = (sides.rules_left_out(sides.baseline), sides.rules_left_out(sides.candidate))
+    if left_out[0] or left_out[1]:
+        decision = refuse(decision)
     return Headline(
         scenarios=scenarios,
         paired=paired,
@@ -73,4 +87,25 @@ def decide_headline(sides: Sides, confidence: float, min_effect: float) -> Headl
         decision=decision,
         side_scores=(scores[0], scores[1]),
         within_df=(within[0], within[1]),
+        rules_left_out=left_out,
+    )
+
+
+def refuse(decision: Decision) -> Decision:
+    """``decision`` (one or many) turned into ``insufficient_evidence``, not non-inferior,
+    for scores that leave out whole rules: they are not the scorecard's score, so neither a
+    direction, an equivalence nor a non-inferiority claim rests on them."""
+    shape = np.shape(decision.verdict)
+    if not shape:
+        return replace(
+            decision,
+            verdict=Verdict.INSUFFICIENT_EVIDENCE,
+            reason=Reason.RULES_LEFT_OUT,
+            non_inferior=False,
+        )
+    return replace(
+        decision,
+        verdict=np.full(shape, Verdict.INSUFFICIENT_EVIDENCE, dtype=object),
+        reason=np.full(shape, Reason.RULES_LEFT_OUT),
+        non_inferior=np.zeros(shape, dtype=bool),
     )

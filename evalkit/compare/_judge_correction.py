@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..grading._correction import MIN_LABELS, Matched
+from ..grading import MIN_LABELS, Matched
 
 __all__ = ["JudgeCorrection", "LabelsArg", "apply_labels"]
 

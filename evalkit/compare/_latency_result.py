@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from .._exceptions import EvalkitError
-from .._util._result import Result
+from .._results import Result
 from ._verdict import Verdict
 
 __all__ = ["LATENCY_COLUMNS", "LatencyComparison", "LatencyUnavailableError", "quantile_name"]

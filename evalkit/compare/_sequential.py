@@ -41,7 +41,7 @@ from scipy import stats as sps
 from .. import stats as st
 from ..grading import Grades, GradesLike, as_grades_frame
 from ._compare import compare_grades
-from ._comparison import Comparison
+from ._comparison import Comparison, rules_left_out
 from ._options import CompareOptions, check_levels
 from ._verdict import Verdict
 
@@ -370,8 +370,10 @@ def compare_sequential(
         ),
     )
     row = comparison.summary.iloc[0]
+    # scores that leave out whole rules decide nothing, futility included
+    estimate = math.nan if rules_left_out(dict(row)) else row["difference"]
     evidence = LookEvidence(
-        comparison.verdict, row["difference"], row["se"], row["df"], bool(row["non_inferior"])
+        comparison.verdict, estimate, row["se"], row["df"], bool(row["non_inferior"])
     )
     d = decide_look(plan, look, max_repeats, evidence)
     summary = comparison.summary.copy()

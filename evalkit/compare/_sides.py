@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..grading import score_from_points
+from ..grading import RuleLeftOut, left_out_mask, score_from_points
 from ..stats import CellMoments
 from ._decision import Scenarios
 
@@ -76,21 +76,25 @@ def unique_values(*columns: pd.Series) -> list[str]:
     return sorted(found)
 
 
-def first_values(frames: Sequence[pd.DataFrame], key: str, column: str) -> dict[str, str]:
-    """For each value of ``key``, the ``column`` value of its first row (frames in order)."""
-    out: dict[str, str] = {}
+def first_values(
+    frames: Sequence[pd.DataFrame], key: str, *columns: str
+) -> dict[str, tuple[str, ...]]:
+    """For each value of ``key``, the ``columns`` values of its first row (frames in order;
+    ``""`` where a value is missing), from one pass over ``key`` per frame."""
+    out: dict[str, list[str]] = {}
     for frame in reversed(frames):
-        if column not in frame.columns:
+        present = [j for j, c in enumerate(columns) if c in frame.columns]
+        if not present:
             continue
         codes, uniques = pd.factorize(frame[key], sort=False)
         keep = np.asarray(codes) >= 0
         _, first = np.unique(np.asarray(codes)[keep], return_index=True)
         rows = np.flatnonzero(keep)[first]
-        values = frame[column].iloc[rows].tolist()
-        out.update(
-            {str(k): "" if pd.isna(v) else str(v) for k, v in zip(uniques, values, strict=True)}
-        )
-    return out
+        for j in present:
+            values = frame[columns[j]].iloc[rows].tolist()
+            for k, v in zip(uniques, values, strict=True):
+                out.setdefault(str(k), [""] * len(columns))[j] = "" if pd.isna(v) else str(v)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def moments_by(
@@ -233,8 +237,9 @@ class Sides:
     """Both sides of a comparison, built once over the same cells and rules: everything the
     headline, the breakdowns and the warnings read (:func:`evalkit.compare.compare_grades`).
 
-    ``cell_personas`` and ``rule_titles``: each cell's persona label and each rule's title,
-    the first seen on either side (empty when the grades have none).
+    ``cell_personas``, ``rule_titles`` and ``rule_points``: each cell's persona label, each
+    rule's title and points, the first seen on either side (empty titles when the grades have
+    none).
     """
 
     baseline: Side
@@ -243,6 +248,7 @@ class Sides:
     rules: list[str]
     cell_personas: list[str]
     rule_titles: list[str]
+    rule_points: list[float]
 
     @classmethod
     def build(cls, baseline: pd.DataFrame, candidate: pd.DataFrame) -> Sides:
@@ -250,19 +256,30 @@ class Sides:
         cells = unique_values(baseline["cell_id"], candidate["cell_id"])
         rules = unique_values(baseline["rule_id"], candidate["rule_id"])
         personas = first_values(frames, "cell_id", "persona_label")
-        titles = first_values(frames, "rule_id", "title")
+        rule_facts = first_values(frames, "rule_id", "title", "points")
         return cls(
             baseline=Side.build(baseline, cells, "baseline", rules),
             candidate=Side.build(candidate, cells, "candidate", rules),
             cells=cells,
             rules=rules,
-            cell_personas=[personas.get(c, "") for c in cells],
-            rule_titles=[titles.get(r, "") for r in rules],
+            cell_personas=[personas.get(c, ("",))[0] for c in cells],
+            rule_titles=[rule_facts.get(r, ("", ""))[0] for r in rules],
+            rule_points=[float(rule_facts.get(r, ("", ""))[1] or "nan") for r in rules],
         )
 
     @property
     def pair(self) -> tuple[Side, Side]:
         return self.baseline, self.candidate
+
+    def rules_left_out(self, side: Side) -> tuple[RuleLeftOut, ...]:
+        """The rules ``side``'s scores leave out whole: errors and not one pass or fail
+        (:func:`evalkit.grading.rules_left_out`'s rule, on this side's counts)."""
+        counts = side.rule_counts
+        mask = left_out_mask(counts[PASS] + counts[FAIL], counts[ERROR])
+        return tuple(
+            RuleLeftOut(self.rules[i], self.rule_points[i], int(counts[ERROR][i]))
+            for i in np.flatnonzero(mask)
+        )
 
     @property
     def labelled(self) -> tuple[tuple[str, Side], tuple[str, Side]]:

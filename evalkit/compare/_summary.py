@@ -11,7 +11,7 @@ from ..stats import minimum_detectable_effect
 from ._headline import Headline
 from ._options import CompareOptions
 from ._sides import Sides
-from ._words import method_sentence, reason_sentence
+from ._words import left_out_reason, method_sentence, reason_sentence
 
 __all__ = ["METHOD", "summary_row"]
 
@@ -29,14 +29,19 @@ def summary_row(
     flagged: dict[str, int],
 ) -> dict[str, Any]:
     """The summary's columns: verdict and reason, the interval and the decision's other
-    bounds, the method, then each side's counts and score (``*_baseline``, ``*_candidate``)."""
+    bounds, the method, then each side's counts and score (``*_baseline``, ``*_candidate``;
+    ``rules_left_out_*`` and ``points_left_out_*``: the rules its scores leave out whole)."""
     d = head.decision
     diff = d.interval
     n_paired = int(head.paired.sum())
     confidence, min_effect = options.confidence, options.min_effect
     row: dict[str, Any] = {
         "verdict": d.verdict.value,
-        "reason": reason_sentence(d.reason, d.verdict.value, min_effect, d.bounded),
+        "reason": (
+            left_out_reason(head.rules_left_out, float(np.nansum(sides.rule_points)))
+            if head.refused
+            else reason_sentence(d.reason, d.verdict.value, min_effect, d.bounded)
+        ),
         "difference": diff.estimate,
         "difference_low": diff.low,
         "difference_high": diff.high,
@@ -74,5 +79,7 @@ def summary_row(
         row[f"conversations_with_errors_{label}"] = head.with_errors[i][0]
         row[f"unpaired_cells_{label}"] = int((in_cells & ~head.paired).sum())
         row[f"flagged_{label}"] = flagged[label]
+        row[f"rules_left_out_{label}"] = ", ".join(r.rule_id for r in head.rules_left_out[i])
+        row[f"points_left_out_{label}"] = float(sum(r.points for r in head.rules_left_out[i]))
     row["method_summary"] = METHOD
     return row

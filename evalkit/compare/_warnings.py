@@ -62,6 +62,13 @@ def comparison_warnings(
 ) -> list[str]:
     """Every warning a comparison's summary, rules and sides give, as sentences."""
     out: list[str] = []
+    for label in ("baseline", "candidate"):
+        if row[f"rules_left_out_{label}"]:
+            out.append(
+                f"The {label}'s scores leave out whole rules ({row[f'rules_left_out_{label}']}: "
+                f"{row[f'points_left_out_{label}']:g} points): not one pass or fail, only "
+                "errors (a judge that did not answer?), so no verdict rests on them."
+            )
     if row["errors_differ"]:
         b, c = row["conversations_with_errors_baseline"], row["conversations_with_errors_candidate"]
         p = fisher_exact_p(b, row["conversations_baseline"], c, row["conversations_candidate"])

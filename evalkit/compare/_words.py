@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ..grading import RuleLeftOut, left_out_words
 from ..stats import VarianceMethod
 from ._decision import Reason
 
-__all__ = ["method_sentence", "reason_sentence"]
+__all__ = ["left_out_reason", "method_sentence", "reason_sentence"]
 
 
 def _df(x: float) -> str:
@@ -40,6 +43,8 @@ def method_sentence(method: VarianceMethod, cells: int, within_df: tuple[float, 
 def reason_sentence(reason: Reason, verdict: str, min_effect: float, bounded: bool) -> str:
     """Why the verdict came out as it did, in words."""
     m = f"{min_effect:g}"
+    if reason is Reason.RULES_LEFT_OUT:
+        return "no verdict: a side's scores leave out whole rules (no pass or fail, only errors)"
     if reason is Reason.NO_INTERVAL:
         return "no interval can be computed for this design"
     if reason is Reason.ERRORS_COULD_EXPLAIN:
@@ -57,3 +62,19 @@ def reason_sentence(reason: Reason, verdict: str, min_effect: float, bounded: bo
     side = "above" if verdict == "improved" else "below"
     extra = ", with judge errors scored either way" if bounded else ""
     return f"the whole interval is {side} zero{extra}"
+
+
+def left_out_reason(
+    left_out: tuple[Sequence[RuleLeftOut], Sequence[RuleLeftOut]], total_points: float
+) -> str:
+    """Why no verdict rests on scores that leave out whole rules, naming them per side."""
+    said = [
+        f"{label}: {left_out_words(rules, total_points)}"
+        for label, rules in zip(("baseline", "candidate"), left_out, strict=True)
+        if rules
+    ]
+    return (
+        "no verdict: the scores leave out whole rules, so they are not the scorecard's score ("
+        + "; ".join(said)
+        + "); grade again once the judge answers"
+    )

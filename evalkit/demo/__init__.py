@@ -15,26 +15,27 @@ from __future__ import annotations
 
 from .._util import publish
 from ._offline import offline_nights, offline_optimize, offline_runs, offline_tune
-from ._report import BiasedJudgeDemo as BiasedJudgeDemo
 from ._report import DemoResult, run_demo
 from ._report import run_biased_judge_demo as run_biased_judge_demo
 from ._service import DemoService
+from ._service import build_demo_assistant as build_demo_assistant
 from ._story import (
     CONTACTS,
     CONTEXT,
     DEMO_PERSONAS,
     DRAFT_INSTRUCTIONS,
+    GREETING,
     PROD_INSTRUCTIONS,
     demo_grid,
     demo_scorecard,
 )
-from ._story import GREETING as GREETING
 
 __all__ = [
     "CONTACTS",
     "CONTEXT",
     "DEMO_PERSONAS",
     "DRAFT_INSTRUCTIONS",
+    "GREETING",
     "PROD_INSTRUCTIONS",
     "DemoResult",
     "DemoService",
@@ -48,6 +49,6 @@ __all__ = [
 ]
 
 #: What the command line and the emulator's ``--demo-assistant`` use that users need not.
-_SIBLING_API = (BiasedJudgeDemo, GREETING, run_biased_judge_demo)
+_SIBLING_API = ("build_demo_assistant", "run_biased_judge_demo")
 
 publish(globals())

@@ -30,9 +30,40 @@ from ._story import (
     demo_scorecard,
 )
 
-__all__ = ["DemoService", "fresh_store"]
+__all__ = ["DemoService", "build_demo_assistant", "fresh_store"]
 
 logger = logging.getLogger("evalkit.demo")
+
+
+def build_demo_assistant(emulator: EmulatorServer, store: str | Path = "runs") -> str:
+    """The demo's Urdu clinic reminder on ``emulator``, as ``evalkit demo`` has it: prod = v1
+    published (its config snapshot recorded under ``store``, so prod runs on a clone), the
+    "simplified" draft saved as v2. Returns its id (what ``evalkit emulator --demo-assistant``
+    prints as ``EVALKIT_ASSISTANT_ID``).
+
+    The config is the build's whole default (its stt, llm and tts blocks: the bundled variants'
+    LLM-knob patch and the viewer's play control need them) with the greeting's instructions.
+    """
+    from ..emulator import default_config
+
+    config = default_config(PROD_INSTRUCTIONS, True)
+    config["agent"]["greetingInstructions"] = GREETING
+    built = emulator.build(
+        "Clinic appointment reminder",
+        {"context": CONTEXT, "sampleRows": CONTACTS[:1]},
+        PROD_INSTRUCTIONS,
+        initial_greeting=True,
+        config=config,
+    )
+    assistant_id = str(built["realtimeAssistantId"])
+    with Client(emulator.base_url, emulator.api_key) as client:
+        assistant = next(a for a in client.list_assistants() if a.id == assistant_id)
+        SnapshotStore(store).save(ConfigSnapshot.from_assistant(assistant))
+        emulator.publish(assistant_id)
+        draft = assistant.config.to_json()
+        draft["agent"]["instructions"] = DRAFT_INSTRUCTIONS
+        client.update_assistant(assistant_id, config=draft)
+    return assistant_id
 
 
 class DemoService:

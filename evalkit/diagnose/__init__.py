@@ -31,4 +31,14 @@ __all__ = [
     "why_it_failed",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._record_values import hide_record_words as hide_record_words
+from ._record_values import record_value_words as record_value_words
+
+_SIBLING_API = (
+    "hide_record_words",
+    "record_value_words",
+)
+
 publish(globals())

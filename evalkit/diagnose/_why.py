@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import pandas as pd
 
-from .._util._result import Result
-from .._util._summary import json_records
+from .._results import Result, json_records
 from ._clusters import ClusterOptions, cluster_members, failure_clusters
 from ._documents import grades_frame
 from ._flags import simulation_flags

@@ -29,4 +29,11 @@ __all__ = [
     "serve",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._builds import default_config as default_config
+from ._llm_backend import LlmBackend as LlmBackend
+
+_SIBLING_API = ("LlmBackend", "default_config")
+
 publish(globals())

@@ -2,35 +2,8 @@
 build pipeline, billing) or never (fault injection), for tests and demos.
 
 Authenticated by a project key, except ``POST /_emulator/projects``. Bodies are camelCase.
-
-==========================================  =================================================
-``POST /projects``                          {organizationId?} → {organizationId, projectId,
-                                            apiKey} (201); a given organizationId shares
-                                            that organization's credits
-``GET /projects/me``                        {organizationId, projectId} of the caller
-``POST /assistants/{id}/publish``           {readable?} → E5 metadata; prod = current draft
-``PUT /assistants/{id}/readable``           {readable} → hold the published version
-                                            unreadable (E8 answers 503) or release it
-``GET /assistants/{id}/versions``           every saved version with its config
-``POST /builds``                            {name, brief: {context, sampleRows}, instructions,
-                                            initialGreeting?, config?, description?, public?}
-                                            → the built assistant (+ buildId), 201
-``GET /builds/{buildId}``                   {buildId, assistantId, status, createdAt, ...}
-``POST /contact-lists``                     a list without ids and timestamps → stored list
-``GET|PUT /faults``                         {dropRate, errorEventRate, http429Rate,
-                                            http503Rate, seed}; a PUT replaces all
-``GET|PUT /credits``                        {credits} of the caller's organization (null:
-                                            unlimited, the default; E8 spends one a session)
-``GET|PUT /synthesis-limit``                {requestsPerMinute} for E11/E12 (null: no cap)
-``GET /stats``                              {started, completed, cancelled, active, errored,
-                                            dropped, judgeCalls, judgeMalformed,
-                                            proposerCalls, proposerMalformed,
-                                            unhandledErrors}
-``GET|PUT /judge``                          {flipRate, malformedRate, latency, seed} of the
-                                            emulated judge (see ``_judge``)
-``GET|PUT /proposer``                       {malformedRate, noop, seed} of the emulated
-                                            proposer (see ``_proposer``)
-==========================================  =================================================
+Each handler's docstring says what it takes and answers; the routes are ``ADMIN_ROUTES`` in
+``_app`` (the docs site's admin-API page is generated from both).
 """
 
 from __future__ import annotations
@@ -42,7 +15,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._problems import Problem
+from ..api import Problem
 from ._auth import authenticate, owned_assistant
 from ._bodies import read_json
 from ._builds import check_build_body, create_built_assistant
@@ -70,6 +43,8 @@ def _require_object(body: Any) -> Mapping[str, Any]:
 
 
 async def create_project(emu: Emulator, request: Request) -> Response:
+    """Create a project: ``{organizationId?}`` answers ``{organizationId, projectId, apiKey}``
+    (201). A given ``organizationId`` shares that organization's credits. No key needed."""
     body = _require_object(await _body(emu, request))
     org = body.get("organizationId")
     if org is not None and (not isinstance(org, str) or not org or len(org) > 64):
@@ -80,6 +55,7 @@ async def create_project(emu: Emulator, request: Request) -> Response:
 
 
 async def whoami(emu: Emulator, request: Request) -> Response:
+    """The caller's ``{organizationId, projectId}``."""
     project, _ = authenticate(emu, request)
     return JSONResponse(
         {"organizationId": project.organization_id, "projectId": project.project_id}
@@ -97,6 +73,8 @@ def _readable(body: Mapping[str, Any], *, required: bool) -> bool | None:
 
 
 async def publish(emu: Emulator, request: Request) -> Response:
+    """Point prod at the current draft: ``{readable?}`` answers the assistant's metadata (E5)
+    with ``readable``."""
     project, by = authenticate(emu, request)
     body = _require_object(await _body(emu, request))
     readable = _readable(body, required=False)
@@ -106,6 +84,8 @@ async def publish(emu: Emulator, request: Request) -> Response:
 
 
 async def set_readable(emu: Emulator, request: Request) -> Response:
+    """``{readable}``: hold the published version unreadable (the public session, E8, then
+    answers 503) or release it; answers the metadata (E5) with ``readable``."""
     project, _ = authenticate(emu, request)
     body = _require_object(await _body(emu, request))
     readable = _readable(body, required=True)
@@ -115,6 +95,8 @@ async def set_readable(emu: Emulator, request: Request) -> Response:
 
 
 async def list_versions(emu: Emulator, request: Request) -> Response:
+    """Every saved version of the assistant: ``[{version, name, description?, config, savedAt,
+    savedBy}]``."""
     project, _ = authenticate(emu, request)
     rec = owned_assistant(emu, project, str(request.path_params["assistant_id"]))
     versions = [
@@ -132,6 +114,9 @@ async def list_versions(emu: Emulator, request: Request) -> Response:
 
 
 async def create_build(emu: Emulator, request: Request) -> Response:
+    """Build an assistant from a brief: ``{name, brief: {context, sampleRows}, instructions,
+    initialGreeting?, config?, description?, public?}`` answers the built assistant with its
+    ``buildId`` (201)."""
     project, by = authenticate(emu, request)
     body = await _body(emu, request)
     raise_for_problems(check_build_body(body))
@@ -140,6 +125,7 @@ async def create_build(emu: Emulator, request: Request) -> Response:
 
 
 async def get_build(emu: Emulator, request: Request) -> Response:
+    """A build: ``{buildId, assistantId, status, createdAt, ...}``."""
     project, _ = authenticate(emu, request)
     build_id = str(request.path_params["build_id"])
     build = emu.state.builds.get(build_id)
@@ -197,6 +183,9 @@ def check_contact_list_body(body: Any) -> list[Problem]:
 
 
 async def create_contact_list(emu: Emulator, request: Request) -> Response:
+    """Store a contact list (what E13 reads): the list without its ids and timestamps,
+    ``{name, sourceKind, summary: {willBeCalled, excluded?, errors?}, contactCount?}``;
+    answers the stored list (201)."""
     project, _ = authenticate(emu, request)
     body = await _body(emu, request)
     raise_for_problems(check_contact_list_body(body))
@@ -207,6 +196,9 @@ async def create_contact_list(emu: Emulator, request: Request) -> Response:
 
 
 async def faults(emu: Emulator, request: Request) -> Response:
+    """The project's fault injection, ``{dropRate, errorEventRate, http429Rate, http503Rate,
+    seed}``: simulate streams dropped or ended by an ``error`` event, 429 and 503 answers. A PUT
+    replaces all."""
     project, _ = authenticate(emu, request)
     if request.method == "PUT":
         body = await _body(emu, request)
@@ -216,6 +208,8 @@ async def faults(emu: Emulator, request: Request) -> Response:
 
 
 async def credits(emu: Emulator, request: Request) -> Response:
+    """``{credits}`` of the caller's organization (null: unlimited, the default; a public
+    session, E8, spends one). A PUT sets it."""
     project, _ = authenticate(emu, request)
     if request.method == "PUT":
         body = _require_object(await _body(emu, request))
@@ -233,6 +227,8 @@ async def credits(emu: Emulator, request: Request) -> Response:
 
 
 async def synthesis_limit(emu: Emulator, request: Request) -> Response:
+    """``{requestsPerMinute}`` that text to speech and phrase replacements (E11, E12) allow
+    per project (null: no cap). A PUT sets it."""
     authenticate(emu, request)
     limiter = emu.synthesis_limiter
     if request.method == "PUT":
@@ -247,6 +243,8 @@ async def synthesis_limit(emu: Emulator, request: Request) -> Response:
 
 
 async def stats(emu: Emulator, request: Request) -> Response:
+    """Counters: ``{started, completed, cancelled, active, errored, dropped, judgeCalls,
+    judgeMalformed, proposerCalls, proposerMalformed, unhandledErrors}``."""
     authenticate(emu, request)
     return JSONResponse(
         {

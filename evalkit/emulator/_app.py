@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -79,28 +79,32 @@ def _v1_routes(emu: Emulator) -> list[BaseRoute]:
     return routes
 
 
+#: The admin API under ``/_emulator`` (path, handler, methods); each handler's docstring says
+#: what it takes and answers.
+ADMIN_ROUTES: Final[tuple[tuple[str, Handler, tuple[str, ...]], ...]] = (
+    ("/projects", _admin.create_project, ("POST",)),
+    ("/projects/me", _admin.whoami, ("GET",)),
+    ("/assistants/{assistant_id}/publish", _admin.publish, ("POST",)),
+    ("/assistants/{assistant_id}/readable", _admin.set_readable, ("PUT",)),
+    ("/assistants/{assistant_id}/versions", _admin.list_versions, ("GET",)),
+    ("/builds", _admin.create_build, ("POST",)),
+    ("/builds/{build_id}", _admin.get_build, ("GET",)),
+    ("/contact-lists", _admin.create_contact_list, ("POST",)),
+    ("/faults", _admin.faults, ("GET", "PUT")),
+    ("/credits", _admin.credits, ("GET", "PUT")),
+    ("/synthesis-limit", _admin.synthesis_limit, ("GET", "PUT")),
+    ("/stats", _admin.stats, ("GET",)),
+    ("/judge", _judge.judge_settings, ("GET", "PUT")),
+    ("/judge/v1/chat/completions", _judge.chat_completions, ("POST",)),
+    ("/judge/v1/models", _judge.models, ("GET",)),
+    ("/proposer", _proposer.proposer_settings, ("GET", "PUT")),
+    ("/proposer/v1/chat/completions", _proposer.chat_completions, ("POST",)),
+    ("/proposer/v1/models", _proposer.models, ("GET",)),
+)
+
+
 def _admin_routes(emu: Emulator) -> list[BaseRoute]:
-    table: list[tuple[str, Handler, list[str]]] = [
-        ("/projects", _admin.create_project, ["POST"]),
-        ("/projects/me", _admin.whoami, ["GET"]),
-        ("/assistants/{assistant_id}/publish", _admin.publish, ["POST"]),
-        ("/assistants/{assistant_id}/readable", _admin.set_readable, ["PUT"]),
-        ("/assistants/{assistant_id}/versions", _admin.list_versions, ["GET"]),
-        ("/builds", _admin.create_build, ["POST"]),
-        ("/builds/{build_id}", _admin.get_build, ["GET"]),
-        ("/contact-lists", _admin.create_contact_list, ["POST"]),
-        ("/faults", _admin.faults, ["GET", "PUT"]),
-        ("/credits", _admin.credits, ["GET", "PUT"]),
-        ("/synthesis-limit", _admin.synthesis_limit, ["GET", "PUT"]),
-        ("/stats", _admin.stats, ["GET"]),
-        ("/judge", _judge.judge_settings, ["GET", "PUT"]),
-        ("/judge/v1/chat/completions", _judge.chat_completions, ["POST"]),
-        ("/judge/v1/models", _judge.models, ["GET"]),
-        ("/proposer", _proposer.proposer_settings, ["GET", "PUT"]),
-        ("/proposer/v1/chat/completions", _proposer.chat_completions, ["POST"]),
-        ("/proposer/v1/models", _proposer.models, ["GET"]),
-    ]
-    return _routes(emu, table)
+    return _routes(emu, [(path, handler, list(methods)) for path, handler, methods in ADMIN_ROUTES])
 
 
 def build_app(emu: Emulator) -> Starlette:

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 import soundfile as sf  # type: ignore[import-untyped]
 
-from evalkit.api._limits import OUTPUT_FORMATS
+from evalkit.api import OUTPUT_FORMATS
 
 __all__ = [
     "CHARS_PER_SECOND",

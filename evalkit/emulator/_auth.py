@@ -6,7 +6,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from ..api._limits import API_KEY_PREFIX
+from ..api import API_KEY_PREFIX
 from ._core import Emulator
 from ._errors import assistant_not_found, contact_list_not_found, forbidden, unauthorized
 from ._ids import mask_key

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 from starlette.requests import ClientDisconnect, Request
 
-from ..api._requests import request_errors
+from ..api import request_errors
 from ._errors import api_error, raise_for_problems, synthesis_error
 
 MAX_JSON_DEPTH = 64

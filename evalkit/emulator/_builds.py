@@ -18,10 +18,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..api._models import AssistantConfig
-from ..api._problems import Problem
-from ..api._requests import request_errors
-from ..api._rules import Rule
+from ..api import AssistantConfig, Problem, Rule, request_errors
 from ._core import Emulator
 from ._ids import new_id, now_iso
 from ._records import AssistantRecord, Build, BuildArtifacts, Project

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..api._limits import API_KEY_PREFIX
+from ..api import API_KEY_PREFIX
 from ._errors import LastResort
 from ._faults import Faults
 from ._judge_state import JudgeState

@@ -15,7 +15,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._problems import Problem, errors_only
+from ..api import Problem, errors_only
 
 logger = logging.getLogger("evalkit.emulator")
 

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..api._problems import Problem
+from ..api import Problem
 from ._ids import derive_seed
 
 _RATE_FIELDS = {

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._util import canonical_json as _canonical_json
 from .._util import mask
-from ..api._limits import API_KEY_PREFIX
+from ..api import API_KEY_PREFIX
 
 
 def new_id() -> str:

@@ -29,7 +29,7 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._problems import Problem
+from ..api import Problem
 from ._auth import authenticate
 from ._bodies import read_json
 from ._chat_wire import chat_completion, model_list, openai_error
@@ -242,7 +242,9 @@ def _check_response_format(body: Mapping[str, Any]) -> str | None:
 
 
 async def chat_completions(emu: Emulator, request: Request) -> Response:
-    """POST /_emulator/judge/v1/chat/completions."""
+    """The emulated judge (model ``emulator-judge``; ``exact`` is the same judge without noise),
+    OpenAI-compatible: it reads evalkit's judge prompt and answers ``{"verdicts": [{"rule_id",
+    "verdict", "reason", "evidence_turn"}]}`` as the message content. Any bearer or none."""
     body = await read_json(request, emu.settings.max_body_bytes)
     model = body.get("model", JUDGE_MODEL) if isinstance(body, Mapping) else JUDGE_MODEL
     if model not in (JUDGE_MODEL, EXACT_MODEL):
@@ -294,7 +296,7 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
 
 
 async def models(emu: Emulator, request: Request) -> Response:
-    """GET /_emulator/judge/v1/models."""
+    """The judge's models (OpenAI-compatible list)."""
     return model_list([JUDGE_MODEL, EXACT_MODEL])
 
 
@@ -338,7 +340,11 @@ def _settings_from_body(body: Any) -> JudgeSettings:
 
 
 async def judge_settings(emu: Emulator, request: Request) -> Response:
-    """GET|PUT /_emulator/judge: the judge's noise settings (a PUT replaces all)."""
+    """The emulated judge's noise, ``{flipRate, malformedRate, latency, seed, falsePassRate,
+    falseFailRate, rules}``: a pass/fail verdict flips with ``flipRate``, a whole answer is
+    malformed with ``malformedRate``, each call waits ``latency`` emulated seconds;
+    ``falsePassRate`` / ``falseFailRate`` make it err in a known direction on ``rules`` (null:
+    all). A PUT replaces all."""
     authenticate(emu, request)
     if request.method == "PUT":
         emu.judge.configure(

@@ -24,9 +24,23 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from ..api import _limits as L
-from ..api import _models as M
-from ..api import _requests as Q
+from ..api import (
+    RATE_LIMIT_MESSAGE,
+    STT_MODELS,
+    TTS_PROVIDERS,
+    Assistant,
+    AssistantMetadata,
+    ContactList,
+    CreateAssistantBody,
+    ErrorEnvelope,
+    PhraseReplacementBody,
+    PhraseReplacementConfig,
+    RefineResponse,
+    SessionBody,
+    SessionCredentials,
+    SimulateBody,
+    UpdateAssistantBody,
+)
 from . import _requests as R
 
 __all__ = ["OPERATIONS", "Operation", "openapi_document"]
@@ -35,27 +49,27 @@ _S = dict[str, Any]
 _REF = "#/components/schemas/{model}"
 
 PROVIDER_UNIONS: dict[str, tuple[str, ...]] = {
-    "SttBlock": tuple(L.STT_MODELS),
-    "TtsBlock": L.TTS_PROVIDERS,
+    "SttBlock": tuple(STT_MODELS),
+    "TtsBlock": TTS_PROVIDERS,
 }
 """Blocks whose ``default`` is a union by provider: the catch-all member excludes the others."""
 
 _MODELS: tuple[type[BaseModel], ...] = (
-    M.Assistant,
-    M.AssistantMetadata,
-    M.SessionCredentials,
-    M.PhraseReplacementConfig,
-    M.ContactList,
-    M.RefineResponse,
-    M.ErrorEnvelope,
+    Assistant,
+    AssistantMetadata,
+    SessionCredentials,
+    PhraseReplacementConfig,
+    ContactList,
+    RefineResponse,
+    ErrorEnvelope,
     R.SynthesisError,
-    Q.CreateAssistantBody,
-    Q.UpdateAssistantBody,
-    Q.SessionBody,
-    Q.SimulateBody,
+    CreateAssistantBody,
+    UpdateAssistantBody,
+    SessionBody,
+    SimulateBody,
     R.EmulatorRefineBody,
     R.EmulatorTextToSpeechBody,
-    Q.PhraseReplacementBody,
+    PhraseReplacementBody,
     R.TurnEvent,
     R.DoneEvent,
     R.ErrorEvent,
@@ -84,7 +98,7 @@ _NOT_PUBLIC = (("403", "ErrorEnvelope", "Assistant is not available publicly"),)
 _SYNTH = (
     ("400", "SynthesisError", "validation"),
     ("401", "ErrorEnvelope", "invalid authorization"),
-    ("429", "SynthesisError", L.RATE_LIMIT_MESSAGE),
+    ("429", "SynthesisError", RATE_LIMIT_MESSAGE),
 )
 _RA = "/realtime-assistants"
 _ID = "/{realtimeAssistantId}"

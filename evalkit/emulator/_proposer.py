@@ -24,7 +24,7 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._problems import Problem
+from ..api import Problem
 from ._auth import authenticate
 from ._bodies import read_json
 from ._chat_wire import chat_completion, model_list, openai_error
@@ -92,7 +92,10 @@ def propose(block: Mapping[str, Any], seed: int, *, noop: bool = False) -> list[
 
 
 async def chat_completions(emu: Emulator, request: Request) -> Response:
-    """POST /_emulator/proposer/v1/chat/completions."""
+    """The emulated proposer (model ``emulator-proposer``), OpenAI-compatible: it reads evalkit's
+    proposer prompt and answers ``{"candidates": [{"instructions", "rationale"}]}``, each the
+    current prompt with one remedy applied (helpful, neutral or harmful), seeded by the
+    emulator's seed and the request. Any bearer or none."""
     body = await read_json(request, emu.settings.max_body_bytes)
     model = body.get("model", PROPOSER_MODEL) if isinstance(body, Mapping) else PROPOSER_MODEL
     if model != PROPOSER_MODEL:
@@ -115,7 +118,7 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
 
 
 async def models(emu: Emulator, request: Request) -> Response:
-    """GET /_emulator/proposer/v1/models."""
+    """The proposer's models (OpenAI-compatible list)."""
     return model_list([PROPOSER_MODEL])
 
 
@@ -139,7 +142,8 @@ def _settings_from_body(body: Any) -> ProposerSettings:
 
 
 async def proposer_settings(emu: Emulator, request: Request) -> Response:
-    """GET|PUT /_emulator/proposer: the proposer's settings (a PUT replaces all)."""
+    """The emulated proposer's settings, ``{malformedRate, noop, seed}``: a share of answers that
+    are prose, and a mode whose candidates change nothing. A PUT replaces all."""
     authenticate(emu, request)
     if request.method == "PUT":
         emu.proposer.configure(

@@ -13,15 +13,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..api._requests import (
+from ..api import (
     Context,
     RefineBody,
+    Rule,
     TextToSpeechBody,
     TtsText,
     Variables,
     VoiceId,
 )
-from ..api._rules import Rule
 
 __all__ = [
     "BuildBrief",

@@ -23,7 +23,7 @@ import jwt
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._limits import DEFAULT_SESSION_TTL_S
+from ..api import DEFAULT_SESSION_TTL_S
 from ._core import Emulator
 from ._errors import api_error
 from ._records import AssistantRecord

@@ -6,7 +6,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..api._limits import KEEPALIVE_INTERVAL_S, SIMULATION_CEILING_S
+from ..api import KEEPALIVE_INTERVAL_S, SIMULATION_CEILING_S
 from ._latency import JITTER_SIGMA
 
 BUILD_DURATION_S = 120.0

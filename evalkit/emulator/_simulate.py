@@ -29,10 +29,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from .._util import redact_text
-from ..api._advice import config_advice
-from ..api._models import AssistantConfig
-from ..api._problems import Problem
-from ..api._requests import SimulateBody, request_errors
+from ..api import AssistantConfig, Problem, SimulateBody, config_advice, request_errors
 from ._auth import authenticate, owned_assistant
 from ._bodies import check_body, read_json
 from ._core import Emulator

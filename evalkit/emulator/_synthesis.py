@@ -21,8 +21,7 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._limits import RATE_LIMIT_MESSAGE
-from ..api._requests import PhraseReplacementBody
+from ..api import RATE_LIMIT_MESSAGE, PhraseReplacementBody
 from ._audio import apply_phrase_replacements, synthesize
 from ._auth import authenticate
 from ._bodies import check_body, read_json

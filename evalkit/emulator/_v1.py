@@ -19,7 +19,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from ..api._requests import CreateAssistantBody, SessionBody, UpdateAssistantBody
+from ..api import CreateAssistantBody, SessionBody, UpdateAssistantBody
 from ._auth import authenticate, owned_assistant, owned_contact_list
 from ._bodies import check_body, read_json
 from ._builds import start_refine

@@ -24,8 +24,8 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from .._exceptions import EvalkitError
+from .._results import Result
 from .._util import run_sync
-from .._util._result import Result
 from ..api import AsyncClient, Client
 from ..compare import SequentialPlan, Verdict, compare_grades, compare_sequential
 from ..grading import GradeOptions, JudgeArg, Scorecard, ScorecardLike, agrade_run

@@ -185,9 +185,10 @@ def diff_runs(base: Run, cand: Run) -> list[dict[str, Any]]:
 
 
 def _against(store: StoreLike, run: Run) -> str:
-    from ._history import history
+    from ._history import HistoryOptions, history
 
-    frame = history(store, assistant_id=run.manifest.get("assistant_id"))
+    picked = HistoryOptions(assistant_id=run.manifest.get("assistant_id"))
+    frame = history(store, options=picked)
     rows = frame[frame["run_id"] == run.run_id].dropna(subset=["last_good_run"])
     if rows.empty:
         raise ValueError(

@@ -10,8 +10,7 @@ from typing import Literal
 import pandas as pd
 
 from .._util import run_sync
-from ..compare import CompareOptions, Comparison, compare_grades
-from ..compare._judge_correction import LabelsArg
+from ..compare import CompareOptions, Comparison, LabelsArg, compare_grades
 from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, agrade_run
 from ..store import Run
 from ._peeking import peeking_warning, record_comparison

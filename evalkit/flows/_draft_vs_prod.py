@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .._results import Result
 from .._util import gather_or_cancel, markdown_text, run_sync
-from .._util._result import Result
-from ..api import AsyncClient, Client
-from ..api._any_client import async_client
+from ..api import AsyncClient, Client, async_client
 from ..compare import (
     Comparison,
     LatencyComparison,

@@ -8,13 +8,16 @@ point; a run that did not finish complete is drawn, never compared and never las
 A point's score and interval are :func:`compare_grades`'s grid mean (cells' repeats reduced
 first, variance from the repeats within cells; a t interval, see :mod:`evalkit.stats`). A
 verdict is :func:`compare_grades`'s paired comparison of two points of one series on the
-repeats both have. The *alarm* is the nightly confirmation rule of
-:mod:`evalkit.compare._alarms` (``suspect``: one bad night; ``regressed``: confirmed on the
-next night, or one night far beyond the noise), against the last-known-good night pooled with
-the good nights before it; a night with no alarm becomes the last-known-good. The gate
+repeats both have. The *alarm* is the nightly rule, :func:`evalkit.compare.nightly_alarms`
+over the series' complete points (``suspect``: one bad night; ``regressed``: one night far
+beyond the noise, or two low nights together), against the last-known-good night pooled with
+the good nights before it, its standard error within the night plus the series'
+between-night variance (a short series: within the night only, and it says so in
+``alarm_variance``); a night with no alarm becomes the last-known-good. The gate
 (:func:`latest_regression`, ``evalkit history --fail-on-regression``, the trend notebook and
 the viewer) fails on ``alarm == "regressed"`` only, so an unchanged assistant raises at most
-about one false alarm in a hundred nights (``benchmarks/bench_nightly.py``).
+about one false alarm in a hundred nights, whether or not whole nights move
+(``benchmarks/bench_nightly.py``).
 """
 
 from __future__ import annotations
@@ -26,18 +29,22 @@ from typing import Any, Final, Literal
 
 import pandas as pd
 
-from ..compare import CompareOptions, NightlyRule, Verdict
-from ..compare._alarms import AlarmWatch
-from ..compare._compare import headline, side_score
-from ..compare._options import check_levels
-from ..grading import conversation_points
+from ..compare import (
+    CompareOptions,
+    NightlyRule,
+    Verdict,
+    check_levels,
+    grades_headline,
+    nightly_alarms,
+    side_score,
+)
 from ..store import StoreLike, catalog, open_store
 from ._series import Point, Series, build_series, load_grades, note_first
 
 __all__ = [
+    "ALARM_COLUMNS",
     "HISTORY_COLUMNS",
     "HistoryOptions",
-    "conversation_scores",
     "history",
     "latest_regression",
     "series_labels",
@@ -69,24 +76,54 @@ HISTORY_COLUMNS: Final = (
     "verdict_vs_last_good",
     "is_last_good",
     "alarm",
+    "alarm_why",
+    "alarm_difference",
+    "alarm_z",
+    "alarm_se",
+    "between_night_sd",
+    "variance_nights",
+    "alarm_variance",
     "note",
 )
+
+#: History's alarm columns and the :func:`evalkit.compare.nightly_alarms` columns they hold:
+#: why, the difference against the good nights pooled, its z and standard error, the
+#: between-night SD added (NaN: none) and from how many nights, and the variance in words.
+ALARM_COLUMNS: Final = {
+    "alarm_why": "why",
+    "alarm_difference": "difference",
+    "alarm_z": "z",
+    "alarm_se": "se",
+    "between_night_sd": "between_sd",
+    "variance_nights": "variance_nights",
+    "alarm_variance": "variance",
+}
 
 
 @dataclass(frozen=True)
 class HistoryOptions:
-    """Knobs of :func:`history`: the comparison's ``min_effect`` (points) and ``confidence``,
-    a ``target`` label to keep (``"prod"``, ``"draft"``, a variant), the nightly alarm
-    ``rule`` and fsspec ``storage_options`` for a store at a URL."""
+    """Knobs of :func:`history`: which runs (``assistant_id``; ``rubric``, one scorecard's
+    rubric version, None: every scorecard, each its own series; ``since``, a date or
+    timestamp, UTC; ``target``, ``"prod"``, ``"draft"``, a variant), ``by="rule"`` for one
+    row per point x rule, the comparison's ``min_effect`` (points) and ``confidence``, the
+    nightly alarm ``rule`` and fsspec ``storage_options`` for a store at a URL."""
 
+    assistant_id: str | None = None
+    rubric: str | None = None
+    since: Any = None
+    target: str | None = None
+    by: Literal["rule"] | None = None
     min_effect: float = 5.0
     confidence: float = 0.95
-    target: str | None = None
     storage_options: Mapping[str, Any] | None = None
     rule: NightlyRule = field(default_factory=NightlyRule)
 
     def __post_init__(self) -> None:
         check_levels(self.confidence, self.min_effect, "HistoryOptions")
+        if self.by not in (None, "rule"):
+            raise ValueError(f"HistoryOptions.by must be None or 'rule', not {self.by!r}")
+        if self.since is not None:
+            _since(self.since)
 
 
 def _since(since: Any) -> pd.Timestamp:
@@ -94,7 +131,7 @@ def _since(since: Any) -> pd.Timestamp:
         stamp = pd.Timestamp(since)
     except (ValueError, TypeError) as exc:
         raise ValueError(
-            f"since: {since!r} is not a date or timestamp (e.g. 2026-11-01): {exc}"
+            f"HistoryOptions.since: {since!r} is not a date or timestamp (e.g. 2026-11-01): {exc}"
         ) from None
     return stamp.tz_localize("UTC") if stamp.tzinfo is None else stamp.tz_convert("UTC")
 
@@ -117,34 +154,20 @@ def _versus(base: pd.DataFrame, cand: pd.DataFrame, opts: HistoryOptions) -> tup
     if base.empty or cand.empty or not set(base["cell_id"]) & set(cand["cell_id"]):
         return float("nan"), Verdict.INSUFFICIENT_EVIDENCE.value
     base, cand = _common_repeats(base, cand)
-    decision = headline(
+    decision = grades_headline(
         base, cand, CompareOptions(confidence=opts.confidence, min_effect=opts.min_effect)
     ).decision
     return float(decision.interval.estimate), decision.verdict.value
 
 
-def conversation_scores(grades: pd.DataFrame) -> pd.DataFrame:
-    """One row per conversation: its ``cell_id`` and ``score`` (0-100), what the alarm reads."""
-    points = conversation_points(grades)
-    cells = grades.drop_duplicates("conversation_id").set_index("conversation_id")["cell_id"]
-    return pd.DataFrame(
-        {"cell_id": cells.reindex(points.index).astype(str).to_numpy(), "score": points["score"]}
-    )
-
-
-def _select(
-    store: StoreLike,
-    assistant_id: str | None,
-    since: Any,
-    opts: HistoryOptions,
-) -> pd.DataFrame:
+def _select(store: StoreLike, opts: HistoryOptions) -> pd.DataFrame:
     runs = catalog(open_store(store, opts.storage_options))
-    if assistant_id is not None:
-        runs = runs[runs["assistant_id"] == assistant_id]
+    if opts.assistant_id is not None:
+        runs = runs[runs["assistant_id"] == opts.assistant_id]
     if opts.target is not None:
         runs = runs[runs["target"] == opts.target]
-    if since is not None:
-        runs = runs[runs["started_at"] >= _since(since)]
+    if opts.since is not None:
+        runs = runs[runs["started_at"] >= _since(opts.since)]
     return runs.reset_index(drop=True)
 
 
@@ -168,11 +191,20 @@ def _base_row(one: Series, point: Point, opts: HistoryOptions) -> dict[str, Any]
     return row
 
 
+def _alarms(one: Series, opts: HistoryOptions) -> dict[str, dict[str, Any]]:
+    """The nightly rule over the series' comparable points (:func:`nightly_alarms`), by run."""
+    nights = {p.run_id: p.grades for p in one.points if p.comparable}
+    frame = nightly_alarms(nights, options=opts.rule).nights
+    return {
+        str(row["night"]): {str(k): v for k, v in row.items()} for row in frame.to_dict("records")
+    }
+
+
 def _walk(one: Series, opts: HistoryOptions) -> list[dict[str, Any]]:
     """One row per point of a series: score, verdicts against the previous and the
-    last-known-good point, and the nightly alarm."""
+    last-known-good point, and the nightly alarm with the variance it used."""
     rows: list[dict[str, Any]] = []
-    watch = AlarmWatch(opts.rule)
+    alarms = _alarms(one, opts)
     by_id = {p.run_id: p for p in one.points}
     previous: Point | None = None
     for point in one.points:
@@ -185,7 +217,8 @@ def _walk(one: Series, opts: HistoryOptions) -> list[dict[str, Any]]:
             row["difference_vs_previous"], row["verdict_vs_previous"] = _versus(
                 previous.grades, point.grades, opts
             )
-        good = watch.last_good
+        judged = alarms[point.run_id]
+        good = judged["last_good"]
         if good is not None:
             row["last_good_run"] = good
             same = previous is not None and good == previous.run_id  # one comparison, not two
@@ -194,8 +227,9 @@ def _walk(one: Series, opts: HistoryOptions) -> list[dict[str, Any]]:
                 if same
                 else _versus(by_id[good].grades, point.grades, opts)
             )
-        _, row["alarm"] = watch.observe(point.run_id, conversation_scores(point.grades))
-        row["is_last_good"] = watch.last_good == point.run_id
+        row["alarm"] = judged["alarm"]
+        row |= {column: judged[source] for column, source in ALARM_COLUMNS.items()}
+        row["is_last_good"] = bool(judged["good"])
         previous = point
     return rows
 
@@ -222,30 +256,21 @@ def _by_rule(one: Series, rows: list[dict[str, Any]], opts: HistoryOptions) -> l
     return out
 
 
-def history(
-    store: StoreLike = "runs",
-    *,
-    assistant_id: str | None = None,
-    rubric: str | None = None,
-    since: Any = None,
-    by: Literal["rule"] | None = None,
-    options: HistoryOptions | None = None,
-) -> pd.DataFrame:
+def history(store: StoreLike = "runs", *, options: HistoryOptions | None = None) -> pd.DataFrame:
     """A store's graded runs as tidy series, one row per point (per point x rule with
-    ``by="rule"``), series after series, each oldest first. See the module docstring.
+    ``options.by="rule"``), series after series, each oldest first. See the module docstring.
 
-    ``store``: a folder or an fsspec URL. ``assistant_id``, ``since`` (a date or timestamp,
-    UTC) and ``options.target`` select runs; ``rubric`` keeps one scorecard's rubric version
-    (None: every scorecard, each its own series). Columns: :data:`HISTORY_COLUMNS`:
-    ``series`` (a short stable id), verdicts (:class:`Verdict` values; a series' first point
-    has none), ``alarm`` (None, ``"suspect"`` or ``"regressed"``) and ``note`` (why a point
-    is not compared, which shards were merged).
+    ``store``: a folder or an fsspec URL. ``options`` (:class:`HistoryOptions`) selects runs
+    (assistant, scorecard, since, target) and holds the comparison's levels and the nightly
+    rule. Columns: :data:`HISTORY_COLUMNS`: ``series`` (a short stable id), verdicts
+    (:class:`Verdict` values; a series' first point has none), ``alarm`` (None,
+    ``"suspect"`` or ``"regressed"``) with the statistic and the variance it used
+    (:data:`ALARM_COLUMNS`), and ``note`` (why a point is not compared, which shards were
+    merged).
     """
     opts = options or HistoryOptions()
-    if by not in (None, "rule"):
-        raise ValueError(f"by must be None or 'rule', not {by!r}")
-    runs = _select(store, assistant_id, since, opts)
-    series = build_series(runs, rubric)
+    runs = _select(store, opts)
+    series = build_series(runs, opts.rubric)
     load_grades(series, open_store(store, opts.storage_options))
     for one in series:
         one.points = [p for p in one.points if not p.grades.empty]
@@ -254,16 +279,19 @@ def history(
     rows: list[dict[str, Any]] = []
     for one in series:
         walked = _walk(one, opts)
-        rows += _by_rule(one, walked, opts) if by == "rule" else walked
-    columns = [c for c in HISTORY_COLUMNS if by == "rule" or c != "rule_id"]
+        rows += _by_rule(one, walked, opts) if opts.by == "rule" else walked
+    columns = [c for c in HISTORY_COLUMNS if opts.by == "rule" or c != "rule_id"]
     frame = pd.DataFrame(rows, columns=columns)
-    for column in ("score", "score_low", "score_high"):
+    for column in ("score", "score_low", "score_high", "difference_vs_previous"):
         frame[column] = frame[column].astype("float64")
-    for column in ("difference_vs_previous", "difference_vs_last_good"):
+    for column in ("difference_vs_last_good", "alarm_difference", "alarm_z", "alarm_se"):
         frame[column] = frame[column].astype("float64")
+    frame["between_night_sd"] = frame["between_night_sd"].astype("float64")
+    frame["variance_nights"] = frame["variance_nights"].fillna(0).astype("int64")
     frame["started_at"] = pd.to_datetime(frame["started_at"], utc=True)
     frame["is_last_good"] = frame["is_last_good"].astype(bool)
-    frame["alarm"] = frame["alarm"].astype("object").where(frame["alarm"].notna(), None)
+    for column in ("alarm", "alarm_why", "alarm_variance"):
+        frame[column] = frame[column].astype("object").where(frame[column].notna(), None)
     return frame
 
 

@@ -14,10 +14,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._util._result import Result
+from .._results import Result
 from ..compare import check_levels
-from ..grading import Grades, JudgeArg, Scorecard, ScorecardLike, grade_transcripts
-from ..grading._agreement import judge_drift_table
+from ..grading import (
+    Grades,
+    JudgeArg,
+    Scorecard,
+    ScorecardLike,
+    grade_transcripts,
+    judge_drift_table,
+)
 from ..store import Run
 
 __all__ = ["JudgeDrift", "JudgeDriftOptions", "compare_judges"]

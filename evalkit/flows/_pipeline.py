@@ -21,8 +21,7 @@ import pandas as pd
 
 from .._util import run_sync
 from ..api import AsyncClient, Client
-from ..compare import CompareOptions, Comparison, compare_grades
-from ..compare._options import check_levels
+from ..compare import CompareOptions, Comparison, check_levels, compare_grades
 from ..diagnose import record_flags
 from ..grading import GradeOptions, Grades, JudgeArg, ScorecardLike, agrade_run, left_out_of
 from ..grid import Grid

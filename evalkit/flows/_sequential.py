@@ -22,10 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._util import cancel_and_wait, gather_or_cancel
-from .._util._progress import planned_stop
-from .._util._result import Result
-from .._util._summary import json_records, json_value
+from .._results import Result, json_records, json_value
+from .._util import cancel_and_wait, gather_or_cancel, planned_stop
 from ..compare import Comparison, SequentialPlan, compare_sequential, first_repeats
 from ..grading import Grades, JudgeArg, Scorecard, agrade_run
 from ..runner import arun_grid

@@ -9,14 +9,14 @@ import logging
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
 import pandas as pd
 
+from .._results import Result
 from .._util import atomic_write_bytes, json_default
-from .._util._result import Result
 from ..store import StoreLike
 from ._history import HistoryOptions, history, latest_regression, series_labels
 from ._notebook import Regression
@@ -46,6 +46,8 @@ TREND_SUMMARY_COLUMNS: Final = (
     "difference_vs_last_good",
     "verdict_vs_last_good",
     "alarm",
+    "alarm_z",
+    "alarm_variance",
 )
 
 
@@ -168,19 +170,12 @@ class NightlyTrend(Result):
             )
 
 
-def nightly_trend(
-    store: StoreLike,
-    *,
-    assistant_id: str | None = None,
-    rubric: str | None = None,
-    since: Any = None,
-    options: HistoryOptions | None = None,
-) -> NightlyTrend:
-    """:func:`evalkit.history` of ``store`` (a folder or URL) by run and by rule."""
+def nightly_trend(store: StoreLike, *, options: HistoryOptions | None = None) -> NightlyTrend:
+    """:func:`evalkit.history` of ``store`` (a folder or URL) by run and by rule (``options``
+    selects the runs as for history; its ``by`` is set for each)."""
     opts = options or HistoryOptions()
-    picked = {"assistant_id": assistant_id, "rubric": rubric, "since": since, "options": opts}
-    by_run = history(store, **picked)
-    by_rule = history(store, by="rule", **picked)
+    by_run = history(store, options=replace(opts, by=None))
+    by_rule = history(store, options=replace(opts, by="rule"))
     return NightlyTrend(by_run, by_rule, opts, series_labels(by_run))
 
 
@@ -242,10 +237,13 @@ def _paragraph(frame: pd.DataFrame, options: HistoryOptions, label: str | None) 
     alarm = row.get("alarm")
     if isinstance(alarm, str):
         parts.append(
-            "the nightly rule flags it **regressed** (confirmed)"
+            f"the nightly rule flags it **regressed** ({row.get('alarm_why')})"
             if alarm == "regressed"
             else "the nightly rule flags it **suspect** (one bad night; confirmed if the next night agrees)"
         )
+    variance = row.get("alarm_variance")
+    if isinstance(variance, str) and variance:
+        parts.append(f"the alarm's variance: {variance}")
     return "; ".join(parts)
 
 

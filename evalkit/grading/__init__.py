@@ -29,6 +29,7 @@ from ._judge_types import (
 from ._judging import JudgeArg
 from ._label_plan import plan_labels
 from ._label_queue import label_queue, planned_n
+from ._left_out import RuleLeftOut
 from ._score import conversation_points, score_from_points
 from ._scorecard import Scorecard, ScorecardRule
 from ._stored import stored_scorecards
@@ -52,6 +53,7 @@ __all__ = [
     "JudgeTask",
     "JudgeVerdict",
     "JudgedRule",
+    "RuleLeftOut",
     "Scorecard",
     "ScorecardError",
     "ScorecardLike",
@@ -70,5 +72,21 @@ __all__ = [
     "score_from_points",
     "stored_scorecards",
 ]
+
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._agreement import judge_drift_table as judge_drift_table
+from ._correction import MIN_LABELS as MIN_LABELS
+from ._correction import Matched as Matched
+from ._left_out import left_out_mask as left_out_mask
+from ._left_out import left_out_words as left_out_words
+
+_SIBLING_API = (
+    "MIN_LABELS",
+    "Matched",
+    "judge_drift_table",
+    "left_out_mask",
+    "left_out_words",
+)
 
 publish(globals())

@@ -14,10 +14,10 @@ from typing import Any, TypeAlias
 import numpy as np
 import pandas as pd
 
-from .._util._result import Result
-from .._util._summary import json_records, json_value
+from .._results import Result, json_records, json_value
 from ..stats import wilson_interval
 from ..store import StoreLocation
+from ._left_out import RuleLeftOut, left_out_words, rules_left_out
 from ._score import conversation_points
 
 __all__ = ["UNSTABLE_BELOW", "Grades", "GradesLike", "as_grades_frame", "scores_of"]
@@ -93,8 +93,32 @@ class Grades(Result):
 
     @property
     def mean_score(self) -> float:
-        """Mean conversation score (NaN when nothing was scored)."""
+        """Mean conversation score (NaN when nothing was scored); see :attr:`rules_left_out`
+        for rules that no score counts."""
         return float(self.scores["score"].mean()) if len(self.frame) else math.nan
+
+    @property
+    def rules_left_out(self) -> list[RuleLeftOut]:
+        """Rules with errors and not one ``pass`` or ``fail`` (a judge that never answered):
+        every score leaves their points out, so :attr:`mean_score` is not the scorecard's
+        score, and the headline says so."""
+        return rules_left_out(self.frame)
+
+    @property
+    def score_text(self) -> str:
+        """``mean score 78.4`` in words, naming the rules it leaves out when some have no
+        verdict (``mean score 93.0 without confirms-slot (40 of 100 points; ...)``)."""
+        mean = self.mean_score
+        if math.isnan(mean):
+            return "no score"
+        left = self.rules_left_out
+        if not left:
+            return f"mean score {mean:.1f}"
+        total = float(self.frame.drop_duplicates("rule_id")["points"].astype("float64").sum())
+        return (
+            f"mean score {mean:.1f} without {left_out_words(left, total)}: not the "
+            "scorecard's score"
+        )
 
     def by_rule(
         self, labels: pd.DataFrame | None = None, *, confidence: float = 0.95
@@ -180,26 +204,30 @@ class Grades(Result):
         return f"{total} left out ({parts})"
 
     def headline(self) -> str:
-        """Conversations graded and left out, rules, verdict counts, mean score, graders."""
+        """Conversations graded and left out, rules, verdict counts, mean score (and the rules
+        it leaves out whole), graders."""
         n_rules = self.frame["rule_id"].nunique()
         verdicts = self.frame["verdict"].value_counts()
         counts = ", ".join(f"{v} {int(verdicts.get(v, 0))}" for v in _VERDICTS)
-        mean = self.mean_score
-        score = f"mean score {mean:.1f}" if not math.isnan(mean) else "no score"
         where = f", stored at {self.path}" if self.path else ""
         return (
             f"{self.rubric_version_id!r}: {self.n_conversations} conversation(s) graded, "
-            f"{self._left_out_text()}, {n_rules} rule(s); {counts}; {score}; "
+            f"{self._left_out_text()}, {n_rules} rule(s); {counts}; {self.score_text}; "
             f"graders: {', '.join(self.graders) or 'none'}{where}"
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Rubric, counts, mean score, graders and the per-rule table (JSON-ready)."""
+        """Rubric, counts, mean score, the rules it leaves out whole, graders and the per-rule
+        table (JSON-ready)."""
         return {
             "rubric_version_id": self.rubric_version_id,
             "conversations": self.n_conversations,
             "left_out": dict(self.left_out),
             "mean_score": json_value(self.mean_score),
+            "rules_left_out": [
+                {"rule_id": r.rule_id, "points": r.points, "errors": r.errors}
+                for r in self.rules_left_out
+            ],
             "graders": self.graders,
             "path": None if self.path is None else str(self.path),
             "rules": json_records(self.by_rule()) if len(self.frame) else [],
@@ -226,12 +254,11 @@ class Grades(Result):
                     "grader": r["grader"],
                 }
             )
-        mean = self.mean_score
         return {
             "rows": rows,
             "verdicts": _VERDICTS,
             "left_out_text": self._left_out_text(),
-            "score": f"mean score {mean:.1f}" if not math.isnan(mean) else "no score",
+            "score": self.score_text,
         }
 
 

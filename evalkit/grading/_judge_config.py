@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
-from urllib.parse import urlsplit
 
+from .._chat import ChatEnv
 from ..api import ConfigurationError, RetryPolicy
 
 __all__ = [
     "API_KEY_ENV",
     "BASE_URL_ENV",
+    "JUDGE_ENV",
     "MODEL_ENV",
     "JudgeNotConfigured",
     "JudgeOptions",
     "JudgeStats",
-    "resolve_endpoint",
 ]
 
 MODEL_ENV: Final = "EVALKIT_JUDGE_MODEL"
@@ -27,6 +25,20 @@ API_KEY_ENV: Final = "EVALKIT_JUDGE_API_KEY"
 
 class JudgeNotConfigured(ConfigurationError):
     """No judge model or endpoint was given, by argument or environment."""
+
+
+#: Where a judge's settings come from (the model, the endpoint and the key, all optional
+#: arguments of :class:`~evalkit.grading.Judge`).
+JUDGE_ENV: Final = ChatEnv(
+    what="judge",
+    model_env=MODEL_ENV,
+    base_url_env=BASE_URL_ENV,
+    api_key_env=API_KEY_ENV,
+    options="JudgeOptions",
+    example="Judge(model=..., base_url=...)",
+    error=JudgeNotConfigured,
+    logger="evalkit.grading.judge",
+)
 
 
 #: The judge's attempts per task when neither ``max_attempts`` nor a ``retry`` policy says.
@@ -97,8 +109,11 @@ class JudgeOptions:
 
     @property
     def policy(self) -> RetryPolicy:
-        """The retry policy in use (the given one, else the default with 3 attempts)."""
-        return self.retry if self.retry is not None else RetryPolicy(max_attempts=self.attempts)
+        """The retry policy in use, making :attr:`attempts` attempts (the given one, else the
+        default)."""
+        if self.retry is None:
+            return RetryPolicy(max_attempts=self.attempts)
+        return replace(self.retry, max_attempts=self.attempts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,32 +129,3 @@ class JudgeStats:
     errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-
-
-def resolve_endpoint(
-    model: str | None, base_url: str | None, environ: Mapping[str, str] | None = None
-) -> tuple[str, str]:
-    """``(model, base_url)`` from the arguments, else ``EVALKIT_JUDGE_MODEL`` and
-    ``EVALKIT_JUDGE_BASE_URL``; :class:`JudgeNotConfigured` names every setting missing.
-
-    A trailing ``/chat/completions`` on the base URL is dropped.
-    """
-    env = os.environ if environ is None else environ
-    name = (model or env.get(MODEL_ENV) or "").strip()
-    url = (base_url or env.get(BASE_URL_ENV) or "").strip().rstrip("/")
-    missing = [var for var, value in ((MODEL_ENV, name), (BASE_URL_ENV, url)) if not value]
-    if missing:
-        what = " and ".join(missing)
-        raise JudgeNotConfigured(
-            f"no LLM judge configured: set {what} (an OpenAI-compatible endpoint such as "
-            f"http://host:port/v1 in {BASE_URL_ENV}, its model name in {MODEL_ENV}, and "
-            f"{API_KEY_ENV} if it needs a key), or pass Judge(model=..., base_url=...); "
-            "`evalkit emulator` prints the settings of an emulated judge"
-        )
-    url = url.removesuffix("/chat/completions")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise JudgeNotConfigured(
-            f"the judge base URL must be an http(s) URL such as http://host:port/v1, got {url!r}"
-        )
-    return name, url

@@ -1,4 +1,5 @@
-"""Reading a judge's answer: the first JSON object in the content, validated with pydantic.
+"""Reading a judge's answer: the first JSON object in the content
+(:func:`evalkit._chat.extract_json_object`), validated with pydantic.
 
 An answer is well-formed when it holds exactly one verdict for every requested rule id (no
 unknown, missing or repeated ids), each ``pass``, ``fail`` or ``na`` with a reason, and every
@@ -8,21 +9,14 @@ evidence turn is a turn of the transcript (or null). Anything else is a
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Collection, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-__all__ = ["AnswerVerdict", "MalformedAnswer", "extract_json_object", "parse_answer"]
+from .._chat import MalformedAnswer, extract_json_object
 
-_FENCE_RE: Final = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
-_DECODER: Final = json.JSONDecoder()
-
-
-class MalformedAnswer(ValueError):
-    """The judge answered, but not with the verdicts asked for."""
+__all__ = ["AnswerVerdict", "parse_answer"]
 
 
 class AnswerVerdict(BaseModel):
@@ -45,39 +39,6 @@ class _Answer(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     verdicts: list[AnswerVerdict]
-
-
-def _first_object(text: str) -> dict[str, Any] | None:
-    start = text.find("{")
-    while start != -1:
-        try:
-            value, _end = _DECODER.raw_decode(text, start)
-        except json.JSONDecodeError:
-            value = None
-        if isinstance(value, dict):
-            return value
-        start = text.find("{", start + 1)
-    return None
-
-
-def extract_json_object(content: str) -> dict[str, Any]:
-    """The answer's JSON object: the whole content, a fenced block, or the first ``{...}``."""
-    stripped = content.strip()
-    try:
-        whole = json.loads(stripped)
-    except json.JSONDecodeError:
-        whole = None
-    if isinstance(whole, dict):
-        return whole
-    for block in _FENCE_RE.findall(stripped):
-        found = _first_object(block)
-        if found is not None:
-            return found
-    found = _first_object(stripped)
-    if found is None:
-        excerpt = " ".join(stripped.split())[:80]
-        raise MalformedAnswer(f"no JSON object in the answer (starts {excerpt!r})")
-    return found
 
 
 def _validation_summary(exc: ValidationError) -> str:

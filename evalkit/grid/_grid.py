@@ -36,9 +36,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._util import canonical_json, content_hash
-from ..api._exceptions import InvalidRequestError
-from ..api._problems import Problem
-from ..api._requests import check_context
+from ..api import InvalidRequestError, Problem, check_context
 from ._personas import Persona, PersonaError, load_personas
 from ._text import encodable, unsendable_text
 from ._variables import Record, VariablesInput, load_records, load_variables, record_keys

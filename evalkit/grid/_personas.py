@@ -22,7 +22,7 @@ from typing import Any, NamedTuple, TypeAlias
 import yaml
 
 from .._exceptions import EvalkitError
-from ..api._problems import type_name
+from ..api import type_name
 from ..data import resolve
 
 __all__ = ["Persona", "PersonaError", "PersonaProblem", "load_personas"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..api._problems import Problem
+from ..api import Problem
 
 __all__ = ["encodable", "unsendable_text"]
 

@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from .._util import canonical_json
-from ..api._exceptions import InvalidRequestError
-from ..api._limits import MAX_VARIABLE_KEY_CHARS, MAX_VARIABLES_JSON_CHARS
-from ..api._problems import Problem
-from ..api._requests import check_variables
+from ..api import (
+    MAX_VARIABLE_KEY_CHARS,
+    MAX_VARIABLES_JSON_CHARS,
+    InvalidRequestError,
+    Problem,
+    check_variables,
+)
 from ..data import resolve
 from ._text import encodable, unsendable_text
 

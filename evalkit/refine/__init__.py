@@ -37,4 +37,10 @@ __all__ = [
     "validate_feedback",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._candidates import refine_candidates as refine_candidates
+
+_SIBLING_API = ("refine_candidates",)
+
 publish(globals())

@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-from ..api import Assistant, AsyncClient
-from ..api._any_client import AnyClient, async_client
+from ..api import AnyClient, Assistant, AsyncClient, async_client
 from ._errors import RefineError
 
 __all__ = ["AnyClient", "async_client", "find_assistant"]

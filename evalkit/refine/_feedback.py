@@ -15,9 +15,7 @@ from typing import Any, Final
 import pandas as pd
 
 from .._util import redact_text
-from ..api import InvalidRequestError, Problem
-from ..api._limits import MAX_OWNER_FEEDBACK_CHARS
-from ..api._requests import RefineBody, request_errors
+from ..api import MAX_OWNER_FEEDBACK_CHARS, InvalidRequestError, Problem, RefineBody, request_errors
 from ..grading import GradesLike, as_grades_frame
 from ..store import Run
 

@@ -18,9 +18,8 @@ from typing import Any, Final, Literal
 
 import pandas as pd
 
+from .._results import Result, json_records
 from .._util import now, run_sync
-from .._util._result import Result
-from .._util._summary import json_records
 from ..api import AsyncClient
 from ..compare import Comparison
 from ..flows import GradedRun, PipelineOptions, RunSpec, arun_and_grade, compare_graded

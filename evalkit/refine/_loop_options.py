@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..compare._options import check_min_effect
+from ..compare import check_min_effect
 from ._refine_options import RefineOptions
 
 __all__ = ["RefineLoopOptions"]

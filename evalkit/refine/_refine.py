@@ -31,8 +31,7 @@ from typing import Any, Final
 from .._util import PollPolicy, apoll, now_iso, run_sync
 from ..api import ApiError, AssistantMetadata, AsyncClient, NotFoundError
 from ..store import StoreLike, local_folder
-from ..targets import ConfigSnapshot, SnapshotStore
-from ..targets._diff import PROMPT_PATH, config_edits, prompt_diff
+from ..targets import PROMPT_PATH, ConfigSnapshot, SnapshotStore, config_edits, prompt_diff
 from ._clients import AnyClient, async_client, find_assistant
 from ._errors import BuildInFlightError, RefineError, RefineTimeout
 from ._feedback import validate_feedback

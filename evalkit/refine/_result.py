@@ -8,8 +8,7 @@ from typing import Any
 
 from .._util import run_sync
 from ..api import AsyncClient
-from ..targets import ConfigSnapshot
-from ..targets._diff import NAME_PATH, ConfigEdit, apply_edits
+from ..targets import NAME_PATH, ConfigEdit, ConfigSnapshot, apply_edits
 from ._clients import AnyClient, async_client, find_assistant
 
 __all__ = ["RefineResult"]

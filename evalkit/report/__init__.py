@@ -85,4 +85,10 @@ __all__ = [
     "write_runs_overview",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._fonts import bundled_nastaliq_bytes as bundled_nastaliq_bytes
+
+_SIBLING_API = ("bundled_nastaliq_bytes",)
+
 publish(globals())

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 from markupsafe import Markup
 
-from .._util._html import render_html, stylesheet
+from .._util import render_html, stylesheet
 from ..api import Client
 from ..grading import GradesLike, as_grades_frame
 from ..store import Run

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from .._util._html import render_html, stylesheet
+from .._util import render_html, stylesheet
 from ..data import nastaliq_font_path
 from ._fonts import bundled_nastaliq_bytes, has_arabic
 

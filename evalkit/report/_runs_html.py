@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._util import atomic_write_bytes
-from .._util._html import render_html
+from .._util import atomic_write_bytes, render_html
 from ..store import STATUSES, Run
 from ._transcript_html import html_page, table_html
 

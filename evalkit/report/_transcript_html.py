@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
-from .._util._html import render_html, stylesheet
+from .._util import render_html, stylesheet
 from ..grading import GradesLike, as_grades_frame
 from ._fonts import is_arabic_script
 from ._urdu_html import urdu_html

@@ -9,7 +9,7 @@ The markup is the template ``evalkit/templates/urdu.html``; this module only fin
 
 from __future__ import annotations
 
-from .._util._html import render_html
+from .._util import render_html
 from ._fonts import arabic_runs, is_arabic_script
 
 __all__ = ["NOWRAP_CLASS", "NOWRAP_MAX", "URDU_CLASS", "urdu_html", "urdu_segments"]

@@ -25,4 +25,18 @@ __all__ = [
     "run_grid",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._pricing import DEFAULT_MINUTES as DEFAULT_MINUTES
+from ._pricing import DEFAULT_TURNS as DEFAULT_TURNS
+from ._pricing import llm_of as llm_of
+from ._pricing import manifest_llm as manifest_llm
+
+_SIBLING_API = (
+    "DEFAULT_MINUTES",
+    "DEFAULT_TURNS",
+    "llm_of",
+    "manifest_llm",
+)
+
 publish(globals())

@@ -15,6 +15,7 @@ from ..api import (
     AsyncClient,
     Done,
     InvalidRequestError,
+    RetryDecision,
     StreamDropped,
     Transcript,
     UnexpectedResponseError,
@@ -69,30 +70,37 @@ class ConversationRunner:
         t0 = time.monotonic()  # duration_s spans every attempt, like started_at
         attempts = 0
         failure: Exception | None = None
-        while True:
-            attempts += 1
-            try:
-                transcript = await client.simulate(self.simulate_id, **kwargs).collect()
-            except StreamDropped as exc:
-                if attempts < self.max_attempts:
-                    wait = self._retry.wait_for(attempts, exc, self._rng)
-                    logger.info(
-                        "conversation %s dropped (%s); running it again in %.2fs",
-                        slot.conversation_id,
-                        exc,
-                        wait,
-                    )
-                    await self._retry.async_sleep(wait)
-                    continue
-                turns = _turn_records(exc.turns, exc.turn_at_s)
-                outcome: Outcome = ("dropped", str(exc), turns, None, None)
-            except FATAL_ERRORS:
-                raise
-            except _FAILED as exc:
-                outcome, failure = ("failed", str(exc), [], None, None), exc
-            else:
-                outcome = _outcome(transcript)
-            break
+
+        async def attempt(n: int) -> Transcript:
+            nonlocal attempts
+            attempts = n
+            return await client.simulate(self.simulate_id, **kwargs).collect()
+
+        def rerun(n: int, exc: Exception, wait: float) -> None:
+            logger.info(
+                "conversation %s dropped (%s); running it again in %.2fs",
+                slot.conversation_id,
+                exc,
+                wait,
+            )
+
+        try:
+            transcript = await self._retry.arun(
+                attempt,
+                decide=_dropped_again,
+                attempts=self.max_attempts,
+                rng=self._rng,
+                on_retry=rerun,
+            )
+        except StreamDropped as exc:
+            turns = _turn_records(exc.turns, exc.turn_at_s)
+            outcome: Outcome = ("dropped", str(exc), turns, None, None)
+        except FATAL_ERRORS:
+            raise
+        except _FAILED as exc:
+            outcome, failure = ("failed", str(exc), [], None, None), exc
+        else:
+            outcome = _outcome(transcript)
         status, message, turns, first_turn_s, persona_id = outcome
         record = ConversationRecord(
             run_id=self.run_id,
@@ -118,6 +126,12 @@ class ConversationRunner:
             persona_tags=cell.persona.tags_json,
         )
         return record, turns, failure
+
+
+def _dropped_again(exc: Exception) -> RetryDecision:
+    """A dropped stream is run again as a new conversation; every other error is final here
+    (the client has retried its requests already)."""
+    return "wait" if isinstance(exc, StreamDropped) else "stop"
 
 
 def _outcome(transcript: Transcript) -> Outcome:

@@ -26,7 +26,7 @@ from typing import Any, Final
 import yaml
 
 from .._exceptions import EvalkitError
-from ..api._limits import LLM_MODELS
+from ..api import LLM_MODELS
 from ..data import resolve
 from ..targets import merge_patch
 

@@ -22,10 +22,8 @@ from typing import Any
 
 import httpx
 
-from .._util import Progress, now, now_iso, run_sync
-from .._util._progress import PlannedEnd, progress_label
-from ..api import AsyncClient, Client
-from ..api._any_client import as_async_client
+from .._util import PlannedEnd, Progress, now, now_iso, progress_label, run_sync
+from ..api import AsyncClient, Client, as_async_client
 from ..grid import ConversationSlot, Grid
 from ..store import (
     ConversationRecord,

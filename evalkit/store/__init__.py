@@ -123,4 +123,16 @@ __all__ = [
     "write_grades",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._journal import JOURNAL_NAME as JOURNAL_NAME
+from ._labels import LABELS_DIR as LABELS_DIR
+from ._labels import default_labeller as default_labeller
+
+_SIBLING_API = (
+    "JOURNAL_NAME",
+    "LABELS_DIR",
+    "default_labeller",
+)
+
 publish(globals())

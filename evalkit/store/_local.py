@@ -17,8 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from .._util import atomic_write, content_hash, fsync_dir, remove_stale_temps
-from .._util._atomic import temp_path_for
+from .._util import atomic_write, content_hash, fsync_dir, remove_stale_temps, temp_path_for
 from ._journal import JOURNAL_NAME, JournalContents, JournalWriter, complete_size, read_journal
 
 if TYPE_CHECKING:

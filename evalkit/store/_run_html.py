@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._util._html import render_html, stylesheet
+from .._util import render_html, stylesheet
 from ._records import STATUSES
 
 __all__ = ["run_html"]

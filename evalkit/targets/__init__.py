@@ -47,4 +47,22 @@ __all__ = [
     "strip_redacted_keys",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._diff import NAME_PATH as NAME_PATH
+from ._diff import PROMPT_PATH as PROMPT_PATH
+from ._diff import apply_edits as apply_edits
+from ._diff import config_diff as config_diff
+from ._diff import config_edits as config_edits
+from ._diff import prompt_diff as prompt_diff
+
+_SIBLING_API = (
+    "NAME_PATH",
+    "PROMPT_PATH",
+    "apply_edits",
+    "config_diff",
+    "config_edits",
+    "prompt_diff",
+)
+
 publish(globals())

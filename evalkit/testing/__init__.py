@@ -28,6 +28,7 @@ from .._util import publish
 from ._check import Check, CheckFailed, FamilyPlace, InsufficientEvidence
 from ._comparisons import assert_improved, assert_not_worse
 from ._family import Family, Part, family, pass_rates
+from ._holm import holm_step_down as holm_step_down
 from ._latency import assert_latency
 from ._nightly import assert_no_regression
 from ._options import INSUFFICIENT_MODES, AssertOptions, InsufficientMode
@@ -35,8 +36,8 @@ from ._pass_rate import assert_pass_rate
 from ._record import record, run_id_for
 from ._service import Service
 from ._session import SessionError
-from ._session import SessionSettings as SessionSettings  # _SIBLING_API
-from ._session import open_service as open_service  # _SIBLING_API
+from ._session import SessionSettings as SessionSettings
+from ._session import open_service as open_service
 
 __all__ = [
     "INSUFFICIENT_MODES",
@@ -61,7 +62,8 @@ __all__ = [
     "run_id_for",
 ]
 
-#: What the pytest plugin (``evalkit.pytest_plugin``) imports from here that users need not.
-_SIBLING_API = (SessionSettings, open_service)
+#: What evalkit's other modules (the pytest plugin, the suite calibration) import from here
+#: that users need not: not public, not in the API snapshot.
+_SIBLING_API = ("SessionSettings", "holm_step_down", "open_service")
 
 publish(globals())

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import pandas as pd
 
-from .._check_context import current_context
 from .._exceptions import EvalkitError
+from .._results import Result
+from .._test_session import current_context
 from .._util import content_hash, markdown_text
-from .._util._result import Result
 from ..compare import level_words
 
 if TYPE_CHECKING:

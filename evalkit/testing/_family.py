@@ -22,7 +22,7 @@ from typing import Any, ClassVar, Final, Literal
 import numpy as np
 import pandas as pd
 
-from .._util._result import Result
+from .._results import Result
 from ..compare import CompareOptions, Comparison, Verdict, compare_grades
 from ..grading import JudgeArg, ScorecardLike
 from ._check import FamilyPlace
@@ -153,7 +153,7 @@ class Family(Result):
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict[str, Any]:
-        from .._util._summary import json_records
+        from .._results import json_records
 
         return {
             "kind": self.kind,

@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .._shared_session import SharedFolder
+from .._test_session import SharedFolder
 from ..api import Client
 from ..emulator import EmulatorAdmin
 from ..grading import Judge

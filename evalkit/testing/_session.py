@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from .._exceptions import EvalkitError
-from .._shared_session import SharedFolder
+from .._test_session import SharedFolder
 from ..api import ApiConnectionError, ApiError, Client, ConfigurationError
 from ..emulator import EmulatorSettings, serve
 from ._service import Service

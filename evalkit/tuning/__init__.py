@@ -59,4 +59,16 @@ __all__ = [
     "write_tune_outputs",
 ]
 
+# What evalkit's other packages take from here and users need not: not public, not in the API
+# snapshot (``x as x`` marks each as re-exported for the type checker).
+from ._optimize import ProposerArg as ProposerArg
+from ._optimize import optimize_run_prefix as optimize_run_prefix
+from ._tune import tune_run_prefix as tune_run_prefix
+
+_SIBLING_API = (
+    "ProposerArg",
+    "optimize_run_prefix",
+    "tune_run_prefix",
+)
+
 publish(globals())

@@ -26,7 +26,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from ..api._tokens import missing_variables, prompt_tokens
+from ..api import missing_variables, prompt_tokens
 
 __all__ = [
     "Refusal",

@@ -9,18 +9,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..compare import Verdict
-from ..compare._decision import Scenarios, decide_grid, errors_differ
-from ..compare._sides import REQUIRED_COLUMNS, Side, unique_values
-from ..grading import GradesLike, as_grades_frame
+from ..compare import (
+    Scenarios,
+    Verdict,
+    decide_grid,
+)
+from ..grading import GradesLike
 from ..stats import CellMoments, grid_mean, paired_grid
+from ._arms_arrays import arms_arrays
 from ._gain import ADJUSTED, BIASED, adjusted_gain
 from ._options import VariantsOptions
 from ._result import TuneResult
-from ._selection import ArmsData, Selection, one_sided_p, select_and_confirm
+from ._selection import Selection, one_sided_p, select_and_confirm
 from ._split import holdout_mask
 
-__all__ = ["ArmsInfo", "arms_arrays", "compare_variants", "decide_arms"]
+__all__ = ["ArmsInfo", "compare_variants", "decide_arms"]
 
 
 METHOD = (
@@ -56,22 +59,6 @@ class ArmsInfo:
     holdout_cells: frozenset[str] | None = None  # None: drawn from the graded cells
 
 
-def _frame(grades: GradesLike, name: str) -> pd.DataFrame:
-    frame = as_grades_frame(grades, name)
-    missing = [c for c in REQUIRED_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{name} grades lack columns {missing}")
-    return frame
-
-
-def _stack(items: list[CellMoments]) -> CellMoments:
-    return CellMoments(
-        n=np.stack([m.n for m in items]),
-        mean=np.stack([m.mean for m in items]),
-        var=np.stack([m.var for m in items]),
-    )
-
-
 def _pass_rates(frame: pd.DataFrame) -> dict[str, float]:
     decided = frame[frame["verdict"].isin(["pass", "fail"])]
     if decided.empty:
@@ -88,26 +75,6 @@ def _holm(p: np.ndarray) -> np.ndarray:
     out = np.empty(k)
     out[order] = np.minimum(adjusted, 1.0)
     return out
-
-
-def arms_arrays(
-    control: tuple[str, GradesLike], arms: Mapping[str, GradesLike]
-) -> tuple[list[pd.DataFrame], list[str], list[Side], list[Scenarios], ArmsData]:
-    """Grades frames reduced to per-cell arrays: the frames, the cells (sorted ids), each
-    side, its scenarios and the :class:`ArmsData` (control first, arms in order)."""
-    names = list(arms)
-    frames = [_frame(control[1], "control")] + [_frame(arms[n], f"variants[{n!r}]") for n in names]
-    cells = unique_values(*(f["cell_id"] for f in frames))
-    sides = [Side.build(f, cells, n) for f, n in zip(frames, [control[0], *names], strict=True)]
-    scen = [s.scenarios(len(cells)) for s in sides]
-    errs = [(int((s.conversation_errors > 0).sum()), s.n_conversations) for s in sides]
-    bounded = np.asarray([bool(errors_differ(errs[0], e)) for e in errs[1:]])
-    arm_scen = Scenarios(
-        _stack([s.left_out for s in scen[1:]]),
-        _stack([s.as_fail for s in scen[1:]]),
-        _stack([s.as_pass for s in scen[1:]]),
-    )
-    return frames, cells, sides, scen, ArmsData(scen[0], arm_scen, bounded)
 
 
 def _control_row(name: str, conversations: int, score: Any, frame: pd.DataFrame) -> dict[str, Any]:

@@ -17,8 +17,7 @@ from typing import Any, Final
 import pandas as pd
 
 from .._util import redact_text
-from ..diagnose import ClusterOptions, failure_clusters
-from ..diagnose._record_values import hide_record_words, record_value_words
+from ..diagnose import ClusterOptions, failure_clusters, hide_record_words, record_value_words
 from ..grading import Scorecard
 from ._proposer_prompt import FailingRule
 

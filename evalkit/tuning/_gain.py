@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from ..stats import CellMoments, paired_grid
+from ._arms_arrays import arms_arrays
 from ._selection import Selection
 
 __all__ = [
@@ -191,7 +192,6 @@ def fresh_gain(
 ) -> FreshGain:
     """The paired grid difference of ``winner`` minus ``control`` grades frames holding only
     the fresh repeats (judge errors left out, as the leaderboard's scores are)."""
-    from ._compare import arms_arrays
 
     _, _, _, _, data = arms_arrays(("control", control), {"winner": winner})
     c = data.control.left_out

@@ -44,16 +44,16 @@ import numpy as np
 import pandas as pd
 
 from .._util import now, run_sync
-from ..api import AsyncClient, Client
-from ..api._any_client import as_async_client
+from ..api import AsyncClient, Client, as_async_client
 from ..grading import JudgeArg, Scorecard, ScorecardLike
 from ..grid import Grid
 from ..stats import paired_grid
 from ..store import StoreLike, open_store
 from ..targets import Target, Variant
 from ._adaptive import drop_bound_confidence
+from ._arms_arrays import arms_arrays
 from ._candidates import check_candidate, clean_prompt, clean_text, is_text, needed_tokens
-from ._compare import ArmsInfo, arms_arrays, decide_arms
+from ._compare import ArmsInfo, decide_arms
 from ._failures import failing_rules
 from ._gain import FreshGain
 from ._optimize_options import OptimizeOptions
@@ -568,7 +568,7 @@ async def _decide(search: _Search, config: Mapping[str, Any], version: int) -> O
     )
 
 
-def default_run_prefix() -> str:
+def optimize_run_prefix() -> str:
     """``optimize-YYYYmmdd-HHMMSS-<4 hex>``: a fresh search's run-id prefix."""
     return f"optimize-{now().strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
@@ -633,7 +633,7 @@ async def aoptimize(
             store,
             opts,
             source,
-            opts.run_prefix or default_run_prefix(),
+            opts.run_prefix or optimize_run_prefix(),
             frozenset(c for c, h in zip(cell_ids, hold, strict=True) if h),
             draft_instructions,
             records,

@@ -10,9 +10,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
-from .._util._result import Result
-from ..targets import Variant, merge_patch, redact_config
-from ..targets._diff import config_diff
+from .._results import Result
+from ..targets import Variant, config_diff, merge_patch, redact_config
 from ._gain import ReportedGain
 from ._result import winner_fields
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..compare._options import check_levels
+from ..compare import check_levels
 from ..runner import RunOptions
 from ..targets import Variant
 

@@ -16,10 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._exceptions import EvalkitError
 from .._util import run_sync
-from ..api import AsyncClient, Client
-from ..api._any_client import async_client
-from ..targets import merge_patch, strip_redacted_keys
-from ..targets._diff import config_diff
+from ..api import AsyncClient, Client, async_client
+from ..targets import config_diff, merge_patch, strip_redacted_keys
 
 if TYPE_CHECKING:
     from ._result import TuneResult

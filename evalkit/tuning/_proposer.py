@@ -1,10 +1,11 @@
 """Proposer: candidate prompts from any OpenAI-compatible chat-completions endpoint.
 
 One call per round asks for ``candidates`` prompts (:mod:`._proposer_prompt`, a versioned
-template) over the judge's HTTP stack (:mod:`evalkit.grading._judge_http`): a total deadline
-per call, a bounded read of the answer, the project's retry policy for failed calls. An
-answer that is not the JSON asked for (prose, a broken object) is asked again, up to
-``options.max_attempts`` calls; then the round's proposals are dropped and counted. Entries
+template) of a chat endpoint of the judge's kind (:class:`evalkit._chat.ChatEndpoint`): a
+total deadline per call, a bounded read of the answer, the project's retry policy for failed
+calls, the breaker for an endpoint that never answers. An answer that is not the JSON asked
+for (prose, a broken object) is asked again, up to ``options.max_attempts`` calls; then the
+round's proposals are dropped and counted. Entries
 without a prompt (or whose prompt is not text: a lone surrogate) are dropped and counted too. With ``cache_dir`` answers are kept by
 (model, prompt version, messages), so a resumed optimisation asks nothing twice.
 
@@ -19,22 +20,15 @@ import asyncio
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
 import httpx
 
-from .._util import atomic_write_bytes, content_hash, redact_text
-from ..api import ApiError, ConfigurationError, RetryPolicy
-from ..api._config import Secret
-from ..grading._judge_http import (
-    CallDeadlineExceeded,
-    content_of,
-    post_chat,
-    retryable,
-)
-from ..grading._judge_parse import MalformedAnswer, extract_json_object
+from .._chat import ChatEndpoint, ChatEnv, ChatRequest, MalformedAnswer, extract_json_object
+from .._util import atomic_write_bytes, content_hash
+from ..api import ConfigurationError, RetryPolicy, Secret
 from ._candidates import clean_text, is_text
 from ._proposer_prompt import PROPOSER_PROMPT_VERSION, ProposalRequest, build_messages
 
@@ -55,6 +49,19 @@ API_KEY_ENV: Final = "EVALKIT_PROPOSER_API_KEY"
 
 class ProposerError(ConfigurationError):
     """A proposer that cannot be used (no model or endpoint, a refused key, a bad URL)."""
+
+
+#: Where a proposer's settings come from.
+PROPOSER_ENV: Final = ChatEnv(
+    what="proposer",
+    model_env=MODEL_ENV,
+    base_url_env=BASE_URL_ENV,
+    api_key_env=API_KEY_ENV,
+    options="ProposerOptions",
+    example="Proposer(model=..., base_url=...)",
+    error=ProposerError,
+    logger="evalkit.tuning.proposer",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +90,10 @@ class ProposerOptions:
 
     @property
     def policy(self) -> RetryPolicy:
-        return self.retry if self.retry is not None else RetryPolicy(max_attempts=self.max_attempts)
+        """The retry policy in use, making ``max_attempts`` attempts."""
+        if self.retry is None:
+            return RetryPolicy(max_attempts=self.max_attempts)
+        return replace(self.retry, max_attempts=self.max_attempts)
 
 
 @dataclass(frozen=True)
@@ -144,71 +154,44 @@ class Proposer:
         options: ProposerOptions | None = None,
         http_client: httpx.AsyncClient | None = None,
     ) -> None:
-        env = os.environ
-        self._model = (model or env.get(MODEL_ENV) or "").strip()
-        url = (base_url or env.get(BASE_URL_ENV) or "").strip().rstrip("/")
-        if not self._model or not url:
-            missing = [n for n, v in ((MODEL_ENV, self._model), (BASE_URL_ENV, url)) if not v]
-            raise ProposerError(
-                f"no proposer configured: set {' and '.join(missing)} or pass "
-                "Proposer(model=..., base_url=...) (an OpenAI-compatible endpoint such as "
-                "http://host:port/v1); `evalkit emulator` prints an emulated one"
-            )
-        url = url.removesuffix("/chat/completions")
-        if not url.startswith(("http://", "https://")):
-            raise ProposerError(f"the proposer base URL must be an http(s) URL, got {url!r}")
-        self._base_url = url
-        self._key_from_env = api_key is None and bool(env.get(API_KEY_ENV))
-        raw = api_key if api_key is not None else env.get(API_KEY_ENV)
-        self._api_key: Secret | None = (
-            raw if isinstance(raw, Secret) else (Secret(raw) if raw else None)
-        )
         self.options = options or ProposerOptions()
-        self._http_client = http_client
-        self._rng = self.options.policy.rng()
+        self._endpoint = ChatEndpoint(
+            model,
+            base_url,
+            api_key,
+            env=PROPOSER_ENV,
+            limits=self.options,
+            http_client=http_client,
+        )
 
     @property
     def model(self) -> str:
-        return self._model
+        return self._endpoint.model
 
     @property
     def base_url(self) -> str:
-        return self._base_url
+        return self._endpoint.base_url
 
     def __repr__(self) -> str:
-        key = "<set>" if self._api_key is not None else "None"
-        return f"Proposer(model={self._model!r}, base_url={self._base_url!r}, api_key={key})"
+        key = "<set>" if self._endpoint.has_api_key else "None"
+        return f"Proposer(model={self.model!r}, base_url={self.base_url!r}, api_key={key})"
 
     def __getstate__(self) -> dict[str, Any]:
-        return {
-            "model": self._model,
-            "base_url": self._base_url,
-            "key_from_env": self._key_from_env,
-            "options": self.options,
-        }
+        # the endpoint pickles without its key (read from the environment again if it came
+        # from there)
+        return {"endpoint": self._endpoint, "options": self.options}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._model, self._base_url = state["model"], state["base_url"]
-        self._key_from_env = state["key_from_env"]
-        raw = os.environ.get(API_KEY_ENV) if self._key_from_env else None
-        self._api_key = Secret(raw) if raw else None
-        self.options = state["options"]
-        self._http_client = None
-        self._rng = self.options.policy.rng()
+        self._endpoint, self.options = state["endpoint"], state["options"]
 
     def describe(self) -> dict[str, Any]:
         """What a record of the optimisation keeps about the proposer (no key)."""
-        return {"kind": "llm", "model": self._model, "prompt_version": self.prompt_version}
-
-    def _clean(self, text: str) -> str:
-        if self._api_key is not None and self._api_key.reveal():
-            text = text.replace(self._api_key.reveal(), "***")
-        return redact_text(text)
+        return {"kind": "llm", "model": self.model, "prompt_version": self.prompt_version}
 
     def _cache_path(self, messages: list[dict[str, str]]) -> Path | None:
         if self.options.cache_dir is None:
             return None
-        key = content_hash([self._model, self.prompt_version, messages])
+        key = content_hash([self.model, self.prompt_version, messages])
         return Path(self.options.cache_dir) / key[:2] / f"{key}.json"
 
     async def apropose(self, request: ProposalRequest) -> ProposalBatch:
@@ -221,51 +204,21 @@ class Proposer:
                 return ProposalBatch(tuple(found), 0, dropped, cached=True)
             except (OSError, MalformedAnswer):
                 pass  # an unreadable entry is a miss
-        calls, malformed, reasons = 0, 0, []
-        client = self._http_client or httpx.AsyncClient(timeout=self.options.timeout + 1.0)
-        try:
-            while calls < self.options.max_attempts:
-                calls += 1
-                try:
-                    content = await self._call(client, messages)
-                    found, dropped = _entries(content)
-                except MalformedAnswer as exc:
-                    malformed += 1
-                    reasons.append(f"malformed answer: {exc}")
-                    logger.info("proposer answer malformed (call %d): %s", calls, exc)
-                    continue
-                except (ApiError, httpx.HTTPError, CallDeadlineExceeded) as exc:
-                    reason = self._clean(f"{type(exc).__name__}: {exc}")
-                    reasons.append(reason)
-                    logger.warning("proposer call %d failed: %s", calls, reason)
-                    if calls >= self.options.max_attempts or not retryable(exc):
-                        break
-                    policy = self.options.policy
-                    await policy.async_sleep(policy.wait_for(calls, exc, self._rng))
-                    continue
-                if path is not None:
-                    body = content.encode("utf-8", "backslashreplace")  # a lone surrogate too
-                    await asyncio.to_thread(atomic_write_bytes, path, body)
-                return ProposalBatch(tuple(found), calls, malformed + dropped)
-        finally:
-            if self._http_client is None:
-                await client.aclose()
-        logger.warning("proposer gave no usable answer in %d call(s); round goes on", calls)
-        return ProposalBatch((), calls, malformed, reasons=tuple(reasons))
-
-    async def _call(self, http: httpx.AsyncClient, messages: list[dict[str, str]]) -> str:
-        body = {
-            "model": self._model,
-            "messages": messages,
-            "temperature": self.options.temperature,
-        }
-        response = await post_chat(
-            http,
-            self._base_url,
-            body,
-            api_key=self._api_key,
-            deadline=self.options.timeout,
-            max_bytes=self.options.max_response_bytes,
+        async with self._endpoint.connections(1) as free:
+            answer = await self._endpoint.aask(
+                free.get_nowait(),
+                ChatRequest(messages, self.options.temperature),
+                lambda content: (content, *_entries(content)),
+            )
+        if answer.value is not None:
+            content, found, dropped = answer.value
+            if path is not None:
+                body = content.encode("utf-8", "backslashreplace")  # a lone surrogate too
+                await asyncio.to_thread(atomic_write_bytes, path, body)
+            return ProposalBatch(tuple(found), answer.calls, answer.malformed + dropped)
+        logger.warning(
+            "proposer gave no usable answer in %d call(s) (last: %s); round goes on",
+            answer.calls,
+            answer.reason or "the endpoint is down",
         )
-        content, _ = content_of(response)
-        return content
+        return ProposalBatch((), answer.calls, answer.malformed, reasons=answer.reasons)

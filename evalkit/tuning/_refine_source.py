@@ -12,8 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ..api import AsyncClient
-from ..refine._candidates import refine_candidates
-from ..refine._feedback import MAX_FEEDBACK_CHARS
+from ..refine import MAX_FEEDBACK_CHARS, refine_candidates
 from ..store import StoreLike
 from ._proposer import Proposal, ProposalBatch
 from ._proposer_prompt import FailingRule, ProposalRequest

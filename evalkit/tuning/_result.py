@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .._util._result import Result
-from ..targets import Variant, merge_patch, redact_config
-from ..targets._diff import config_diff
+from .._results import Result
+from ..targets import Variant, config_diff, merge_patch, redact_config
 from ._gain import ReportedGain
 
 if TYPE_CHECKING:

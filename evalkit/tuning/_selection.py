@@ -41,8 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from ..compare._decision import Scenarios
-from ..compare._options import check_confidence
+from ..compare import Scenarios, check_confidence
 from ..stats import CellMoments, PairedGrid, VarianceMethod, paired_grid
 
 __all__ = [

@@ -33,8 +33,7 @@ import pandas as pd
 
 from .._exceptions import EvalkitError
 from .._util import now, run_sync
-from ..api import AsyncClient, Client
-from ..api._any_client import as_async_client
+from ..api import AsyncClient, Client, as_async_client
 from ..compare import (
     LatencyOptions,
     LatencyUnavailableError,
@@ -49,7 +48,8 @@ from ..runner import Budget
 from ..store import Run, RunNotFoundError, StoreLike, load_run
 from ..targets import Target, Variant, redact_config
 from ._adaptive import drop_bound_confidence, wave_drops
-from ._compare import ArmsInfo, arms_arrays, decide_arms
+from ._arms_arrays import arms_arrays
+from ._compare import ArmsInfo, decide_arms
 from ._gain import FRESH, FreshGain, fresh_gain
 from ._options import TuneOptions
 from ._orphans import reap_orphans
@@ -57,7 +57,7 @@ from ._result import TuneResult
 from ._split import holdout_mask
 from ._variants import VariantSpec, variant_specs
 
-__all__ = ["TuneError", "atune", "default_run_prefix", "tune"]
+__all__ = ["TuneError", "atune", "tune", "tune_run_prefix"]
 
 logger = logging.getLogger("evalkit.tuning")
 
@@ -112,7 +112,7 @@ async def atune(
             await aclient.aclose()
 
 
-def default_run_prefix() -> str:
+def tune_run_prefix() -> str:
     """``tune-YYYYmmdd-HHMMSS-<4 hex>``: a fresh sweep's run-id prefix."""
     return f"tune-{now().strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
 
@@ -406,7 +406,7 @@ async def _sweep(
     full = _grid_with_repeats(grid, opts.max_repeats + opts.confirm_repeats)
     cell_ids = sorted(c.cell_id for c in full.cells())
     hold = holdout_mask(cell_ids, opts.holdout, opts.seed)
-    prefix = opts.run_prefix or default_run_prefix()
+    prefix = opts.run_prefix or tune_run_prefix()
     await reap_orphans(client, prefix)
     names = [s.variant.name for s in specs]
     targets: dict[str, Target] = {opts.control_name: opts.control}

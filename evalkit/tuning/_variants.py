@@ -27,7 +27,7 @@ import yaml
 
 from .._exceptions import EvalkitError
 from .._util import unknown_name
-from ..api._patch import patch_problems
+from ..api import patch_problems
 from ..data import resolve
 from ..targets import Variant, merge_patch
 

@@ -27,14 +27,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 
-from .._util._html import stylesheet
+from .._util import stylesheet
 from ..api import ApiError, Client, ConfigurationError
 from ..audio import SpeakOptions, speak
 from ..data import nastaliq_font_path
-from ..report import Filters, run_voice
-from ..report._fonts import bundled_nastaliq_bytes
-from ..store import Label, RunNotFoundError, StoreError
-from ..store._labels import default_labeller
+from ..report import Filters, bundled_nastaliq_bytes, run_voice
+from ..store import Label, RunNotFoundError, StoreError, default_labeller
 from ._cache import PageCache
 from ._compare_pages import changes_page, compare_page, history_page
 from ._optimize_pages import optimisations, optimize_page

@@ -10,9 +10,9 @@ import pandas as pd
 from markupsafe import Markup
 
 from .._exceptions import EvalkitError
-from .._util._html import render_html
+from .._util import render_html
 from ..compare import Comparison, compare_grades
-from ..flows import history, series_labels, what_changed
+from ..flows import HistoryOptions, history, series_labels, what_changed
 from ..report import (
     TranscriptOptions,
     rule_table,
@@ -32,7 +32,8 @@ logger = logging.getLogger("evalkit.view")
 EXAMPLES = 3
 _HISTORY_COLUMNS = [
     "run_id", "started_at", "target", "assistant_version", "conversations", "score", "score_low",
-    "score_high", "verdict_vs_previous", "verdict_vs_last_good", "alarm", "note",
+    "score_high", "verdict_vs_previous", "verdict_vs_last_good", "alarm", "alarm_z",
+    "alarm_variance", "note",
 ]  # fmt: skip
 
 
@@ -187,7 +188,7 @@ def history_page(pages: Pages, assistant_id: str) -> str:
         "assistant": assistant_id,
         "problem": None,
     }
-    frame = history(pages.site.root, assistant_id=assistant_id)
+    frame = history(pages.site.root, options=HistoryOptions(assistant_id=assistant_id))
     if frame.empty:
         context["problem"] = f"No graded runs of assistant {assistant_id} in this store."
         return pages.render("view/history.html", "../", **context)
@@ -204,6 +205,7 @@ def history_page(pages: Pages, assistant_id: str) -> str:
                 "label": labels[str(series)],
                 "plot": captioned_figure(score_trend(rows, title=labels[str(series)])),
                 "table": Markup(table_html(shown, max_rows=200)),
+                "variance": _newest_variance(rows),
                 "links": [(f"../{run_path(str(r))}", str(r)) for r in rows["run_id"]],
                 "flagged": [
                     (f"../{changes_path(str(r['run_id']))}", str(r["run_id"]), str(r["alarm"]))
@@ -215,9 +217,16 @@ def history_page(pages: Pages, assistant_id: str) -> str:
     return pages.render("view/history.html", "../", **context)
 
 
+def _newest_variance(rows: pd.DataFrame) -> str | None:
+    """The variance the newest compared run's alarm used, in words (None: nothing compared)."""
+    used = rows["alarm_variance"].dropna()
+    used = used[used != ""]
+    return None if used.empty else str(used.iloc[-1])
+
+
 def flagged_runs(pages: Pages, assistant_id: str) -> list[str]:
     """The runs of an assistant's history the nightly rule flagged (suspect or regressed)."""
-    frame = history(pages.site.root, assistant_id=assistant_id)
+    frame = history(pages.site.root, options=HistoryOptions(assistant_id=assistant_id))
     return [] if frame.empty else [str(r) for r in frame[frame["alarm"].notna()]["run_id"]]
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from markupsafe import Markup
 
-from .._util._html import render_html
+from .._util import render_html
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -14,8 +14,8 @@ import pandas as pd
 from jinja2 import Environment
 from markupsafe import Markup
 
-from .._util._html import environment as html_environment
-from .._util._html import render_html
+from .._util import environment as html_environment
+from .._util import render_html
 from .._version import __version__
 from ..report import (
     Filters,

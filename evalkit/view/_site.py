@@ -15,8 +15,10 @@ from typing import Any
 import pandas as pd
 
 from .._util import content_hash
-from ..audio._speak import AUDIO_DIR
+from ..audio import AUDIO_DIR
 from ..store import (
+    JOURNAL_NAME,
+    LABELS_DIR,
     Run,
     RunNotFoundError,
     StoreError,
@@ -25,8 +27,6 @@ from ..store import (
     open_store,
     read_stored_manifest,
 )
-from ..store._journal import JOURNAL_NAME
-from ..store._labels import LABELS_DIR
 
 __all__ = ["RunData", "Site"]
 

@@ -439,3 +439,53 @@ def test_default_policy_retries_a_few_times() -> None:
     policy = RetryPolicy()
     assert 2 <= policy.max_attempts <= 10
     assert policy.max_retry_after >= 30
+
+
+def test_the_one_loop_waits_retries_at_once_or_stops_as_the_caller_decides() -> None:
+    """``RetryPolicy.run`` is the loop every retrying caller uses (the clients, the runner's
+    re-run of a dropped stream, the judge's and the proposer's chat endpoint)."""
+    sleeps = Sleeps()
+    policy = sleeps.policy(max_attempts=4, initial_wait=1.0, jitter=0.0)
+    errors = [KeyError("answered badly"), OSError("dropped"), ValueError("final")]
+    seen: list[tuple[int, str, float]] = []
+
+    def attempt(n: int) -> str:
+        raise errors[n - 1]
+
+    def decide(exc: Exception) -> Any:
+        return {KeyError: "now", OSError: "wait", ValueError: "stop"}[type(exc)]
+
+    with pytest.raises(ValueError, match="final"):
+        policy.run(
+            attempt, decide=decide, on_retry=lambda n, e, w: seen.append((n, type(e).__name__, w))
+        )
+    assert seen == [(1, "KeyError", 0.0), (2, "OSError", 2.0)]
+    assert sleeps.waits == [2.0]  # no wait after the answer asked again at once
+    calls: list[int] = []
+
+    def flaky(n: int) -> int:
+        calls.append(n)
+        if n < 3:
+            raise OSError("again")
+        return n
+
+    assert policy.run(flaky, decide=lambda exc: "wait") == 3
+    with pytest.raises(OSError, match="again"):
+        policy.run(flaky, decide=lambda exc: "wait", attempts=1)  # the caller's own limit
+    assert calls == [1, 2, 3, 1]
+
+
+async def test_the_async_loop_lets_cancellation_through_at_once() -> None:
+    sleeps = Sleeps()
+    policy = sleeps.policy()
+    calls = 0
+
+    async def attempt(n: int) -> None:
+        nonlocal calls
+        calls += 1
+        raise asyncio.CancelledError
+
+    with pytest.raises(asyncio.CancelledError):
+        await policy.arun(attempt, decide=lambda exc: "wait")
+    assert calls == 1
+    assert sleeps.waits == []

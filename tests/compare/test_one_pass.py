@@ -54,7 +54,7 @@ def test_sides_are_built_once_and_read_by_every_step(monkeypatch: pytest.MonkeyP
     # cells and rules once over both sides; each side's cell, verdict and rule codes once
     assert calls["unique_values"] == 2
     assert calls["codes_for"] == 6
-    assert calls["first_values"] == 2  # persona of each cell, title of each rule
+    assert calls["first_values"] == 2  # persona of each cell, title and points of each rule
     assert calls["decide_headline"] == 1
 
 
@@ -83,7 +83,7 @@ def test_history_reads_the_same_headline_and_scores_as_compare_grades(seed: int)
     baseline, candidate = drawn.frame(0, "baseline"), drawn.frame(0, "candidate")
     options = CompareOptions(confidence=0.9, min_effect=3.0)
     full = compare_grades(baseline, candidate, options=options).summary.iloc[0]
-    decision = _compare.headline(baseline, candidate, options).decision
+    decision = _compare.grades_headline(baseline, candidate, options).decision
     assert decision.verdict.value == full["verdict"]
     assert (decision.interval.estimate, decision.interval.low, decision.interval.high) == (
         full["difference"],

@@ -124,7 +124,7 @@ def test_create_app_embeds_without_a_server() -> None:
 
 
 def test_command_prints_settings_and_serves(tmp_path: Path) -> None:
-    code = "import typer; from evalkit.emulator._command import emulator; typer.run(emulator)"
+    code = "import typer; from evalkit.cli._emulator_command import emulator; typer.run(emulator)"
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -128,6 +128,9 @@ class FakeLLM:
     script: list[str] = field(default_factory=list)
     verdict: str = "pass"
     delay: float = 0.0
+    #: text of a transcript -> how many of its next calls stall ``stall_s`` before answering
+    stalls: dict[str, int] = field(default_factory=dict)
+    stall_s: float = 5.0
     bodies: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     in_flight: int = 0
@@ -147,6 +150,11 @@ class FakeLLM:
         try:
             if self.delay:
                 await asyncio.sleep(self.delay)
+            said = json.dumps(body["messages"], ensure_ascii=False)
+            for text, left in self.stalls.items():
+                if left and text in said:
+                    self.stalls[text] = left - 1
+                    await asyncio.sleep(self.stall_s)
             return await BEHAVIOURS[behaviour](self, body)
         finally:
             self.in_flight -= 1

@@ -153,12 +153,26 @@ async def test_rate_limit_waits_retry_after_between_attempts(endpoint: Endpoint)
 
 
 async def test_a_slow_answer_times_out_into_an_error(endpoint: Endpoint) -> None:
+    """A deadline missed while the endpoint answered nothing is not waited out again: the
+    endpoint is down as far as anyone can tell (a retry would cost a second deadline)."""
     endpoint.fake.delay = 1.0
     judge = make_judge(endpoint, options(timeout=0.2, max_attempts=2))
     verdicts = await judge.ajudge([task("c1", "r1")])
     assert verdicts[0].verdict == "error"
     assert "within the 0.2 s deadline of a judge call" in verdicts[0].rationale
-    assert judge.stats.calls == 2
+    assert "after 1 attempt(s)" in verdicts[0].rationale
+    assert judge.stats.calls == 1
+
+
+async def test_a_deadline_missed_while_others_are_answered_is_retried(endpoint: Endpoint) -> None:
+    """One slow call of an endpoint that answers the others is a slow call, not an outage:
+    it is retried as the policy says (and the retry probes the endpoint)."""
+    endpoint.fake.stalls = {"Hello from c1": 1}
+    endpoint.fake.stall_s = 3.0
+    judge = make_judge(endpoint, options(timeout=0.5, max_attempts=2, concurrency=2))
+    verdicts = await judge.ajudge([task("c1", "r1"), task("c2", "r1")])
+    assert [v.verdict for v in verdicts] == ["pass", "pass"]
+    assert judge.stats.calls == 3  # c1 twice (the first missed its deadline), c2 once
 
 
 async def test_400_to_response_format_falls_back_to_plain_json_and_is_remembered(

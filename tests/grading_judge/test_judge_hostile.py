@@ -1,8 +1,9 @@
 """A hostile judge endpoint (real HTTP on loopback) never hangs grading or floods memory.
 
 Rows 3 and 4 of README's "Hostile inputs" table: every call ends within its total deadline
-(``JudgeOptions.timeout``), is retried as the policy says, and ends as an ``error`` verdict
-with the reason; an answer over ``JudgeOptions.max_response_bytes`` is abandoned unread.
+(``JudgeOptions.timeout``) and ends as an ``error`` verdict with the reason (a deadline missed
+while the endpoint answered nothing is not waited out again); an answer over
+``JudgeOptions.max_response_bytes`` is abandoned unread.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def judge_on(url: str, **changes: object) -> Judge:
 
 
 @pytest.mark.parametrize("mode", ["trickle", "silent"])
-def test_every_call_ends_within_its_deadline_then_is_retried_then_an_error(mode: Mode) -> None:
+def test_every_call_ends_within_its_deadline_then_an_error(mode: Mode) -> None:
     hostile = HostileJudge(mode)
     with hostile.serve() as url:
         judge = judge_on(url)
@@ -54,13 +55,14 @@ def test_every_call_ends_within_its_deadline_then_is_retried_then_an_error(mode:
         )
     assert [v.verdict for v in verdicts] == ["error"] * 3
     assert all(f"within the {DEADLINE:g} s deadline" in v.rationale for v in verdicts)
-    assert "after 2 attempt(s)" in verdicts[0].rationale  # retried once per the policy
-    # c1: 2 attempts; c2 ran alongside, so it also made its own attempts; at least 3 calls
+    # the first deadline, missed with nothing answered, already says the endpoint is down:
+    # no retry waits out a second one (max_attempts=2 would allow it)
+    assert all("after 1 attempt(s)" in v.rationale for v in verdicts)
     finished = hostile.finished()
-    assert len(finished) == calls >= 3
+    assert len(finished) == calls == 2  # c1 and c2, side by side, once each
     for call in finished:
         assert call.seconds <= DEADLINE + SLACK, [c.seconds for c in finished]
-    assert elapsed <= 2 * DEADLINE + 2 * SLACK
+    assert elapsed <= DEADLINE + 2 * SLACK
     if mode == "trickle":
         assert all(1 <= c.sent <= DEADLINE + 2 for c in finished)  # it really was trickling
 

@@ -57,7 +57,7 @@ def test_shards_merge_partials_are_drawn_and_sequential_runs_compare_on_their_re
     store: Path,
 ) -> None:
     frame = evalkit.history(
-        store, assistant_id="asst_1", options=evalkit.flows.HistoryOptions(target="draft")
+        store, options=evalkit.flows.HistoryOptions(assistant_id="asst_1", target="draft")
     )
     rows = frame.set_index("run_id")
     assert list(rows.index) == [

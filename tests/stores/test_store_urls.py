@@ -4,9 +4,11 @@ the catalog and SQL on a local store, and history's verdicts on planted regressi
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -147,7 +149,7 @@ def test_history_marks_a_planted_drop_against_the_previous_and_the_last_good_run
     assert list(frame["last_good_run"].iloc[2:]) == ["night-1", "night-1"]
     assert list(frame["is_last_good"]) == [True, True, False, False]
     assert evalkit.flows.latest_regression(frame)["run_id"] == "night-3"
-    by_rule = evalkit.history(tmp_path, by="rule")
+    by_rule = evalkit.history(tmp_path, options=evalkit.flows.HistoryOptions(by="rule"))
     assert set(by_rule["run_id"]) == set(frame["run_id"])
     assert by_rule["rule_id"].nunique() == len(by_rule) // 4
 
@@ -185,6 +187,37 @@ def test_catalog_and_sql_agree_with_the_tables(tmp_path: Path) -> None:
     assert joined["n"].tolist() == cat["conversations"].tolist()
     with pytest.raises(evalkit.StoreError, match="sql over"):
         sql("select nope from grades", tmp_path)
+
+
+def test_history_says_which_variance_its_alarm_used_the_rule_nightly_alarms_applies(
+    tmp_path: Path,
+) -> None:
+    """history's alarm is :func:`evalkit.nightly_alarms` over the series' runs (one rule), and
+    each row says which variance it used and from how many nights; `evalkit history` prints
+    it under the series."""
+    _synthetic_store(tmp_path, [0, 0, 0, 0, 0, 25])
+    frame = evalkit.history(tmp_path)
+    assert frame["alarm_variance"].iloc[1].startswith("within night only (short series: 1 night ")
+    assert frame["variance_nights"].iloc[1] == 0
+    assert math.isnan(frame["between_night_sd"].iloc[1])
+    newest = frame.iloc[-1]
+    assert newest["alarm"] == "regressed"
+    assert newest["alarm_variance"].startswith("within night + between nights (SD ")
+    assert newest["variance_nights"] == 5
+    assert newest["alarm_se"] >= 0
+    assert newest["alarm_z"] < -3.09
+    grades = {r: load_run(r, tmp_path).grades() for r in frame["run_id"]}
+    alone = evalkit.nightly_alarms(grades).nights
+    assert list(frame["alarm"]) == list(alone["alarm"])
+    np.testing.assert_allclose(frame["alarm_z"], alone["z"])
+    assert list(frame["alarm_variance"].iloc[1:]) == list(alone["variance"].iloc[1:])
+    by_rule = evalkit.history(tmp_path, options=evalkit.flows.HistoryOptions(by="rule"))
+    assert set(by_rule[by_rule["run_id"] == "night-5"]["alarm_variance"]) == {
+        newest["alarm_variance"]
+    }
+    out = CliRunner().invoke(app, ["history", "--store", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    assert f"alarm variance (newest run): {newest['alarm_variance']}" in out.output
 
 
 @pytest.mark.slow

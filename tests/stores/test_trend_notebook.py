@@ -19,6 +19,7 @@ import pytest
 
 import evalkit
 from evalkit.emulator import EmulatorServer
+from evalkit.flows import HistoryOptions
 from evalkit.report import NotebookRun, execute_notebook
 from evalkit.runner import RunOptions
 
@@ -129,7 +130,7 @@ def test_the_trend_notebook_reads_a_bucket_and_fails_on_a_regression_when_asked(
 ) -> None:
     assistant = build_assistant(emu)
     run_nights(emu, bucket, 3, assistant=assistant)
-    expected = evalkit.history(bucket, assistant_id=assistant)
+    expected = evalkit.history(bucket, options=HistoryOptions(assistant_id=assistant))
     params = {"store": bucket, "assistant_id": assistant, "output_dir": str(tmp_path / "out")}
     # as examples/nightly.yml runs it: `evalkit report` in a child process, the kernel reaching
     # moto through the AWS_* environment

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from evalkit.flows import history, series_labels
+from evalkit.flows import HistoryOptions, history, series_labels
 from evalkit.report.plots import CAPTION_GID, score_trend
 from evalkit.store import catalog
 from evalkit.view import ViewerOptions, ViewerServer
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 def _captions(store: Path, assistant: str) -> list[str]:
     """What score_trend writes as the caption of the history's plot and of each series'."""
-    frame = history(store, assistant_id=assistant)
+    frame = history(store, options=HistoryOptions(assistant_id=assistant))
     labels = series_labels(frame)
     figures = [score_trend(frame, labels=labels)] + [
         score_trend(rows.reset_index(drop=True), title=labels[str(series)])
@@ -40,7 +40,7 @@ def test_the_trend_png_draws_its_whole_caption_under_the_tick_labels(demo_store:
     """For a notebook's ``score_trend(...)``: the caption drawn in the figure ends inside it
     (it ran 244 px past the right edge of 900) and stays clear of the rotated run labels."""
     assistant = str(catalog(demo_store)["assistant_id"].iloc[0])
-    frame = history(demo_store, assistant_id=assistant)
+    frame = history(demo_store, options=HistoryOptions(assistant_id=assistant))
     fig = score_trend(frame, labels=series_labels(frame))
     FigureCanvasAgg(fig).draw()  # as figure_to_png draws it
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]

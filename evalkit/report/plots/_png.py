@@ -7,7 +7,7 @@ import io
 
 from matplotlib.figure import Figure
 
-from ..._util._html import render_html
+from ..._util import render_html
 
 __all__ = ["figure_to_img_tag", "figure_to_png"]
 

@@ -1,4 +1,5 @@
-"""The `evalkit emulator` command (registered by ``evalkit/cli/_emulator.py``).
+"""The `evalkit emulator` command (registered by ``evalkit/cli/_emulator.py``, which imports
+this module only when the command runs: it loads the emulator).
 
 :func:`emulator` prints ``KEY=value`` settings lines (tools parse them); the ``evalkit
 emulator`` command is :func:`make_emulator_command` with :class:`CommandStyle` ``export=True``
@@ -19,11 +20,11 @@ from typing import Annotated
 
 import typer
 
-from ._server import EmulatorServer, serve
-from ._settings import EmulatorSettings
-from .dialogue import DialogueBackend
+from ..emulator import EmulatorServer, EmulatorSettings, serve
+from ..emulator.dialogue import DialogueBackend
 
-#: Called with the running server by ``--demo-assistant``; returns lines to print.
+#: Called with the running server by ``--demo-assistant``; returns the lines to print (export
+#: lines, then ``#`` comments).
 ReadyHook = Callable[[EmulatorServer], Sequence[str]]
 
 
@@ -43,7 +44,9 @@ def make_emulator_command(style: CommandStyle = CommandStyle()) -> Callable[...,
             bool,
             typer.Option(
                 "--demo-assistant",
-                help="Create a ready assistant (an Urdu clinic reminder) and print how to run it.",
+                help="Create the demo's assistant (an Urdu clinic reminder: prod v1 published, "
+                "draft v2 saved, v1's snapshot in ./runs), print its id as EVALKIT_ASSISTANT_ID "
+                "and how to run it.",
             ),
         ] = False,
         **options: object,
@@ -127,7 +130,7 @@ def _server(
     if llm_base_url is not None:
         if not llm_model:
             raise typer.BadParameter("--llm-model is required with --llm-base-url")
-        from ._llm_backend import LlmBackend
+        from ..emulator import LlmBackend
 
         backend = LlmBackend(llm_base_url, llm_model, api_key=llm_api_key)
     if api_key is not None and not api_key.startswith("sk_api_"):
@@ -211,7 +214,7 @@ def run_forever(
                 typer.echo(line)
             if style.demo_assistant is not None:
                 for line in style.demo_assistant(server):
-                    typer.echo(f"# {line}")
+                    typer.echo(line)
             typer.echo(f"# admin API: {server.admin_url}  (Ctrl-C to stop)", err=True)
             while not stop.wait(0.5):
                 pass

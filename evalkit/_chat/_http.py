@@ -1,10 +1,8 @@
-"""One judge call's wire side: a bounded read of the answer, errors from it, what is retried,
-the content read."""
+"""One chat-completions call's wire side: a bounded read of the answer, the typed error of an
+error answer, what is worth another call, the content read."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -19,11 +17,10 @@ from ..api import (
     RateLimitError,
     ServerError,
     ServiceUnavailableError,
+    is_retryable,
+    parse_retry_after,
 )
-from ..api._config import Secret
-from ..api._retry import is_retryable, parse_retry_after
-from ..api._version import USER_AGENT
-from ._judge_parse import MalformedAnswer
+from ._answers import MalformedAnswer
 
 __all__ = [
     "RESPONSE_FORMAT_REFUSED",
@@ -33,7 +30,6 @@ __all__ = [
     "http_error",
     "is_outage",
     "post_bounded",
-    "post_chat",
     "retryable",
     "token_count",
 ]
@@ -55,36 +51,39 @@ _WIRE_HEADERS: Final = frozenset({"content-encoding", "content-length", "transfe
 
 
 class CallDeadlineExceeded(Exception):
-    """A judge call did not end within its total deadline (``JudgeOptions.timeout``)."""
+    """A call did not end within its total deadline (``what``: whose call, ``setting``: the
+    option that sets it, e.g. ``JudgeOptions.timeout``)."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, what: str = "chat", setting: str = "timeout") -> None:
         super().__init__(
-            f"no complete answer within the {seconds:g} s deadline of a judge call (connect, "
-            "send and read the whole answer; JudgeOptions.timeout)"
+            f"no complete answer within the {seconds:g} s deadline of a {what} call (connect, "
+            f"send and read the whole answer; {setting})"
         )
 
 
 class AnswerTooLarge(MalformedAnswer):
-    """A successful answer longer than ``JudgeOptions.max_response_bytes``; abandoned unread."""
+    """A successful answer longer than its limit (``setting``, e.g.
+    ``JudgeOptions.max_response_bytes``); abandoned unread."""
 
-    def __init__(self, limit: int, declared: int | None = None) -> None:
+    def __init__(
+        self, limit: int, declared: int | None = None, setting: str = "max_response_bytes"
+    ) -> None:
         size = f"{declared:,} bytes, " if declared is not None else ""
         what = "unread" if declared is not None else "after that much"
         super().__init__(
-            f"the answer is {size}over the {limit:,}-byte limit "
-            f"(JudgeOptions.max_response_bytes); abandoned {what}"
+            f"the answer is {size}over the {limit:,}-byte limit ({setting}); abandoned {what}"
         )
 
 
 async def post_bounded(
-    http: httpx.AsyncClient, request: httpx.Request, limit: int
+    http: httpx.AsyncClient, request: httpx.Request, limit: int, setting: str
 ) -> httpx.Response:
     """Send ``request`` and read at most ``limit`` bytes of the (decoded) answer as a stream.
 
-    A successful answer that is longer raises :class:`AnswerTooLarge` as soon as its
-    ``Content-Length`` or its bytes say so (the connection is closed, never drained); an
-    error answer is cut at ``limit``, enough for its message. Returns a response holding the
-    bytes read.
+    A successful answer that is longer raises :class:`AnswerTooLarge` (naming ``setting``, the
+    option that sets the limit) as soon as its ``Content-Length`` or its bytes say so (the
+    connection is closed, never drained); an error answer is cut at ``limit``, enough for its
+    message. Returns a response holding the bytes read.
     """
     response = await http.send(request, stream=True)
     chunks: list[bytes] = []
@@ -92,13 +91,13 @@ async def post_bounded(
         ok = response.status_code < 400
         declared = response.headers.get("content-length", "")
         if ok and declared.isdigit() and int(declared) > limit:
-            raise AnswerTooLarge(limit, int(declared))
+            raise AnswerTooLarge(limit, int(declared), setting)
         size = 0
         async for chunk in response.aiter_bytes():
             size += len(chunk)
             if size > limit:
                 if ok:
-                    raise AnswerTooLarge(limit)
+                    raise AnswerTooLarge(limit, setting=setting)
                 chunks.append(chunk[: len(chunk) - (size - limit)])
                 break
             chunks.append(chunk)
@@ -108,43 +107,6 @@ async def post_bounded(
     return httpx.Response(
         response.status_code, headers=headers, content=b"".join(chunks), request=request
     )
-
-
-async def post_chat(
-    http: httpx.AsyncClient,
-    base_url: str,
-    body: Mapping[str, Any],
-    *,
-    api_key: Secret | None,
-    deadline: float,
-    max_bytes: int,
-    transport_timeout: float | None = None,
-) -> httpx.Response:
-    """POST ``body`` to ``{base_url}/chat/completions`` (the key only in ``Authorization``)
-    within ``deadline`` seconds in all, reading at most ``max_bytes``; return the answer.
-
-    Raises :class:`CallDeadlineExceeded` past the deadline, :class:`AnswerTooLarge` for a long
-    answer and the status's :class:`~evalkit.api.ApiError` for an error answer;
-    ``transport_timeout`` (None: the client's) is httpx's per-phase safety net.
-    """
-    headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT}
-    if api_key is not None:
-        headers["Authorization"] = f"Bearer {api_key.reveal()}"
-    request = http.build_request(
-        "POST",
-        f"{base_url}/chat/completions",
-        content=json.dumps(body, ensure_ascii=False).encode(),
-        headers=headers,
-        timeout=httpx.USE_CLIENT_DEFAULT if transport_timeout is None else transport_timeout,
-    )
-    try:
-        async with asyncio.timeout(deadline):
-            response = await post_bounded(http, request, max_bytes)
-    except TimeoutError:
-        raise CallDeadlineExceeded(deadline) from None
-    if response.status_code >= 400:
-        raise http_error(response)
-    return response
 
 
 def _error_message(response: httpx.Response) -> str:

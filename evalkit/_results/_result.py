@@ -10,8 +10,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ._html import render_html, stylesheet
-from ._markdown import markdown_table, markdown_text
+from .._util import markdown_table, markdown_text, render_html, stylesheet
 
 if TYPE_CHECKING:
     import pandas as pd
