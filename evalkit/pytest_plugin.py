@@ -282,7 +282,7 @@ def markdown_summary(checks: list[dict[str, Any]], session_error: str | None = N
     """Every check of the session: a line of counts, a table (test and its outcome, the
     check's outcome, claim, verdict, difference, interval, n), then the checks that did not
     pass in full."""
-    lines = [f"## evalkit: {_counts_line(checks)}", ""]
+    lines = [f"## {_counts_line(checks)}", ""]
     if session_error:
         lines += [f"**The session stopped**: {_cell(session_error)}", ""]
     if checks:
