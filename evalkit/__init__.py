@@ -211,7 +211,7 @@ _PACKAGES = frozenset(
     {
         *("aio", "api", "audio", "compare", "data", "diagnose", "emulator", "flows", "grading"),
         *("grid", "personas", "refine", "report", "runner", "stats", "store", "targets"),
-        *("tuning", "view"),
+        *("testing", "tuning", "view"),
     }
 )
 

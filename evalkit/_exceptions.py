@@ -50,7 +50,10 @@ Each family lives beside the code that raises it and is exported from that packa
     ├── BisectError                                 evalkit.flows  runs that cannot be bisected
     ├── MissingSnapshotError                        evalkit.flows  no config snapshot to diff
     ├── ReportError                                 evalkit.report  a notebook report cannot be made
-    └── LlmBackendError                             evalkit.emulator  the emulator's LLM backend
+    ├── LlmBackendError                             evalkit.emulator  the emulator's LLM backend
+    ├── CheckFailed (AssertionError)                evalkit.testing  the evidence says it got worse
+    ├── InsufficientEvidence                        evalkit.testing  a check neither passed nor failed
+    └── SessionError                                evalkit.testing  a test session that cannot run
 
 No exception's text carries a secret: messages go through the one redactor
 (:func:`evalkit._util.redact_text`). Every error survives a pickle round trip (errors cross

@@ -60,7 +60,7 @@ ALLOWED: dict[str, set[str]] = {
     | {"api", "_chat", "_results", "data", "grid", "targets", "runner", "store", "stats"}
     | {"grading", "compare", "flows", "diagnose"},
     # simulation generators for calibration and benchmarks, apart from the public API
-    "_simulate": BASE | {"stats", "grading", "compare", "tuning"},
+    "_simulate": BASE | {"stats", "grading", "compare", "tuning", "testing"},
     "report": BASE
     | {
         "api",
@@ -81,6 +81,15 @@ ALLOWED: dict[str, set[str]] = {
     "demo": BASE
     | {"api", "data", "emulator", "grid", "targets", "runner", "store"}
     | {"stats", "grading", "compare", "flows", "tuning", "report", "diagnose", "personas"},
+    # a pytest session's shared state (the check's context, the folder xdist workers share):
+    # the standard library only, so the plugin's start imports nothing heavy
+    "_test_session": set(),
+    # evals as tests: assertions over runs and grades, runs recorded for a test session
+    "testing": BASE
+    | {"_results", "_test_session", "api", "emulator", "grid", "targets", "runner", "store"}
+    | {"stats", "grading", "compare", "flows"},
+    # the pytest11 entry point: its heavy imports are inside the hooks and fixtures
+    "pytest_plugin": BASE | {"_test_session", "api", "grading", "store", "testing"},
     "cli": set(),  # the top of the flow: anything (checked below)
     "__init__": set(),
     "__main__": {"cli"},

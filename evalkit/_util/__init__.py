@@ -13,6 +13,7 @@ from ._canonical import canonical_json, content_hash, json_default
 from ._clock import now, now_iso
 from ._exports import publish
 from ._html import environment, render_html, stylesheet
+from ._markdown import markdown_cell, markdown_table, markdown_text
 from ._once import SaidOnce
 from ._poll import PollOutcome, PollPolicy, apoll
 from ._progress import PlannedEnd, Progress, planned_stop, progress_label
@@ -41,6 +42,9 @@ __all__ = [
     "is_masked",
     "is_secret_key",
     "json_default",
+    "markdown_cell",
+    "markdown_table",
+    "markdown_text",
     "mask",
     "now",
     "now_iso",

@@ -19,6 +19,7 @@ from .._util import publish
 from ._alarms import NightlyRule
 from ._compare import compare_grades
 from ._comparison import Comparison
+from ._comparison import level_words as level_words  # _SIBLING_API
 from ._latency import compare_latency, latency_quantiles
 from ._latency_options import LatencyOptions
 from ._latency_result import LatencyComparison, LatencyUnavailableError
@@ -76,6 +77,7 @@ _SIBLING_API = (
     "decide_grid",
     "errors_differ",
     "grades_headline",
+    "level_words",
     "side_score",
     "unique_values",
 )

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from .._results import Result, json_records, json_value
+from .._util import markdown_table, markdown_text
 from ._verdict import Verdict
 
 __all__ = [
@@ -48,11 +49,17 @@ _NUMERIC = frozenset(
 )
 
 
+def level_words(confidence: float) -> str:
+    """A confidence as a percentage without false roundness: 0.95 -> ``95``, 0.9975 ->
+    ``99.75`` (a family-adjusted level never reads as 100)."""
+    return f"{100 * confidence:.3f}".rstrip("0").rstrip(".")
+
+
 def interval_words(r: dict[str, Any]) -> str:
     """``95% CI -15.6 to -8.1`` or why there is none."""
     if math.isnan(r["difference_low"]):
         return str(r["method_reason"])
-    level = round(100 * r["confidence"])
+    level = level_words(r["confidence"])
     return f"{level}% CI {r['difference_low']:+.1f} to {r['difference_high']:+.1f}"
 
 
@@ -78,7 +85,7 @@ def headline(verdict: Verdict, r: dict[str, Any]) -> str:
 
 def non_inferiority_line(r: dict[str, Any]) -> str:
     """Whether the candidate is not worse by more than the minimum effect, in words."""
-    level = round(100 * r["confidence"])
+    level = level_words(r["confidence"])
     bound, m = r["non_inferiority_bound"], r["min_effect"]
     if math.isnan(bound):
         return "non-inferior: cannot tell (no interval)"
@@ -124,6 +131,19 @@ def left_out_line(r: dict[str, Any], left_out: dict[str, dict[str, int]]) -> str
         f"{statuses('candidate')}, unscored conversations {pair('unscored')}, judged rules in "
         f"error {pair('error')}, rule grades n/a (the rule did not apply) {pair('na')}, unpaired cells {pair('unpaired_cells')}"
     )
+
+
+#: The per-rule columns :meth:`Comparison.to_markdown` shows.
+_MARKDOWN_RULE_COLUMNS = (
+    "rule_id",
+    "title",
+    "pass_rate_baseline",
+    "pass_rate_candidate",
+    "difference",
+    "difference_low",
+    "difference_high",
+    "direction",
+)
 
 
 #: verdict -> what it means (the card's badge takes its colour from the verdict's CSS class)
@@ -250,6 +270,21 @@ class Comparison(Result):
 
     def _moved(self) -> pd.DataFrame:
         return self.by_rule[self.by_rule["direction"].isin(["improved", "regressed"])]
+
+    def _markdown_sections(self) -> list[str]:
+        """The printed lines as a list, then the per-rule table (the one-row summary is too
+        wide for a table)."""
+        r = self._shown
+        lines = [non_inferiority_line(r), left_out_line(r, self.left_out)]
+        sequential = sequential_line(r)
+        if sequential:
+            lines.insert(0, sequential)
+        lines.extend(f"warning: {w}" for w in self.warnings)
+        sections = ["\n".join(f"- {markdown_text(line)}" for line in lines)]
+        table = markdown_table(self.by_rule, _MARKDOWN_RULE_COLUMNS)
+        if table:
+            sections.append(table)
+        return sections
 
     def html_context(self) -> dict[str, Any]:
         """The verdict card's words: the finding, the sides, the rules that moved."""

@@ -10,6 +10,7 @@ OpenAI-compatible LLM backend is configured.
 """
 
 from .._util import publish
+from ._admin_client import EmulatorAdmin
 from ._app import build_app, create_app
 from ._core import Emulator, SimulationStats
 from ._openapi import openapi_document
@@ -18,6 +19,7 @@ from ._settings import EmulatorSettings
 
 __all__ = [
     "Emulator",
+    "EmulatorAdmin",
     "EmulatorServer",
     "EmulatorSettings",
     "SimulationStats",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from .._results import Result
-from .._util import gather_or_cancel, run_sync
+from .._util import gather_or_cancel, markdown_text, run_sync
 from ..api import AsyncClient, Client, async_client
 from ..compare import (
     Comparison,
@@ -129,6 +129,16 @@ class DraftVsProd(Result):
                 row[f"latency_{q}_{side}"] = float(rows[q][side]) if q in rows else float("nan")
         row["latency_verdict"] = None if latency is None else latency.verdict.value
         return row
+
+    def _markdown_sections(self) -> list[str]:
+        """The comparison's lines and rules, then agent latency (the summary row is too wide
+        for a table)."""
+        sections = self.comparison._markdown_sections()
+        runs = f"- runs: prod {self.baseline.run_id}, draft {self.candidate.run_id}"
+        latency = self.latency
+        if latency is not None:
+            runs += f"\n- {markdown_text(latency.headline())}"
+        return [runs, *sections]
 
     def to_dict(self) -> dict[str, Any]:
         """Run ids and paths, the comparison, the sequential record (JSON-ready)."""
