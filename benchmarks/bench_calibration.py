@@ -1,6 +1,6 @@
 """Calibration of the verdict in every design: false alarms, power, coverage, n trials.
 
-For each design of ``evalkit._simulate._calibration.CALIBRATION_DESIGNS`` (the demo's 18 x 3,
+For each design of ``tests.simulate._calibration.CALIBRATION_DESIGNS`` (the demo's 18 x 3,
 one repeat per cell, mixed and unbalanced repeats, cells on one side only, repeats that agree,
 informative judge errors) it generates ``--trials`` A/A comparisons and as many with a planted
 15-point drop (``GradeGenerator``: a new truth every trial), decides each exactly as
@@ -18,15 +18,20 @@ Run: ``python benchmarks/bench_calibration.py [--trials 4000] [--parts designs,n
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from evalkit._simulate import SyntheticTruth, calibrate, synthetic_grades
-from evalkit._simulate._calibration import CALIBRATION_DESIGNS
+# run as `python benchmarks/NAME.py`: the repository root holds the tests' generators
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from evalkit.compare import RepeatPlanOptions, Verdict, plan_repeats
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
 from evalkit.stats import CellMoments, wilson_interval
+from tests.simulate import SyntheticTruth, calibrate, synthetic_grades
+from tests.simulate._calibration import CALIBRATION_DESIGNS
 
 
 def _pct(x: float) -> str:

@@ -7,14 +7,19 @@ Run: ``python benchmarks/bench_compare.py``.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from evalkit._simulate import SyntheticTruth
+# run as `python benchmarks/NAME.py`: the repository root holds the tests' generators
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from evalkit.compare import compare_grades
+from tests.simulate import SyntheticTruth
 
 CONVERSATIONS = 100_000
 RULES = 10

@@ -15,7 +15,7 @@ Part 2 (simulated, this repo's generator, not the emulator): searches whose prop
 nothing, and searches with one real 15-point candidate, decided by evalkit and by the greedy
 rules (best above the draft on the selection cells; that and a one-sided t at 5% there).
 
-Part 3 (simulated, the gain's own generator, :mod:`evalkit._simulate._gain`): searches of 3
+Part 3 (simulated, the gain's own generator, :mod:`tests.simulate._gain`): searches of 3
 rounds x 4 candidates on 18 cells x 2 waves where every candidate is truly +5, +10 or 0
 points, and over the confirmed winners what each number reports against the truth: the
 all-cells difference (the headline before), the held-out difference, the difference on 2 fresh
@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -39,9 +40,12 @@ from typing import Any
 
 import pandas as pd
 
-from evalkit._simulate import Design
-from evalkit._simulate._gain import GainDesign, gain_row
-from evalkit._simulate._optimize import simulate_search
+# run as `python benchmarks/NAME.py`: the repository root holds the tests' generators
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tests.simulate import Design
+from tests.simulate._gain import GainDesign, gain_row
+from tests.simulate._optimize import simulate_search
 
 
 def _md(frame: pd.DataFrame, fmt: str = "{:+.1f}") -> str:

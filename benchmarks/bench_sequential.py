@@ -17,15 +17,20 @@ Run: ``python benchmarks/bench_sequential.py [--trials 2000] [--parts table,peek
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from evalkit._simulate import Design, calibrate_sequential
-from evalkit._simulate._calibration import _look_headline
-from evalkit._simulate._generator import GradeGenerator
+# run as `python benchmarks/NAME.py`: the repository root holds the tests' generators
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from evalkit.compare import SequentialPlan, Verdict
 from evalkit.stats import wilson_interval
+from tests.simulate import Design, calibrate_sequential
+from tests.simulate._calibration import _look_headline
+from tests.simulate._generator import GradeGenerator
 
 DEMO = Design("demo grid, 18 cells x at most 6 repeats", repeats=6)
 EFFECTS = (0.0, -5.0, -10.0, -15.0, -20.0)

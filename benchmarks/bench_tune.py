@@ -13,7 +13,7 @@ one is 15 (or 10) points better and the rest equal to the control, run in waves 
 per cell; the bare baseline is the same sweeps with every arm run to the end. It prints
 conversations spent by each, the saving, and the confirmation rates (which should agree).
 
-Part 3 (the winner's gain, on the gain's own generator, :mod:`evalkit._simulate._gain`): sweeps
+Part 3 (the winner's gain, on the gain's own generator, :mod:`tests.simulate._gain`): sweeps
 of 5 arms on 36 cells x 4 waves where every arm is truly +5, +10 or 0 points, and over the
 confirmed winners what each number reports against the truth: the all-cells difference (the
 headline before), the held-out difference, the difference on 2 fresh repeats of every cell
@@ -28,16 +28,21 @@ Run: ``python benchmarks/bench_tune.py [--trials 1000] [--gain-sweeps 4000]`` (~
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-from evalkit._simulate import Design
-from evalkit._simulate._adaptive import adaptive_rates, simulate_adaptive
-from evalkit._simulate._arms import draw_arms
-from evalkit._simulate._gain import GainDesign, gain_row
-from evalkit._simulate._tune_calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
+# run as `python benchmarks/NAME.py`: the repository root holds the tests' generators
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from evalkit.tuning._split import holdout_mask
+from tests.simulate import Design
+from tests.simulate._adaptive import adaptive_rates, simulate_adaptive
+from tests.simulate._arms import draw_arms
+from tests.simulate._gain import GainDesign, gain_row
+from tests.simulate._tune_calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
 
 
 def _pct(x: float) -> str:

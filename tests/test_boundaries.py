@@ -12,9 +12,6 @@ Exempt, and why:
   of a sibling: the one root of the error tree and the version string, leaves that every
   package imports (DESIGN.md "Layers" puts ``_exceptions`` below everything). Reaching them
   through ``evalkit/__init__`` would be backwards: the top level re-exports from every package.
-- ``evalkit/_simulate`` (calibration generators for tests and benchmarks) keeps its imports of
-  tuning's and compare's internals as they are: it leaves the wheel in a later step, with
-  those imports.
 """
 
 from __future__ import annotations
@@ -35,7 +32,7 @@ MODULES = sorted(p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts)
 #: root modules any package may import (module docstring)
 ROOT_LEAVES = frozenset({"_exceptions", "_version"})
 #: importers whose cross-package imports are not checked (module docstring)
-EXEMPT_IMPORTERS = frozenset({"_simulate"})
+EXEMPT_IMPORTERS: frozenset[str] = frozenset()
 
 
 def ruff_order(name: str) -> tuple[int, str]:

@@ -59,8 +59,6 @@ ALLOWED: dict[str, set[str]] = {
     "personas": BASE
     | {"api", "_chat", "_results", "data", "grid", "targets", "runner", "store", "stats"}
     | {"grading", "compare", "flows", "diagnose"},
-    # simulation generators for calibration and benchmarks, apart from the public API
-    "_simulate": BASE | {"stats", "grading", "compare", "tuning", "testing"},
     "report": BASE
     | {
         "api",

@@ -28,7 +28,6 @@ from .._util import publish
 from ._check import Check, CheckFailed, FamilyPlace, InsufficientEvidence
 from ._comparisons import assert_improved, assert_not_worse
 from ._family import Family, Part, family, pass_rates
-from ._holm import holm_step_down as holm_step_down
 from ._latency import assert_latency
 from ._nightly import assert_no_regression
 from ._options import INSUFFICIENT_MODES, AssertOptions, InsufficientMode
@@ -64,6 +63,6 @@ __all__ = [
 
 #: What evalkit's other modules (the pytest plugin, the suite calibration) import from here
 #: that users need not: not public, not in the API snapshot.
-_SIBLING_API = ("SessionSettings", "holm_step_down", "open_service")
+_SIBLING_API = ("SessionSettings", "open_service")
 
 publish(globals())

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit._simulate import Design, GradeGenerator, SyntheticTruth, calibrate
-from evalkit._simulate._calibration import CALIBRATION_DESIGNS, trial_decisions
 from evalkit.compare import CompareOptions, Verdict, compare_grades
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
 from evalkit.stats import CellMoments
+from tests.simulate import Design, GradeGenerator, SyntheticTruth, calibrate
+from tests.simulate._calibration import CALIBRATION_DESIGNS, trial_decisions
 
 pytestmark = pytest.mark.slow
 

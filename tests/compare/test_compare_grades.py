@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit._simulate import SyntheticTruth, synthetic_grades
 from evalkit.compare import CompareOptions, Verdict, compare_grades, decide
 from evalkit.grading import Grades
+from tests.simulate import SyntheticTruth, synthetic_grades
 
 
 def _rows(spec: list[tuple[str, str, str, float, str]]) -> pd.DataFrame:

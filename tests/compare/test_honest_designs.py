@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit._simulate import Design, GradeGenerator, SyntheticTruth, synthetic_grades
 from evalkit.compare import Verdict, compare_grades
 from evalkit.grading import Grades
+from tests.simulate import Design, GradeGenerator, SyntheticTruth, synthetic_grades
 
 
 def _rows(spec: list[tuple[str, str, str, float, str]]) -> pd.DataFrame:

@@ -10,8 +10,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from evalkit._simulate._generator import Design, GradeGenerator
 from evalkit.compare import CompareOptions, _compare, _sides, compare_grades
+from tests.simulate._generator import Design, GradeGenerator
 
 
 def _pair() -> tuple[pd.DataFrame, pd.DataFrame]:

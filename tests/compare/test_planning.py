@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalkit._simulate import SyntheticTruth, synthetic_grades
 from evalkit.compare import RepeatPlanOptions, Verdict, plan_repeats
 from evalkit.compare._decision import Scenarios, decide_grid, errors_differ, scenario_scores
 from evalkit.stats import CellMoments
+from tests.simulate import SyntheticTruth, synthetic_grades
 
 
 def _power(truth: SyntheticTruth, effect: float, repeats: int, seed: int) -> float:

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalkit._simulate import Design, GradeGenerator
 from evalkit.compare import (
     CompareOptions,
     SequentialPlan,
@@ -19,6 +18,7 @@ from evalkit.compare import (
 )
 from evalkit.compare import grades_headline as history_headline
 from evalkit.grading import Grades
+from tests.simulate import Design, GradeGenerator
 
 DESIGN = Design("18 cells x 6 repeats", repeats=6)
 TRIALS = 12

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalkit._simulate import Design, GradeGenerator, calibrate_sequential
 from evalkit.compare import CompareOptions, SequentialPlan, Verdict, compare_sequential
+from tests.simulate import Design, GradeGenerator, calibrate_sequential
 
 DEMO = Design("demo grid, 18 cells x 6 repeats", repeats=6)
 TRIALS = 1000
@@ -91,8 +91,8 @@ def test_look_must_be_in_range_and_the_plan_owns_confidence() -> None:
 def test_array_path_matches_compare_sequential_trial_by_trial() -> None:
     plan = SequentialPlan(6)
     grades = GradeGenerator().draw(DEMO, 12, 11, -10.0)
-    from evalkit._simulate._calibration import _look_headline
     from evalkit.compare._sequential import LookEvidence, decide_look
+    from tests.simulate._calibration import _look_headline
 
     for look in (1, 3, 5):
         nominal = float(plan.nominal_confidence(6)[look - 1])
@@ -183,7 +183,7 @@ def test_no_difference_stops_early_for_futility() -> None:
 def test_peeking_without_a_plan_inflates_alarms_and_the_plan_does_not() -> None:
     """Re-checking a fixed comparison after every repeat is what the plan replaces."""
     grades = GradeGenerator().draw(Design("8 repeats", repeats=8), 400, 31, 0.0)
-    from evalkit._simulate._calibration import _look_headline
+    from tests.simulate._calibration import _look_headline
 
     naive = np.zeros(400, dtype=bool)
     for look in range(2, 9):

@@ -74,7 +74,7 @@ def test_judged_rules_with_informative_errors_keep_the_per_rule_family_at_nomina
     """Judge errors that fall on the candidate's failing conversations (half of them) used to
     lift the per-rule family's false alarms to 6.3%: rules are now bounded whenever their
     error rates differ at all."""
-    from evalkit._simulate import CALIBRATION_DESIGNS, calibrate
+    from tests.simulate import CALIBRATION_DESIGNS, calibrate
 
     design = next(d for d in CALIBRATION_DESIGNS if d.name.startswith("informative"))
     trials = 2000

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from evalkit._simulate import SyntheticTruth, synthetic_grades
 from evalkit.compare import Comparison, compare_grades
 from evalkit.report import ArabicFont, _fonts
 from evalkit.store import Run
+from tests.simulate import SyntheticTruth, synthetic_grades
 
 from .fixtures import RunSpec, write_graded_run
 

@@ -13,10 +13,10 @@ import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from evalkit._simulate import SyntheticTruth, synthetic_grades
 from evalkit.compare import Comparison, compare_grades
 from evalkit.report import ArabicFont, _fonts, plots
 from evalkit.store import Run
+from tests.simulate import SyntheticTruth, synthetic_grades
 
 from .figures import row_label_texts, row_labels
 from .fixtures import NOT_DONE, PERSONAS

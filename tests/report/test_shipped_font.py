@@ -35,7 +35,7 @@ SCRIPT = textwrap.dedent(
     from evalkit.view import ViewerOptions, ViewerServer
     from tests.report.figures import row_labels
     from tests.report.test_plots import TITLES, assert_drawn_in_urdu_font
-    from evalkit._simulate import SyntheticTruth, synthetic_grades
+    from tests.simulate import SyntheticTruth, synthetic_grades
     from evalkit.compare import compare_grades
 
     font = _fonts.find_arabic_font()

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from evalkit._simulate import SyntheticTruth, synthetic_grades
 from evalkit.compare import Comparison, compare_grades
 from evalkit.report import rule_table
 from evalkit.report._tables import NOT_COMPARED, unscored_reason
+from tests.simulate import SyntheticTruth, synthetic_grades
 
 
 def _comparison(never: str = "rule-3", errors_on: str | None = None) -> Comparison:

@@ -14,7 +14,6 @@ import pytest
 from typer.testing import CliRunner
 
 import evalkit
-from evalkit._simulate import SyntheticTruth, synthetic_grades
 from evalkit.cli import app
 from evalkit.store import (
     GRADES_SCHEMA,
@@ -32,6 +31,7 @@ from evalkit.store import (
     sql,
     write_grades,
 )
+from tests.simulate import SyntheticTruth, synthetic_grades
 
 from ..test_store import manifest, record, turns_for
 

@@ -3,7 +3,7 @@ Holm family, fail as a whole no more often than nominal when nothing changed, an
 10-point drop at the design's n; written without the adjustment (or as per-case thresholds)
 the same suite flakes.
 
-The rates come from the array path of ``evalkit._simulate._family_calibration`` (my own
+The rates come from the array path of ``tests.simulate._family_calibration`` (my own
 generator, ``SuiteGenerator``: planted drops exact in expectation), checked here against
 ``evalkit.testing.family`` on the same grades, suite by suite, so they are the family's rates.
 Bounds are binomial: a correct method exceeds ``binom.ppf(0.999, n, p) / n`` in one run out
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit._simulate._family_calibration import SuiteGenerator, suite_frames, suite_outcomes
 from evalkit.compare import Verdict
 from evalkit.testing import AssertOptions, family
+from tests.simulate._family_calibration import SuiteGenerator, suite_frames, suite_outcomes
 
 pytestmark = pytest.mark.slow
 

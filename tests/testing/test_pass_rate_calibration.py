@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit._simulate._generator import GeneratedGrades
 from evalkit.testing import Family, pass_rates
 from evalkit.testing._pass_rate import _rate_check
+from tests.simulate._generator import GeneratedGrades
 
 pytestmark = pytest.mark.slow
 

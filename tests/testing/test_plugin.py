@@ -15,8 +15,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evalkit._simulate._family_calibration import SuiteGenerator, suite_frames
 from evalkit.testing import AssertOptions, CheckFailed, assert_not_worse
+from tests.simulate._family_calibration import SuiteGenerator, suite_frames
 
 pytest_plugins = ["pytester"]
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit._simulate import Design
-from evalkit._simulate._adaptive import adaptive_rates, simulate_adaptive
-from evalkit._simulate._arms import arms_data, draw_arms
 from evalkit.tuning._adaptive import drop_bound_confidence, wave_drops
 from evalkit.tuning._split import holdout_mask
+from tests.simulate import Design
+from tests.simulate._adaptive import adaptive_rates, simulate_adaptive
+from tests.simulate._arms import arms_data, draw_arms
 
 HOLD = holdout_mask([f"cell-{c:03d}" for c in range(36)], 0.3, 0)
 

@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit._simulate._arms import arm_frame, arms_data, draw_arms
-from evalkit._simulate._tune_calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
 from evalkit.tuning import compare_variants
 from evalkit.tuning._gain import adjusted_gain
 from evalkit.tuning._selection import closed_bonferroni, combine, select_and_confirm
 from evalkit.tuning._split import holdout_mask
+from tests.simulate._arms import arm_frame, arms_data, draw_arms
+from tests.simulate._tune_calibration import NOISY_GENERATOR, TUNE_DESIGN, sweep_rates
 
 TRIALS = 2000
 

@@ -7,10 +7,10 @@ import json
 import pytest
 from scipy import stats
 
-from evalkit._simulate._arms import arm_frame, draw_arms
-from evalkit._simulate._tune_calibration import TUNE_DESIGN
 from evalkit.compare import Verdict
 from evalkit.tuning import TuneResult, VariantsOptions, compare_variants
+from tests.simulate._arms import arm_frame, draw_arms
+from tests.simulate._tune_calibration import TUNE_DESIGN
 
 COLUMNS = [
     "variant",

@@ -1,5 +1,5 @@
 """Calibration of the winner's reported gain, with this test's own generator of grades
-(:class:`evalkit._simulate._gain.FactorGenerator`: a latent-quality model, not the mixture the
+(:class:`tests.simulate._gain.FactorGenerator`: a latent-quality model, not the mixture the
 other tuning tests draw from), where every arm's true gain is known.
 
 Read after its confirmation, the confirmed winner's all-cells and held-out differences overstate
@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evalkit._simulate._gain import FactorGenerator, GainDesign, simulate_gains
 from evalkit.compare._decision import Scenarios
 from evalkit.stats import CellMoments
 from evalkit.tuning._gain import conditional_estimate, confirmation_threshold
 from evalkit.tuning._selection import ArmsData, select_and_confirm
 from evalkit.tuning._split import holdout_mask
+from tests.simulate._gain import FactorGenerator, GainDesign, simulate_gains
 
 logger = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ import logging
 
 from scipy import stats
 
-from evalkit._simulate import Design
-from evalkit._simulate._optimize import simulate_search
+from tests.simulate import Design
+from tests.simulate._optimize import simulate_search
 
 logger = logging.getLogger(__name__)
 

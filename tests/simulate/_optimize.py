@@ -18,9 +18,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..tuning._adaptive import drop_bound_confidence, wave_drops
-from ..tuning._selection import select_and_confirm
-from ..tuning._split import holdout_mask
+from evalkit.tuning._adaptive import drop_bound_confidence, wave_drops
+from evalkit.tuning._selection import select_and_confirm
+from evalkit.tuning._split import holdout_mask
+
 from ._arms import ArmCodes, arms_data, draw_arms
 from ._generator import Design, GradeGenerator
 

@@ -31,7 +31,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import special, stats
 
-from ..grading import score_from_points
+from evalkit.grading import score_from_points
 
 __all__ = ["VERDICT_CODES", "SyntheticTruth", "synthetic_grades"]
 

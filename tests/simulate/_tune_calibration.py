@@ -14,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from ..tuning._selection import _grid, one_sided_p, select_and_confirm
-from ..tuning._split import holdout_mask
+from evalkit.tuning._selection import _grid, one_sided_p, select_and_confirm
+from evalkit.tuning._split import holdout_mask
+
 from ._arms import arms_data, draw_arms
 from ._generator import Design, GradeGenerator
 

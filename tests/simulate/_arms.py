@@ -17,9 +17,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from ..compare._decision import Scenarios, errors_differ, scenario_scores
-from ..stats import CellMoments
-from ..tuning._selection import ArmsData
+from evalkit.compare._decision import Scenarios, errors_differ, scenario_scores
+from evalkit.stats import CellMoments
+from evalkit.tuning._selection import ArmsData
+
 from ._generator import Design, GeneratedGrades, GradeGenerator
 
 __all__ = ["ArmCodes", "arm_frame", "arms_data", "draw_arms"]

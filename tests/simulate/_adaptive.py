@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..tuning._adaptive import drop_bound_confidence, wave_drops
-from ..tuning._selection import Selection, select_and_confirm
+from evalkit.tuning._adaptive import drop_bound_confidence, wave_drops
+from evalkit.tuning._selection import Selection, select_and_confirm
+
 from ._arms import ArmCodes, arms_data
 
 __all__ = ["AdaptiveOutcome", "adaptive_rates", "simulate_adaptive"]

@@ -39,8 +39,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from ..compare import Verdict
-from ..testing import holm_step_down
+from evalkit.compare import Verdict
+from evalkit.testing._holm import holm_step_down
+
 from ._calibration import _headline
 from ._generator import GeneratedGrades
 

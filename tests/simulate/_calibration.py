@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..compare import SequentialPlan, Verdict
-from ..compare._decision import (
+from evalkit.compare import SequentialPlan, Verdict
+from evalkit.compare._decision import (
     Decision,
     Scenarios,
     decide_grid,
@@ -26,8 +26,9 @@ from ..compare._decision import (
     rule_errors_bounded,
     scenario_scores,
 )
-from ..compare._sequential import LookEvidence, decide_look
-from ..stats import CellMoments, VarianceMethod
+from evalkit.compare._sequential import LookEvidence, decide_look
+from evalkit.stats import CellMoments, VarianceMethod
+
 from ._generator import Design, GeneratedGrades, GradeGenerator
 
 __all__ = [

@@ -31,12 +31,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from ..compare._decision import Scenarios
-from ..stats import CellMoments, paired_grid
-from ..tuning._adaptive import drop_bound_confidence, wave_drops
-from ..tuning._gain import adjusted_gain
-from ..tuning._selection import ArmsData, select_and_confirm
-from ..tuning._split import holdout_mask
+from evalkit.compare._decision import Scenarios
+from evalkit.stats import CellMoments, paired_grid
+from evalkit.tuning._adaptive import drop_bound_confidence, wave_drops
+from evalkit.tuning._gain import adjusted_gain
+from evalkit.tuning._selection import ArmsData, select_and_confirm
+from evalkit.tuning._split import holdout_mask
 
 __all__ = ["FactorGenerator", "GainDesign", "GainOutcome", "simulate_gains"]
 
@@ -265,7 +265,7 @@ def _take_arm(arms: FloatArray, index: NDArray[np.int64]) -> FloatArray:
 
 def _pct(count: int, n: int) -> str:
     """``93.4% [91.0, 95.2]``: a rate with its Wilson 95% interval (``-`` when n is 0)."""
-    from ..stats import wilson_interval
+    from evalkit.stats import wilson_interval
 
     if n == 0:
         return "-"
