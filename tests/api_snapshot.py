@@ -16,7 +16,11 @@ Regenerate the committed snapshot (after a deliberate change, announced under
     python -m tests.api_snapshot
 
 ``python -m tests.api_snapshot --check`` prints the difference and exits 1 when the surface is
-not the snapshot (what ``tests/test_api_snapshot.py`` asserts).
+not the snapshot (what ``tests/test_api_snapshot.py`` asserts). The changes the Unreleased
+section must name are counted from ``tests/api_released.txt``, the surface of the last release;
+cutting a release (the Unreleased section becomes the release's) rewrites both files::
+
+    python -m tests.api_snapshot --release
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ import hashlib
 import importlib
 import inspect
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,6 +41,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOT = Path(__file__).resolve().parent / "api_snapshot.txt"
+RELEASED = Path(__file__).resolve().parent / "api_released.txt"
 CHANGELOG = ROOT / "CHANGELOG.md"
 UPDATE_COMMAND = "python -m tests.api_snapshot"
 
@@ -317,44 +321,27 @@ def unannounced(before: str, after: str, changelog: str) -> list[str]:
     return missing
 
 
-def _git(*args: str) -> str | None:
-    try:
-        done = subprocess.run(
-            ["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30, check=False
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return done.stdout.strip() if done.returncode == 0 else None
-
-
-def base_snapshot(base: str | None = None) -> tuple[str, str] | None:
-    """(ref, text) of the snapshot the changes are counted from: ``base`` (a git revision, or
-    ``EVALKIT_API_BASE``), else where this branch left ``main`` (``origin/main``), else, on
-    main itself, the commit before. None without git or without a snapshot there."""
-    import os
-
-    head = _git("rev-parse", "HEAD")
-    if head is None:
-        return None
-    ref = base or os.environ.get("EVALKIT_API_BASE")
-    if ref is None:
-        for branch in ("main", "origin/main"):
-            fork = _git("merge-base", "HEAD", branch)
-            if fork is not None:
-                ref = fork if fork != head else "HEAD^"
-                break
-    if ref is None:
-        return None
-    path = SNAPSHOT.relative_to(ROOT).as_posix()
-    text = _git("show", f"{ref}:{path}")
-    return None if text is None else (ref, text + "\n")
+def released_snapshot() -> str | None:
+    """The surface of the last release (``tests/api_released.txt``, copied from the snapshot
+    when a release is cut), the one the Unreleased section counts its changes from."""
+    return RELEASED.read_text(encoding="utf-8") if RELEASED.exists() else None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when the surface differs")
+    parser.add_argument(
+        "--release",
+        action="store_true",
+        help="cutting a release: the snapshot becomes the released surface too",
+    )
     args = parser.parse_args(argv)
     current = render(surface())
+    if args.release:
+        SNAPSHOT.write_text(current, encoding="utf-8")
+        RELEASED.write_text(current, encoding="utf-8")
+        print(f"wrote {SNAPSHOT.relative_to(ROOT)} and {RELEASED.relative_to(ROOT)}")
+        return 0
     if not args.check:
         SNAPSHOT.write_text(current, encoding="utf-8")
         print(f"wrote {SNAPSHOT.relative_to(ROOT)} ({len(current.splitlines()) - 2} lines)")

@@ -24,7 +24,7 @@ DOCS = ROOT / "docs"
 
 
 def pages() -> list[Path]:
-    """README.md and every page under docs/ (not its ``_build``/``_incoming`` folders)."""
+    """README.md and every page under docs/ (not its ``_build`` folder)."""
     found = [ROOT / "README.md"]
     for path in sorted(DOCS.rglob("*.md")):
         if not any(part.startswith("_") for part in path.relative_to(DOCS).parts):
