@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ._answers import MalformedAnswer, extract_json_object
 from ._breaker import ProbeGate
+from ._client import CallOptions, ChatClient, call_policy, check_call_options
 from ._endpoint import ChatAnswer, ChatCounts, ChatEndpoint, ChatRequest
 from ._http import AnswerTooLarge, CallDeadlineExceeded
 from ._settings import ChatEnv
@@ -17,12 +18,16 @@ from ._settings import ChatEnv
 __all__ = [
     "AnswerTooLarge",
     "CallDeadlineExceeded",
+    "CallOptions",
     "ChatAnswer",
+    "ChatClient",
     "ChatCounts",
     "ChatEndpoint",
     "ChatEnv",
     "ChatRequest",
     "MalformedAnswer",
     "ProbeGate",
+    "call_policy",
+    "check_call_options",
     "extract_json_object",
 ]

@@ -4,13 +4,18 @@ completion envelope, an error body and a model list, so both endpoints speak the
 
 from __future__ import annotations
 
+import json
 import math
+import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 
 from starlette.responses import JSONResponse
 
-__all__ = ["chat_completion", "model_list", "openai_error"]
+__all__ = ["chat_completion", "fenced_json_block", "model_list", "openai_error"]
+
+_FENCE_RE: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
 
 
 def chat_completion(*, completion_id: str, model: str, content: str, prompt: str) -> JSONResponse:
@@ -51,3 +56,23 @@ def model_list(names: Iterable[str]) -> JSONResponse:
         for name in names
     ]
     return JSONResponse({"object": "list", "data": entries})
+
+
+def fenced_json_block(body: Any) -> tuple[Any, str | None]:
+    """``(block, None)``: the last fenced JSON block of a chat request's last user message (the
+    emulated proposer's and generator's input); ``(None, why)`` when the request has none."""
+    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
+        return None, "messages must be a list"
+    users = [
+        m.get("content")
+        for m in body["messages"]
+        if isinstance(m, Mapping) and m.get("role") == "user"
+    ]
+    text = users[-1] if users and isinstance(users[-1], str) else ""
+    blocks = _FENCE_RE.findall(text)
+    if not blocks:
+        return None, "the last user message has no fenced JSON block"
+    try:
+        return json.loads(blocks[-1]), None
+    except ValueError:
+        return None, "the fenced JSON block is not valid JSON"

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -27,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from ..api import Problem
 from ._auth import authenticate
 from ._bodies import read_json
-from ._chat_wire import chat_completion, model_list, openai_error
+from ._chat_wire import chat_completion, fenced_json_block, model_list, openai_error
 from ._core import Emulator
 from ._errors import raise_for_problems
 from ._generator_rules import FLAWS, behaviour_for, label_for, spoil
@@ -36,7 +35,6 @@ from ._generator_state import GeneratorSettings
 __all__ = ["GENERATOR_MODEL", "chat_completions", "generate", "generator_settings", "models"]
 
 GENERATOR_MODEL: Final = "emulator-generator"
-_FENCE_RE: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
 _PROSE: Final = "Here are some interesting callers you could try: an angry man, a busy mother."
 _MAX_REQUESTS: Final = 32
 _DEFAULT_MAX_CHARS: Final = 1500
@@ -44,21 +42,9 @@ _DEFAULT_MAX_CHARS: Final = 1500
 
 def _block(body: Any) -> dict[str, Any] | str:
     """The request's generator block, or what is wrong with the request."""
-    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
-        return "messages must be a list"
-    users = [
-        m.get("content")
-        for m in body["messages"]
-        if isinstance(m, Mapping) and m.get("role") == "user"
-    ]
-    text = users[-1] if users and isinstance(users[-1], str) else ""
-    blocks = _FENCE_RE.findall(text)
-    if not blocks:
-        return "the last user message has no fenced JSON block"
-    try:
-        block = json.loads(blocks[-1])
-    except ValueError:
-        return "the fenced JSON block is not valid JSON"
+    block, why = fenced_json_block(body)
+    if why is not None:
+        return why
     requests = block.get("requests") if isinstance(block, Mapping) else None
     if not isinstance(requests, list) or not all(
         isinstance(r, Mapping) and isinstance(r.get("traits"), Mapping) for r in requests

@@ -6,10 +6,10 @@ read and change it (apart from them, so the emulator object holds it without an 
 
 from __future__ import annotations
 
-import random
-import threading
 from dataclasses import dataclass
 from typing import Any
+
+from ._model_state import ModelState
 
 __all__ = ["GeneratorSettings", "GeneratorState"]
 
@@ -33,35 +33,12 @@ class GeneratorSettings:
         }
 
 
-class GeneratorState:
+class GeneratorState(ModelState[GeneratorSettings]):
     """The generator's settings, its noise source and its counters (one per emulator)."""
 
     def __init__(self, seed: int) -> None:
-        self.default_seed = seed
-        self._lock = threading.Lock()
-        self.settings = GeneratorSettings()
-        self._rng = random.Random(seed)
-        self.calls = 0
-        self.malformed = 0
+        super().__init__(seed, GeneratorSettings())
         self.personas = 0
-
-    @property
-    def seed(self) -> int:
-        return self.settings.seed if self.settings.seed is not None else self.default_seed
-
-    def configure(self, settings: GeneratorSettings) -> None:
-        """Replace the settings and restart the noise from their seed."""
-        with self._lock:
-            self.settings = settings
-            self._rng = random.Random(self.seed)
-
-    def draw_malformed(self) -> bool:
-        """Count a call; whether its answer is malformed."""
-        with self._lock:
-            self.calls += 1
-            bad = self._rng.random() < self.settings.malformed_rate
-            self.malformed += bad
-            return bad
 
     def count(self, personas: int) -> None:
         with self._lock:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -27,7 +26,7 @@ from starlette.responses import JSONResponse, Response
 from ..api import Problem
 from ._auth import authenticate
 from ._bodies import read_json
-from ._chat_wire import chat_completion, model_list, openai_error
+from ._chat_wire import chat_completion, fenced_json_block, model_list, openai_error
 from ._core import Emulator
 from ._errors import raise_for_problems
 from ._proposer_rules import GENERIC, REMEDIES, Remedy, apply_remedy, behaviour_of
@@ -36,28 +35,15 @@ from ._proposer_state import ProposerSettings
 __all__ = ["PROPOSER_MODEL", "chat_completions", "models", "propose", "proposer_settings"]
 
 PROPOSER_MODEL: Final = "emulator-proposer"
-_FENCE_RE: Final = re.compile(r"```(?:json)?[ \t]*\n(.*?)```", re.DOTALL)
 _PROSE: Final = "Here is a better prompt: be clearer and friendlier with every caller."
 _MAX_CANDIDATES: Final = 16
 
 
 def _block(body: Any) -> dict[str, Any] | str:
     """The request's proposer block, or what is wrong with the request."""
-    if not isinstance(body, Mapping) or not isinstance(body.get("messages"), list):
-        return "messages must be a list"
-    users = [
-        m.get("content")
-        for m in body["messages"]
-        if isinstance(m, Mapping) and m.get("role") == "user"
-    ]
-    text = users[-1] if users and isinstance(users[-1], str) else ""
-    blocks = _FENCE_RE.findall(text)
-    if not blocks:
-        return "the last user message has no fenced JSON block"
-    try:
-        block = json.loads(blocks[-1])
-    except ValueError:
-        return "the fenced JSON block is not valid JSON"
+    block, why = fenced_json_block(body)
+    if why is not None:
+        return why
     if not (
         isinstance(block, Mapping)
         and isinstance(block.get("instructions"), str)

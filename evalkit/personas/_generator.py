@@ -19,14 +19,21 @@ import asyncio
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 import httpx
 
-from .._chat import ChatEndpoint, ChatEnv, ChatRequest, MalformedAnswer
-from .._util import atomic_write_bytes, content_hash
+from .._chat import (
+    ChatClient,
+    ChatEndpoint,
+    ChatEnv,
+    ChatRequest,
+    MalformedAnswer,
+    call_policy,
+    check_call_options,
+)
+from .._util import atomic_write_bytes
 from ..api import ConfigurationError, RetryPolicy, Secret
 from ._prompt import GENERATOR_PROMPT_VERSION, GenerationRequest, build_messages, read_personas
 
@@ -77,25 +84,12 @@ class GeneratorOptions:
     cache_dir: str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
-        if not self.timeout > 0:
-            raise ValueError(f"GeneratorOptions.timeout must be positive, got {self.timeout}")
-        if self.max_attempts < 1:
-            raise ValueError(
-                f"GeneratorOptions.max_attempts must be at least 1, got {self.max_attempts}"
-            )
-        if self.max_response_bytes < 1:
-            raise ValueError("GeneratorOptions.max_response_bytes must be at least 1")
-        if not 0.0 <= self.temperature <= 2.0:
-            raise ValueError(
-                f"GeneratorOptions.temperature must be in [0, 2], got {self.temperature}"
-            )
+        check_call_options(self)
 
     @property
     def policy(self) -> RetryPolicy:
         """The retry policy in use, making ``max_attempts`` attempts."""
-        if self.retry is None:
-            return RetryPolicy(max_attempts=self.max_attempts)
-        return replace(self.retry, max_attempts=self.max_attempts)
+        return call_policy(self)
 
 
 @dataclass(frozen=True)
@@ -120,7 +114,7 @@ class PersonaSource(Protocol):
     def describe(self) -> dict[str, Any]: ...
 
 
-class PersonaGenerator:
+class PersonaGenerator(ChatClient):
     """Caller personas from an OpenAI-compatible endpoint (module docstring).
 
     What is not given comes from ``EVALKIT_GENERATOR_MODEL``, ``EVALKIT_GENERATOR_BASE_URL``
@@ -128,7 +122,7 @@ class PersonaGenerator:
     emulated generator's settings (model ``emulator-generator``).
     """
 
-    prompt_version: Final = GENERATOR_PROMPT_VERSION
+    prompt_version = GENERATOR_PROMPT_VERSION
 
     def __init__(
         self,
@@ -149,37 +143,6 @@ class PersonaGenerator:
             response_format=False,
             http_client=http_client,
         )
-
-    @property
-    def model(self) -> str:
-        return self._endpoint.model
-
-    @property
-    def base_url(self) -> str:
-        return self._endpoint.base_url
-
-    def __repr__(self) -> str:
-        key = "<set>" if self._endpoint.has_api_key else "None"
-        return f"PersonaGenerator(model={self.model!r}, base_url={self.base_url!r}, api_key={key})"
-
-    def __getstate__(self) -> dict[str, Any]:
-        # the endpoint pickles without its key (read from the environment again if it came
-        # from there)
-        return {"endpoint": self._endpoint, "options": self.options}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self._endpoint, self.options = state["endpoint"], state["options"]
-
-    def describe(self) -> dict[str, Any]:
-        """What a persona's provenance and a search's record keep about the generator (no
-        key): ``{"kind": "llm", "model", "prompt_version"}``."""
-        return {"kind": "llm", "model": self.model, "prompt_version": self.prompt_version}
-
-    def _cache_path(self, messages: list[dict[str, str]]) -> Path | None:
-        if self.options.cache_dir is None:
-            return None
-        key = content_hash([self.model, self.prompt_version, messages])
-        return Path(self.options.cache_dir) / key[:2] / f"{key}.json"
 
     async def agenerate(self, request: GenerationRequest) -> GeneratedBatch:
         """The batch's personas (never raises for a malformed answer: it is counted)."""

@@ -20,14 +20,22 @@ import asyncio
 import logging
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, Final
+from dataclasses import dataclass, field
+from typing import Final
 
 import httpx
 
-from .._chat import ChatEndpoint, ChatEnv, ChatRequest, MalformedAnswer, extract_json_object
-from .._util import atomic_write_bytes, content_hash
+from .._chat import (
+    ChatClient,
+    ChatEndpoint,
+    ChatEnv,
+    ChatRequest,
+    MalformedAnswer,
+    call_policy,
+    check_call_options,
+    extract_json_object,
+)
+from .._util import atomic_write_bytes
 from ..api import ConfigurationError, RetryPolicy, Secret
 from ._candidates import clean_text, is_text
 from ._proposer_prompt import PROPOSER_PROMPT_VERSION, ProposalRequest, build_messages
@@ -79,21 +87,12 @@ class ProposerOptions:
     cache_dir: str | os.PathLike[str] | None = None
 
     def __post_init__(self) -> None:
-        if not self.timeout > 0:
-            raise ValueError(f"ProposerOptions.timeout must be positive, got {self.timeout}")
-        if self.max_attempts < 1:
-            raise ValueError(
-                f"ProposerOptions.max_attempts must be at least 1, got {self.max_attempts}"
-            )
-        if self.max_response_bytes < 1:
-            raise ValueError("ProposerOptions.max_response_bytes must be at least 1")
+        check_call_options(self)
 
     @property
     def policy(self) -> RetryPolicy:
         """The retry policy in use, making ``max_attempts`` attempts."""
-        if self.retry is None:
-            return RetryPolicy(max_attempts=self.max_attempts)
-        return replace(self.retry, max_attempts=self.max_attempts)
+        return call_policy(self)
 
 
 @dataclass(frozen=True)
@@ -135,7 +134,7 @@ def _entries(content: str) -> tuple[list[Proposal], int]:
     return out, dropped
 
 
-class Proposer:
+class Proposer(ChatClient):
     """Candidate prompts from an OpenAI-compatible endpoint (module docstring).
 
     What is not given comes from ``EVALKIT_PROPOSER_MODEL``, ``EVALKIT_PROPOSER_BASE_URL`` and
@@ -143,7 +142,7 @@ class Proposer:
     proposer's settings (model ``emulator-proposer``).
     """
 
-    prompt_version: Final = PROPOSER_PROMPT_VERSION
+    prompt_version = PROPOSER_PROMPT_VERSION
 
     def __init__(
         self,
@@ -163,36 +162,6 @@ class Proposer:
             limits=self.options,
             http_client=http_client,
         )
-
-    @property
-    def model(self) -> str:
-        return self._endpoint.model
-
-    @property
-    def base_url(self) -> str:
-        return self._endpoint.base_url
-
-    def __repr__(self) -> str:
-        key = "<set>" if self._endpoint.has_api_key else "None"
-        return f"Proposer(model={self.model!r}, base_url={self.base_url!r}, api_key={key})"
-
-    def __getstate__(self) -> dict[str, Any]:
-        # the endpoint pickles without its key (read from the environment again if it came
-        # from there)
-        return {"endpoint": self._endpoint, "options": self.options}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self._endpoint, self.options = state["endpoint"], state["options"]
-
-    def describe(self) -> dict[str, Any]:
-        """What a record of the optimisation keeps about the proposer (no key)."""
-        return {"kind": "llm", "model": self.model, "prompt_version": self.prompt_version}
-
-    def _cache_path(self, messages: list[dict[str, str]]) -> Path | None:
-        if self.options.cache_dir is None:
-            return None
-        key = content_hash([self.model, self.prompt_version, messages])
-        return Path(self.options.cache_dir) / key[:2] / f"{key}.json"
 
     async def apropose(self, request: ProposalRequest) -> ProposalBatch:
         """The round's proposals (never raises for a malformed answer: it is counted)."""
