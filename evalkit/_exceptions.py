@@ -6,7 +6,8 @@ Each family lives beside the code that raises it and is exported from that packa
     EvalkitError                                    evalkit
     ├── ConfigurationError                          evalkit.api   no base URL, a malformed key, ...
     │   ├── JudgeNotConfigured                      evalkit.grading  no judge model or endpoint
-    │   └── ProposerError                           evalkit.tuning  no proposer model or endpoint
+    │   ├── ProposerError                           evalkit.tuning  no proposer model or endpoint
+    │   └── GeneratorError                          evalkit.personas  no persona generator model
     ├── InvalidRequestError (ValueError)            evalkit.api   a body breaks the spec's limits
     │   └── ScorecardError                          evalkit.grading  a scorecard with problems
     ├── ApiConnectionError                          evalkit.api   the service could not be reached
