@@ -26,11 +26,12 @@ from starlette.responses import JSONResponse, Response
 from ..api import Problem
 from ._auth import authenticate
 from ._bodies import read_json
-from ._chat_wire import chat_completion, fenced_json_block, model_list, openai_error
+from ._chat_wire import fenced_json_block, model_list
 from ._core import Emulator
 from ._errors import raise_for_problems
 from ._generator_rules import FLAWS, behaviour_for, label_for, spoil
 from ._generator_state import GeneratorSettings
+from ._model_route import answer_chat
 
 __all__ = ["GENERATOR_MODEL", "chat_completions", "generate", "generator_settings", "models"]
 
@@ -94,26 +95,14 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
     ``{"requests": [{"id", "traits", "describe"}], "max_behavior_chars"}``) and answers
     ``{"personas": [{"id", "label", "description", "behavior"}]}``, one per request, written
     from a table of sentences per trait value and seeded by the request's content."""
-    body = await read_json(request, emu.settings.max_body_bytes)
-    model = body.get("model", GENERATOR_MODEL) if isinstance(body, Mapping) else GENERATOR_MODEL
-    if model != GENERATOR_MODEL:
-        return openai_error(404, f"The model {model!r} does not exist")
-    block = _block(body)
-    if isinstance(block, str):
-        return openai_error(400, block)
     state = emu.generator
-    if state.draw_malformed():
-        content = _PROSE
-    else:
+
+    def answer(block: dict[str, Any]) -> str:
         personas = generate(block, state.seed, flaw_rate=state.settings.flaw_rate)
         state.count(len(personas))
-        content = json.dumps({"personas": personas}, ensure_ascii=False)
-    return chat_completion(
-        completion_id=f"chatcmpl-emulator-generator-{state.calls}",
-        model=GENERATOR_MODEL,
-        content=content,
-        prompt=json.dumps(body, ensure_ascii=False),
-    )
+        return json.dumps({"personas": personas}, ensure_ascii=False)
+
+    return await answer_chat(emu, request, GENERATOR_MODEL, state, _block, answer, _PROSE)
 
 
 async def models(emu: Emulator, request: Request) -> Response:

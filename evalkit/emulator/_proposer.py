@@ -26,9 +26,10 @@ from starlette.responses import JSONResponse, Response
 from ..api import Problem
 from ._auth import authenticate
 from ._bodies import read_json
-from ._chat_wire import chat_completion, fenced_json_block, model_list, openai_error
+from ._chat_wire import fenced_json_block, model_list
 from ._core import Emulator
 from ._errors import raise_for_problems
+from ._model_route import answer_chat
 from ._proposer_rules import GENERIC, REMEDIES, Remedy, apply_remedy, behaviour_of
 from ._proposer_state import ProposerSettings
 
@@ -82,25 +83,13 @@ async def chat_completions(emu: Emulator, request: Request) -> Response:
     proposer prompt and answers ``{"candidates": [{"instructions", "rationale"}]}``, each the
     current prompt with one remedy applied (helpful, neutral or harmful), seeded by the
     emulator's seed and the request. Any bearer or none."""
-    body = await read_json(request, emu.settings.max_body_bytes)
-    model = body.get("model", PROPOSER_MODEL) if isinstance(body, Mapping) else PROPOSER_MODEL
-    if model != PROPOSER_MODEL:
-        return openai_error(404, f"The model {model!r} does not exist")
-    block = _block(body)
-    if isinstance(block, str):
-        return openai_error(400, block)
     state = emu.proposer
-    if state.draw_malformed():
-        content = _PROSE
-    else:
+
+    def answer(block: dict[str, Any]) -> str:
         candidates = propose(block, state.seed, noop=state.settings.noop)
-        content = json.dumps({"candidates": candidates}, ensure_ascii=False)
-    return chat_completion(
-        completion_id=f"chatcmpl-emulator-proposer-{state.calls}",
-        model=PROPOSER_MODEL,
-        content=content,
-        prompt=json.dumps(body, ensure_ascii=False),
-    )
+        return json.dumps({"candidates": candidates}, ensure_ascii=False)
+
+    return await answer_chat(emu, request, PROPOSER_MODEL, state, _block, answer, _PROSE)
 
 
 async def models(emu: Emulator, request: Request) -> Response:
