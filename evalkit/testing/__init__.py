@@ -11,7 +11,7 @@ moved, where the report is), or has insufficient evidence, which is never a sile
     draft = record(grid, assistant_id, "draft", client=client, store=store)
     assert_not_worse(prod, draft, margin=5, scorecard=card, judge=judge)
 
-    personas = family(prod, draft, "persona", scorecard=card, judge=judge)  # Holm
+    personas = family(prod, draft, by="persona", scorecard=card, judge=judge)  # Holm
     assert_not_worse(personas["hostile"])
 
 ``assert_pass_rate`` (a rule's Wilson interval against a bar; :func:`pass_rates` for a

@@ -165,9 +165,9 @@ def _compare(
 def assert_not_worse(
     baseline: Any,
     candidate: Any = None,
+    *,
     margin: float | None = None,
     scorecard: ScorecardLike | None = None,
-    *,
     judge: JudgeArg = None,
     options: AssertOptions | None = None,
 ) -> Check:
@@ -192,9 +192,9 @@ def assert_not_worse(
 def assert_improved(
     baseline: Any,
     candidate: Any = None,
+    *,
     margin: float | None = None,
     scorecard: ScorecardLike | None = None,
-    *,
     judge: JudgeArg = None,
     options: AssertOptions | None = None,
 ) -> Check:

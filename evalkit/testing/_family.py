@@ -209,11 +209,11 @@ def _level(confidence: float, divisor: int) -> float:
 def family(
     baseline: Any,
     candidate: Any,
+    *,
     by: str = "persona",
     margin: float = 5.0,
     scorecard: ScorecardLike | None = None,
     parts: Sequence[str] | None = None,
-    *,
     judge: JudgeArg = None,
     options: AssertOptions | None = None,
 ) -> Family:
@@ -262,10 +262,10 @@ def family(
 
 def pass_rates(
     grades: Any,
+    *,
     at_least: float,
     rules: Sequence[str] | None = None,
     scorecard: ScorecardLike | None = None,
-    *,
     judge: JudgeArg = None,
     options: AssertOptions | None = None,
 ) -> Family:

@@ -56,9 +56,9 @@ def _left_out(run: Run) -> str:
 
 def assert_latency(
     run: Run,
+    *,
     p95_below: float | None = None,
     baseline: Run | None = None,
-    *,
     options: AssertOptions | None = None,
 ) -> Check:
     """Assert agent response time: the run's agent p95 latency is below ``p95_below``

@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 import pandas as pd
+from scipy.special import ndtri
 
 from ..flows import NightlyTrend, latest_regression
 from ._check import Check, Outcome, settle
@@ -50,6 +51,26 @@ def _num(value: Any) -> float:
     return out
 
 
+def _statistic(
+    newest: dict[str, Any], confidence: float
+) -> tuple[float, tuple[float, float], tuple[str, ...]]:
+    """The nightly rule's statistic for the newest night (its difference against the pooled
+    reference, with ``confidence``'s two-sided interval from its standard error) and the line
+    that says it; without one, the difference against the last-known-good night, no interval."""
+    difference, se = _num(newest.get("alarm_difference")), _num(newest.get("alarm_se"))
+    if math.isnan(difference) or math.isnan(se):
+        return _num(newest.get("difference_vs_last_good")), (math.nan, math.nan), ()
+    half = float(ndtri(0.5 + confidence / 2)) * se
+    low, high = difference - half, difference + half
+    line = (
+        f"the nightly rule: this night {difference:+.1f} points against its reference "
+        f"({round(100 * confidence, 4):g}% CI {low:+.1f} to {high:+.1f}; se {se:.2f}, z "
+        f"{_num(newest.get('alarm_z')):+.2f}, {newest.get('alarm_variance') or 'within night'}"
+        f"): {newest.get('alarm_why') or 'no alarm'}"
+    )
+    return difference, (low, high), (line,)
+
+
 def assert_no_regression(history_series: Any, *, options: AssertOptions | None = None) -> Check:
     """Assert that the newest night of ``history_series`` (:func:`evalkit.history`'s frame of
     one series, or a ``NightlyTrend`` of one) is not a confirmed regression under the nightly
@@ -77,11 +98,12 @@ def assert_no_regression(history_series: Any, *, options: AssertOptions | None =
         )
     else:
         outcome = "passed"
-    difference = _num(newest.get("difference_vs_last_good"))
+    difference, interval, statistic = _statistic(newest, opts.confidence)
     low, high = _num(newest.get("score_low")), _num(newest.get("score_high"))
     evidence = (
         f"night {newest['run_id']} ({newest.get('started_at')}): score {_num(newest['score']):.1f} "
-        f"[{low:.1f}, {high:.1f}], {difference:+.1f} points against the last-known-good "
+        f"[{low:.1f}, {high:.1f}], {_num(newest.get('difference_vs_last_good')):+.1f} points "
+        "against the last-known-good "
         f"{newest.get('last_good_run')} ({newest.get('verdict_vs_last_good')}); alarm "
         f"{alarm or 'none'}"
         if compared
@@ -95,11 +117,11 @@ def assert_no_regression(history_series: Any, *, options: AssertOptions | None =
             verdict=str(alarm or newest.get("verdict_vs_last_good") or "none"),
             evidence=evidence,
             difference=difference,
-            interval=(math.nan, math.nan),
+            interval=interval,
             n=len(frame),
             confidence=opts.confidence,
             unit="points",
-            details=(f"series {newest['series']}: {len(frame)} nights",),
+            details=(*statistic, f"series {newest['series']}: {len(frame)} nights"),
             needed=needed,
         ),
         opts,

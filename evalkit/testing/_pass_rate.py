@@ -67,9 +67,9 @@ def _rate_check(
 def assert_pass_rate(
     grades: Any,
     rule: str,
+    *,
     at_least: float | None = None,
     scorecard: ScorecardLike | None = None,
-    *,
     judge: JudgeArg = None,
     options: AssertOptions | None = None,
 ) -> Check:

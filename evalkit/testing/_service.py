@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._test_session import SharedFolder
 from ..api import Client
 from ..emulator import EmulatorAdmin
 from ..grading import Judge
+
+if TYPE_CHECKING:
+    from .._test_session import SharedFolder
 
 __all__ = ["EMULATED_JUDGE_MODEL", "Service"]
 
@@ -24,22 +26,36 @@ class Service:
     ``EVALKIT_API_KEY``), ``emulated`` and, on the emulator, ``emulator`` (its admin API:
     ``publish``, ``build``, ``stats``, ...) and ``judge_base_url`` (the emulated judge).
     :meth:`once` makes a value once per session, across pytest-xdist workers (an assistant to
-    test, say). The key never shows in a repr."""
+    test, say). The key never shows in a repr.
+
+    ``Service(base_url, api_key, emulated=...)`` makes one by hand (outside the plugin, or to
+    hand a fixture of your own); the plugin's, under pytest-xdist, also shares :meth:`once`'s
+    values with the session's other workers."""
 
     def __init__(
-        self,
-        base_url: str,
-        api_key: str | None = None,
-        *,
-        emulated: bool = False,
-        shared: SharedFolder | None = None,
+        self, base_url: str, api_key: str | None = None, *, emulated: bool = False
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self._api_key = api_key
         self.emulated = emulated
-        self._shared = shared
+        self._shared: SharedFolder | None = None
         self._made: dict[str, Any] = {}
         self._admin: EmulatorAdmin | None = None
+
+    @classmethod
+    def _in_session(
+        cls,
+        base_url: str,
+        api_key: str | None,
+        shared: SharedFolder | None,
+        *,
+        emulated: bool = False,
+    ) -> Service:
+        """The plugin's service: :meth:`once` goes through the folder the session's
+        processes share (None: this process alone)."""
+        service = cls(base_url, api_key, emulated=emulated)
+        service._shared = shared
+        return service
 
     @property
     def api_key(self) -> str | None:

@@ -71,7 +71,7 @@ def open_service(settings: SessionSettings) -> Iterator[Service]:
     """The session's service for the block (an emulator started here stops after it)."""
     shared = SharedFolder(settings.shared_dir) if settings.shared_dir is not None else None
     if settings.base_url:
-        service = _checked(Service(settings.base_url, None, shared=shared))
+        service = _checked(Service._in_session(settings.base_url, None, shared))
         try:
             yield service
         finally:
@@ -79,14 +79,14 @@ def open_service(settings: SessionSettings) -> Iterator[Service]:
         return
     if shared is not None and settings.emulator_key and settings.watch_pid:
         url = shared.emulator(EMULATOR_SETTINGS, settings.emulator_key, settings.watch_pid)
-        service = Service(url + "/v1", settings.emulator_key, emulated=True, shared=shared)
+        service = Service._in_session(url + "/v1", settings.emulator_key, shared, emulated=True)
         try:
             yield service
         finally:
             service.close()
         return
     with serve(settings=EmulatorSettings(**EMULATOR_SETTINGS)) as emulator:
-        service = Service(emulator.base_url, emulator.api_key, emulated=True, shared=shared)
+        service = Service._in_session(emulator.base_url, emulator.api_key, shared, emulated=True)
         try:
             yield service
         finally:

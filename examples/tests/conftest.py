@@ -102,16 +102,26 @@ def draft(grid: Grid, assistant_id: str, evalkit_client, evalkit_store: str) -> 
 @pytest.fixture(scope="session")
 def by_persona(prod: Run, draft: Run, scorecard: Scorecard, evalkit_judge) -> Family:
     """Draft against prod persona by persona, one Holm family of six."""
-    return family(prod, draft, "persona", 5.0, scorecard, PERSONAS, judge=evalkit_judge)
+    return family(
+        prod,
+        draft,
+        by="persona",
+        margin=5.0,
+        scorecard=scorecard,
+        parts=PERSONAS,
+        judge=evalkit_judge,
+    )
 
 
 @pytest.fixture(scope="session")
 def by_rule(prod: Run, draft: Run, scorecard: Scorecard, evalkit_judge) -> Family:
     """Draft against prod rule by rule, one Holm family of every rule graded."""
-    return family(prod, draft, "rule", 5.0, scorecard, judge=evalkit_judge)
+    return family(prod, draft, by="rule", margin=5.0, scorecard=scorecard, judge=evalkit_judge)
 
 
 @pytest.fixture(scope="session")
 def rates(draft: Run, scorecard: Scorecard, evalkit_judge) -> Family:
     """The draft's pass rates of the key rules against 80%, one Holm family."""
-    return pass_rates(draft, 0.8, KEY_RULES, scorecard, judge=evalkit_judge)
+    return pass_rates(
+        draft, at_least=0.8, rules=KEY_RULES, scorecard=scorecard, judge=evalkit_judge
+    )

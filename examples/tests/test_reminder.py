@@ -30,7 +30,7 @@ from evalkit.testing import (
 def test_the_draft_is_not_worse_than_prod(
     prod: Run, draft: Run, scorecard: Scorecard, evalkit_judge
 ) -> None:
-    assert_not_worse(prod, draft, 5.0, scorecard, judge=evalkit_judge)
+    assert_not_worse(prod, draft, margin=5.0, scorecard=scorecard, judge=evalkit_judge)
 
 
 @pytest.mark.parametrize("persona", PERSONAS)
@@ -67,4 +67,4 @@ def test_a_simplified_prompt_would_be_caught(
         grid, assistant_id, simplified, client=evalkit_client, store=evalkit_store, options=QUIET
     )
     with pytest.raises(CheckFailed, match="regressed"):
-        assert_not_worse(prod, run, 5.0, scorecard, judge=evalkit_judge)
+        assert_not_worse(prod, run, margin=5.0, scorecard=scorecard, judge=evalkit_judge)

@@ -42,7 +42,9 @@ def test_the_array_path_is_the_family_suite_by_suite() -> None:
     codes = {"passed": 0, "failed": 1, "insufficient": 2}
     seen = set()
     for trial in range(base.shape[0]):
-        fam = family(grades.frame(trial, "baseline"), grades.frame(trial, "candidate"), "persona")
+        fam = family(
+            grades.frame(trial, "baseline"), grades.frame(trial, "candidate"), by="persona"
+        )
         got = []
         for name in fam:
             comparison = fam[name].comparison
@@ -82,7 +84,7 @@ def test_family_confidence_sets_the_level_of_every_part() -> None:
     fam = family(
         grades.frame(0, "baseline"),
         grades.frame(0, "candidate"),
-        "persona",
+        by="persona",
         options=AssertOptions(confidence=0.9),
     )
     for name in fam:

@@ -38,7 +38,7 @@ def families(rates: list[float], seed: int, cells: int = 10, repeats: int = 10) 
         persona_of_cell=tuple(f"persona-{c:02d}" for c in range(cells)),
         expected_difference=np.zeros(TRIALS),
     )
-    return [pass_rates(grades.frame(t, "candidate"), BAR) for t in range(TRIALS)]
+    return [pass_rates(grades.frame(t, "candidate"), at_least=BAR) for t in range(TRIALS)]
 
 
 def outcomes(fam: Family) -> list[str]:
