@@ -25,9 +25,9 @@ options, JUnit XML properties and a Markdown summary.
 from __future__ import annotations
 
 from .._util import publish
-from ._check import Check, CheckFailed, FamilyPlace, InsufficientEvidence
+from ._check import Check, CheckFailed, FamilyPlace, InsufficientEvidence, Outcome
 from ._comparisons import assert_improved, assert_not_worse
-from ._family import Family, Part, family, pass_rates
+from ._family import Family, FamilyKind, Part, family, pass_rates
 from ._latency import assert_latency
 from ._nightly import assert_no_regression
 from ._options import INSUFFICIENT_MODES, AssertOptions, InsufficientMode
@@ -44,9 +44,11 @@ __all__ = [
     "Check",
     "CheckFailed",
     "Family",
+    "FamilyKind",
     "FamilyPlace",
     "InsufficientEvidence",
     "InsufficientMode",
+    "Outcome",
     "Part",
     "Service",
     "SessionError",

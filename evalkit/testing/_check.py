@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 Outcome = Literal["passed", "failed", "insufficient"]
+"""How a check ended: the claim shown, the opposite shown, or neither (insufficient evidence)."""
 
 _OUTCOME_WORDS: dict[str, str] = {
     "passed": "shown",

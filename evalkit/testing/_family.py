@@ -30,12 +30,13 @@ from ._holm import holm_step_down
 from ._inputs import as_grades, grades_pair
 from ._options import AssertOptions
 
-__all__ = ["COLUMNS", "Family", "Part", "family", "pass_rates"]
+__all__ = ["COLUMNS", "Family", "FamilyKind", "Part", "family", "pass_rates"]
 
 #: ``by`` words and the grades column each splits on (any other column is taken as named).
 COLUMNS: Final = {"persona": "persona_label", "rule": "rule_id", "cell": "cell_id"}
 
 FamilyKind = Literal["comparison", "pass_rate"]
+"""What a family's parts are: comparisons of two runs, or rules' pass rates against a bar."""
 
 
 @dataclass(frozen=True)
