@@ -84,7 +84,8 @@ def test_hunks_name_their_sentences_and_absent_sides_are_said_not_nan(tmp_path: 
         "agent.instructions#hunk-2 (replace sentence 2)",
         "agent.instructions#hunk-3 (insert a sentence after sentence 4)",
     ]
-    assert changes["before"].iloc[0] is None and changes["before"].iloc[3] is None
+    assert changes["before"].iloc[0] is None
+    assert changes["before"].iloc[3] is None
     assert changes["after"].iloc[3] == "Thank."
 
     out = CliRunner().invoke(
