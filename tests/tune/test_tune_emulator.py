@@ -25,6 +25,7 @@ from evalkit.demo import (
     demo_scorecard,
 )
 from evalkit.demo._story import LATENCY_MIN_EFFECT_S
+from evalkit.store import catalog, load_run
 from evalkit.targets import Variant
 from evalkit.tuning import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
 
@@ -94,6 +95,12 @@ def test_the_sweep_finds_confirms_and_drops(service: DemoService) -> None:
     assert board.loc["terse-no-greeting", "description"].startswith("Hurts.")
     assert set(result.waves["wave"]) == {1, 2, 3, 4}
     assert clones(service) == []
+    # each wave runs an arm on a fresh clone of its config: its repeats are new conversations,
+    # not copies of the first wave's (which every simulation flagged as identical repeats)
+    for run_id in catalog(service.store)["run_id"]:
+        conversations = load_run(run_id, store=service.store).conversations
+        copies = int(conversations.duplicated(["cell_id", "transcript_hash"]).sum())
+        assert copies <= 0.05 * len(conversations), (run_id, copies, len(conversations))
     # the winner's change, prompt included, and JSON without surprises
     assert "ask the caller to confirm with a yes or no" in result.diff
     assert result.winner_variant is not None
