@@ -73,7 +73,9 @@ def test_hunks_name_their_sentences_and_absent_sides_are_said_not_nan(tmp_path: 
     """An inserted sentence has no text before it: None in the frame (not NaN), "(absent)"
     in print and in the viewer, and its path says where it goes instead of a reversed range."""
     before = "You are Sana. Greet the caller. Ask for a yes or no. Say goodbye."
-    after = "Always greet first. You are Sana. Greet warmly. Ask for a yes or no. Say goodbye. Thank."
+    after = (
+        "Always greet first. You are Sana. Greet warmly. Ask for a yes or no. Say goodbye. Thank."
+    )
     write_night(tmp_path, "a", night=0, config={"agent": {"instructions": before}})
     late = {"agent": {"instructions": after}, "llm": {"default": {"verbosity": "low"}}}
     write_night(tmp_path, "b", night=1, config=late)
@@ -102,6 +104,6 @@ def test_hunks_name_their_sentences_and_absent_sides_are_said_not_nan(tmp_path: 
     assert list(gone["path"]) == ["agent.instructions#hunk-1 (delete sentence 2)"]
     assert gone["after"].iloc[0] is None
     write_night(tmp_path, "d", night=3, config={"agent": {"instructions": "One. Two."}})
-    assert what_changed(tmp_path, "d", against="a")["path"].iloc[0].endswith(
-        "(replace sentences 1-4)"
+    assert (
+        what_changed(tmp_path, "d", against="a")["path"].iloc[0].endswith("(replace sentences 1-4)")
     )
