@@ -113,7 +113,7 @@ async def arun_grid(
     opts = options or RunOptions()
     aclient, owned = as_async_client(client)
     try:
-        snapshots = SnapshotStore(store)  # in the store: a bucket's serve every machine
+        snapshots = SnapshotStore(store)  # in the store: at a URL every machine reads them
         try:
             with unreachable_store(store):
                 resolved = await resolve_target(aclient, assistant_id, target, snapshots)

@@ -1,4 +1,4 @@
-"""Config snapshots: every assistant config version evalkit reads, recorded (redacted) on disk.
+"""Config snapshots: every assistant config version evalkit reads, recorded (redacted) in the store.
 
 The service returns only the *draft* config (E1), and simulate runs only the draft. To run
 ``prod`` when the draft has moved ahead, evalkit needs the config of the published version,
