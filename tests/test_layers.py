@@ -31,7 +31,8 @@ ALLOWED: dict[str, set[str]] = {
     "data": BASE,
     "grid": BASE | {"api", "data"},
     "store": BASE | {"api"},
-    "targets": BASE | {"api"},
+    # store: config snapshots live in the store (a folder or a URL) through its protocol
+    "targets": BASE | {"api", "store"},
     # data: a price table may be the bundled example, named
     "runner": BASE | {"api", "data", "grid", "targets", "store"},
     "stats": BASE,

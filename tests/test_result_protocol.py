@@ -38,3 +38,16 @@ def test_repr_is_the_headline_and_empty_summary_draws_no_table() -> None:
     answer = _Answer([])
     assert repr(answer) == "<_Answer: 0 rows <checked>>"
     assert "<table" not in answer._repr_html_()
+
+
+def test_a_result_that_writes_through_a_client_takes_it_by_keyword() -> None:
+    """The calling convention (docs/reference/api): ``client=`` is keyword-only, as the flows
+    take it, so ``result.promote(dry_run=True)`` and ``result.promote(client=c)`` read alike."""
+    import inspect
+
+    from evalkit.tuning import OptimizeResult, TuneResult
+
+    for method in (TuneResult.promote, OptimizeResult.promote):
+        params = inspect.signature(method).parameters
+        assert params["client"].kind is inspect.Parameter.KEYWORD_ONLY, method.__qualname__
+        assert params["client"].default is None

@@ -22,7 +22,6 @@ def snapshot_command(
 ) -> None:
     """Record the assistant's current (draft) config, so that version can be run as prod later."""
     from ..api import Client
-    from ..store import local_folder
     from ..targets import ConfigSnapshot, SnapshotStore
 
     with Client() as client:
@@ -32,7 +31,7 @@ def snapshot_command(
             f"assistant {assistant} is not in this API key's project", param_hint="--assistant"
         )
     snap = ConfigSnapshot.from_assistant(found)
-    path = SnapshotStore(local_folder(store)).save(snap)
+    path = SnapshotStore(store).save(snap)
     typer.echo(f"snapshot of {assistant} version {snap.version} in {path}")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..api import Client
 from ..compare import SequentialPlan
-from ..emulator import EmulatorServer, EmulatorSettings, serve
+from ..emulator import EmulatorAdmin, EmulatorServer, EmulatorSettings, serve
 from ..flows import DraftVsProd, DraftVsProdOptions, draft_vs_prod
 from ..grading import Judge
 from ..grid import Grid
@@ -35,11 +35,12 @@ __all__ = ["DemoService", "build_demo_assistant", "fresh_store"]
 logger = logging.getLogger("evalkit.demo")
 
 
-def build_demo_assistant(emulator: EmulatorServer, store: str | Path = "runs") -> str:
+def build_demo_assistant(emulator: EmulatorAdmin, store: str | Path = "runs") -> str:
     """The demo's Urdu clinic reminder on ``emulator``, as ``evalkit demo`` has it: prod = v1
     published (its config snapshot recorded under ``store``, so prod runs on a clone), the
     "simplified" draft saved as v2. Returns its id (what ``evalkit emulator --demo-assistant``
-    prints as ``EVALKIT_ASSISTANT_ID``).
+    prints as ``EVALKIT_ASSISTANT_ID``), in the project of ``emulator``'s key (a server, or an
+    :class:`~evalkit.emulator.EmulatorAdmin` holding another project's key).
 
     The config is the build's whole default (its stt, llm and tts blocks: the bundled variants'
     LLM-knob patch and the viewer's play control need them) with the greeting's instructions.

@@ -5,9 +5,11 @@ soon as the client goes away.
 
 Each conversation's seed derives from stable inputs only: the emulator seed, a digest of the
 assistant's config (canonical JSON, not its random id), a digest of the request body and how
-many times that exact body was simulated for the assistant before. Repeats of a cell differ,
-while two emulators with the same seed given the same requests write the same transcripts,
-whatever the arrival order across cells. ``personaId`` in ``done`` derives from the seed too.
+many times that exact body was simulated on that config in the project before (whichever
+assistant held it: the clones a sweep or a sequential run makes per wave continue the count,
+as the real service's sampling would not repeat itself). Repeats of a cell differ, while two
+emulators with the same seed given the same requests write the same transcripts, whatever the
+arrival order across cells. ``personaId`` in ``done`` derives from the seed too.
 """
 
 from __future__ import annotations
@@ -63,9 +65,14 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
 
 
+def config_digest(config: Any) -> str:
+    """The digest a config's conversations are seeded and counted by (canonical JSON)."""
+    return _digest(config)
+
+
 def conversation_seed(emulator_seed: int, config: Any, body_digest: str, occurrence: int) -> int:
     """A conversation's seed from stable inputs (never a random id)."""
-    return derive_seed(emulator_seed, _digest(config), body_digest, occurrence)
+    return derive_seed(emulator_seed, config_digest(config), body_digest, occurrence)
 
 
 def persona_id(seed: int) -> str:
@@ -109,7 +116,7 @@ async def simulate(emu: Emulator, request: Request) -> Response:
     persona = body.get("persona") if isinstance(body.get("persona"), Mapping) else {}
     context, variables = _fallbacks(rec, body)
     digest = _digest(body)
-    occurrence = emu.state.next_occurrence(rec.assistant_id, digest)
+    occurrence = emu.state.next_occurrence(project.project_id, config_digest(config), digest)
     setup = ConversationSetup(
         config=config,
         persona=copy.deepcopy(dict(persona)),

@@ -45,7 +45,7 @@ class State:
         self.phrase_configs: dict[str, PhraseConfig] = {}
         self.contact_lists: dict[str, Doc] = {}
         self.meta: dict[str, Any] = {}
-        self._occurrences: Counter[tuple[str, str]] = Counter()
+        self._occurrences: Counter[tuple[str, str, str]] = Counter()
         self._load()
 
     # ------------------------------------------------------------------ persistence
@@ -306,10 +306,12 @@ class State:
 
     # ------------------------------------------------------------------ simulate seeds
 
-    def next_occurrence(self, assistant_id: str, body_digest: str) -> int:
-        """How many times this exact body was simulated for this assistant before (0-based)."""
+    def next_occurrence(self, project_id: str, config_digest: str, body_digest: str) -> int:
+        """How many times this exact body was simulated before (0-based) on this config in
+        this project, whichever of its assistants holds the config: a clone made for each wave
+        of a sweep goes on from the repeats run before it instead of drawing them again."""
         with self._lock:
-            key = (assistant_id, body_digest)
+            key = (project_id, config_digest, body_digest)
             n = self._occurrences[key]
             self._occurrences[key] = n + 1
             return n

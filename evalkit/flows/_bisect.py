@@ -34,7 +34,7 @@ from ..runner import RunOptions, arun_grid
 from ..store import Run, StoreLike, grid_identity, load_run
 from ..targets import Variant
 from ._bisect_search import culprit_search, side_of, worst_case_tests
-from ._changes import CHANGE_COLUMNS, apply_changes, config_of, diff_runs
+from ._changes import apply_changes, changes_frame, config_of, diff_runs
 
 __all__ = ["STEP_COLUMNS", "BisectError", "BisectOptions", "BisectResult", "abisect", "bisect"]
 
@@ -316,9 +316,7 @@ async def abisect(
         found = (0,) if len(rows) == 1 else await _search(indices, state)
     finally:
         scratch.cleanup()
-    culprit = pd.DataFrame(
-        [{c: rows[i][c] for c in CHANGE_COLUMNS} for i in found], columns=list(CHANGE_COLUMNS)
-    )
+    culprit = changes_frame([rows[i] for i in found])
     steps = pd.DataFrame(state.steps, columns=list(STEP_COLUMNS))
     return BisectResult(good_run, bad_run, culprit, steps, len(rows))
 

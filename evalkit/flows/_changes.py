@@ -26,6 +26,7 @@ __all__ = [
     "CHANGE_COLUMNS",
     "MissingSnapshotError",
     "apply_changes",
+    "changes_frame",
     "config_of",
     "diff_runs",
     "what_changed",
@@ -81,6 +82,21 @@ def split_prompt(text: str) -> list[str]:
     return [part for part in _SENTENCE.split(text) if part.strip()]
 
 
+def _sentences(start: int, stop: int) -> str:
+    """Sentences ``start`` (0-based) up to ``stop`` (excluded), 1-based as people count."""
+    return f"sentence {stop}" if stop - start == 1 else f"sentences {start + 1}-{stop}"
+
+
+def hunk_label(tag: str, i1: int, i2: int, j1: int, j2: int) -> str:
+    """A hunk in words, numbered as the prompt before counts its sentences: ``replace
+    sentences 1-3``, ``delete sentence 5``, ``insert a sentence after sentence 4`` (an
+    insertion takes no sentence of the prompt before, so it says where it goes)."""
+    if tag != "insert":
+        return f"{tag} {_sentences(i1, i2)}"
+    added = "a sentence" if j2 - j1 == 1 else f"{j2 - j1} sentences"
+    return f"insert {added} " + (f"after sentence {i1}" if i1 else "at the start")
+
+
 def _prompt_hunks(before: str, after: str) -> list[dict[str, Any]]:
     old, new = split_prompt(before), split_prompt(after)
     rows = []
@@ -91,7 +107,7 @@ def _prompt_hunks(before: str, after: str) -> list[dict[str, Any]]:
         rows.append(
             {
                 "kind": "prompt",
-                "path": f"agent.instructions#hunk-{n} ({tag} sentences {i1 + 1}-{i2})",
+                "path": f"agent.instructions#hunk-{n} ({hunk_label(tag, i1, i2, j1, j2)})",
                 "before": " ".join(old[i1:i2]) or None,
                 "after": " ".join(new[j1:j2]) or None,
                 "_hunk": (i1, i2, j1, j2),
@@ -207,12 +223,19 @@ def what_changed(store: StoreLike, run_id: str, against: str | None = None) -> p
     config snapshot raises :class:`MissingSnapshotError` naming it."""
     run = load_run(run_id, store=store)
     base = load_run(against or _against(store, run), store=store)
-    rows = diff_runs(base, run)
-    frame = pd.DataFrame(
-        [{c: r[c] for c in CHANGE_COLUMNS} for r in rows], columns=list(CHANGE_COLUMNS)
-    )
+    frame = changes_frame(diff_runs(base, run))
     frame.attrs["against"] = base.run_id
     return frame
+
+
+def changes_frame(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Change rows as :data:`CHANGE_COLUMNS`, object columns so an absent ``before`` or
+    ``after`` stays None (a text column would turn it into NaN, printed as ``nan``)."""
+    return pd.DataFrame(
+        [{c: r[c] for c in CHANGE_COLUMNS} for r in rows],
+        columns=list(CHANGE_COLUMNS),
+        dtype=object,
+    )
 
 
 def apply_changes(

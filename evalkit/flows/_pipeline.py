@@ -22,7 +22,7 @@ import pandas as pd
 from .._util import run_sync
 from ..api import AsyncClient, Client
 from ..compare import CompareOptions, Comparison, check_levels, compare_grades
-from ..diagnose import record_flags
+from ..diagnose import record_flags, recorded_flags
 from ..grading import GradeOptions, Grades, JudgeArg, ScorecardLike, agrade_run, left_out_of
 from ..grid import Grid
 from ..runner import RunOptions, arun_grid
@@ -146,9 +146,14 @@ async def arun_and_grade(
 
 
 def note_flags(run: Run) -> None:
-    """Record the run's simulation flags in its manifest and say how many were raised."""
+    """Record the run's simulation flags in its manifest and say how many were raised, once:
+    a run whose flags its manifest already holds (a sweep's next wave, a replay, a resumed
+    run with nothing new) says nothing again."""
+    said = recorded_flags(run) or {}
     flags = record_flags(run)
-    if len(flags):
+    before = {(f, c) for f, ids in (said.get("by_flag") or {}).items() for c in ids}
+    now = {(str(f), str(c)) for f, c in zip(flags["flag"], flags["conversation_id"], strict=True)}
+    if now - before:
         logger.warning(
             "run %s: %d conversation(s) flagged as suspect simulations (%s); see "
             "evalkit.simulation_flags(run), or leave them out with "

@@ -17,7 +17,7 @@ from typing import Any
 
 from .._util import PollPolicy
 from ..api import AsyncClient
-from ..store import StoreLike, local_folder
+from ..store import StoreLike
 from ..targets import ConfigSnapshot, SnapshotStore
 from ._clients import find_assistant
 from ._errors import RefineError
@@ -59,7 +59,7 @@ async def refine_candidates(
     fails is reported in its candidate and the next one goes on."""
     found = await find_assistant(client, assistant_id)
     snapshot = ConfigSnapshot.from_assistant(found, source="optimize-before")
-    SnapshotStore(local_folder(store)).save(snapshot)
+    SnapshotStore(store).save(snapshot)
     original = found.config.to_json()
     out: list[RefinedCandidate] = []
     try:

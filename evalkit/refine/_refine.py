@@ -155,9 +155,10 @@ async def arefine_and_wait(
     replaces the stored build brief for this and later builds (the whole brief),
     ``wait_for_inflight`` waits for a recorded build still in flight instead of refusing,
     ``sleep`` replaces ``asyncio.sleep`` (tests). ``store`` holds the snapshots and the
-    in-flight record (``<store>/.refine``); for a store at a URL (``s3://...``) both stay on
-    this machine (:func:`evalkit.store.local_folder`), so the in-flight guard covers builds
-    started from this machine. ``client`` defaults to one configured from the environment.
+    in-flight record (``<store>/.refine``); for a store at a URL (``s3://...``) the snapshots
+    are in the bucket and the in-flight record stays on this machine
+    (:func:`evalkit.store.local_folder`), so the in-flight guard covers builds started from
+    this machine. ``client`` defaults to one configured from the environment.
 
     Raises :class:`~evalkit.InvalidRequestError` (feedback; nothing sent),
     :class:`BuildInFlightError` (a recorded build is in flight), :class:`RefineError` (unknown
@@ -169,9 +170,8 @@ async def arefine_and_wait(
     waiter: Sleep = opts.sleep or asyncio.sleep
     brief = opts.brief
     wait_for_inflight = opts.wait_for_inflight
-    local = local_folder(store)  # a URL store keeps these on this machine
-    ledger = InFlightLedger(local)
-    snapshots = SnapshotStore(local)
+    ledger = InFlightLedger(local_folder(store))  # a URL store keeps it on this machine
+    snapshots = SnapshotStore(store)
     async with async_client(client) as aclient:
         await find_assistant(aclient, assistant_id)
         await _settle_recorded(aclient, ledger, assistant_id, wait_for_inflight, (policy, waiter))

@@ -34,7 +34,6 @@ from ..store import (
     StoreLike,
     StoreUnreachableError,
     TurnRecord,
-    local_folder,
     open_store,
     read_stored_manifest,
     storage_error,
@@ -114,9 +113,10 @@ async def arun_grid(
     opts = options or RunOptions()
     aclient, owned = as_async_client(client)
     try:
-        snapshots = SnapshotStore(local_folder(store))  # a URL store keeps them on this machine
+        snapshots = SnapshotStore(store)  # in the store: at a URL every machine reads them
         try:
-            resolved = await resolve_target(aclient, assistant_id, target, snapshots)
+            with unreachable_store(store):
+                resolved = await resolve_target(aclient, assistant_id, target, snapshots)
         except FATAL_ERRORS as exc:
             raise RunAborted(f"run not started: {exc}") from exc
         except OSError as exc:  # the snapshot could not be written: a full or read-only store

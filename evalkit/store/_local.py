@@ -104,14 +104,16 @@ class LocalPath(_ConcretePath):
         self.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(self, write, durable=durable)
 
-    def create_bytes(self, data: bytes, *, durable: bool = True) -> None:
+    def create_bytes(self, data: bytes, *, durable: bool = True, private: bool = False) -> None:
         """Write a temp file, then hard-link it to this name (refused if the name exists), so
         readers never see a part and of two creators exactly one wins. Where the file system
-        has no hard links, it checks, then renames (two creators racing may both succeed)."""
+        has no hard links, it checks, then renames (two creators racing may both succeed).
+        ``private``: mode 0600 from the start (never readable by others, not even briefly)."""
         self.parent.mkdir(parents=True, exist_ok=True)
         tmp = temp_path_for(self)
         try:
-            with open(tmp, "wb") as handle:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if private else 0o666)
+            with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 if durable:
                     handle.flush()

@@ -90,9 +90,10 @@ class StoreLocation(Protocol):
         temp path or an in-memory stream: what :func:`pyarrow.parquet.write_table` takes)."""
         ...
 
-    def create_bytes(self, data: bytes, *, durable: bool = True) -> None:
+    def create_bytes(self, data: bytes, *, durable: bool = True, private: bool = False) -> None:
         """Create the file with ``data``; :class:`FileExistsError` if it exists (of two
-        writers exactly one wins, where the store has a conditional create)."""
+        writers exactly one wins, where the store has a conditional create). ``private``: a
+        local file only its owner reads (mode 0600); an object's access is its bucket's."""
         ...
 
     def make_folder(self) -> None:

@@ -298,8 +298,9 @@ def load_run(path_or_id: StoreLike, store: StoreLike = "runs") -> Run:
 
 
 def local_folder(store: StoreLike) -> Path:
-    """A local folder for what belongs with ``store`` but must stay on this machine (config
-    snapshots, the judge cache): the store folder itself, or a cache folder for a URL store."""
+    """A local folder for what belongs with ``store`` but stays on this machine (the judge
+    cache, the in-flight refine record): the store folder itself, or a cache folder for a URL
+    store. Config snapshots live in the store itself (:class:`evalkit.targets.SnapshotStore`)."""
     return open_store(store).local_cache()
 
 

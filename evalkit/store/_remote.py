@@ -182,8 +182,9 @@ class RemotePath:
         write(sink)
         self.replace_bytes(sink.getvalue().to_pybytes())
 
-    def create_bytes(self, data: bytes, *, durable: bool = True) -> None:
-        """Create the object; :class:`FileExistsError` if it exists (see :data:`ATOMIC_CREATE`)."""
+    def create_bytes(self, data: bytes, *, durable: bool = True, private: bool = False) -> None:
+        """Create the object; :class:`FileExistsError` if it exists (see :data:`ATOMIC_CREATE`);
+        ``private`` asks nothing more of an object store (who reads it is the bucket's policy)."""
         self.fs.pipe_file(self.key, data, mode="create")
 
     def unlink(self, missing_ok: bool = False) -> None:

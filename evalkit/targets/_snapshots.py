@@ -1,9 +1,10 @@
-"""Config snapshots: every assistant config version evalkit reads, recorded (redacted) on disk.
+"""Config snapshots: every assistant config version evalkit reads, recorded (redacted) in the store.
 
 The service returns only the *draft* config (E1), and simulate runs only the draft. To run
 ``prod`` when the draft has moved ahead, evalkit needs the config of the published version,
 which it can only have if it saw that version while it was the draft. So every config evalkit
-reads is kept here: ``<store>/.snapshots/<assistant_id>/v<version>.json``.
+reads is kept here: ``<store>/.snapshots/<assistant_id>/v<version>.json``, in the store itself
+(a bucket too), so every machine that writes to the store can run prod.
 
 Credential values (provider ``apiKey``, tool header ``Authorization``, ...) are redacted by the
 one redactor (last 4 characters kept); a clone made from a snapshot omits them and is billed
@@ -14,13 +15,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._util import atomic_write, now_iso, redact, strip_masked
+from .._util import now_iso, redact, strip_masked
 from ..api import Assistant
+
+if TYPE_CHECKING:
+    from ..store import StoreLike, StoreLocation
 
 logger = logging.getLogger("evalkit.targets")
 
@@ -79,43 +81,43 @@ class ConfigSnapshot:
 
 
 class SnapshotStore:
-    """Snapshots under ``<store>/.snapshots`` (one JSON file per assistant version)."""
+    """Snapshots under ``<store>/.snapshots`` (one JSON file per assistant version), kept in the
+    store itself, a folder or a URL alike: a job on any machine runs prod from the snapshot
+    another machine took when that version was the draft."""
 
-    def __init__(self, store: str | os.PathLike[str] = "runs") -> None:
-        self.root = Path(store) / SNAPSHOT_DIR
+    def __init__(self, store: StoreLike = "runs") -> None:
+        from ..store import open_store
 
-    def _path(self, assistant_id: str, version: int) -> Path:
+        self.root: StoreLocation = open_store(store) / SNAPSHOT_DIR
+
+    def _path(self, assistant_id: str, version: int) -> StoreLocation:
         safe = "".join(ch for ch in assistant_id if ch.isalnum() or ch in "-_")
         return self.root / safe / f"v{version:06d}.json"
 
-    def save(self, snapshot: ConfigSnapshot) -> Path:
-        """Record ``snapshot`` (a version already recorded keeps its first copy)."""
+    def save(self, snapshot: ConfigSnapshot) -> StoreLocation:
+        """Record ``snapshot`` (a version already recorded keeps its first copy); locally the
+        file is mode 0600: a config may hold what only its owner should read."""
         path = self._path(snapshot.assistant_id, snapshot.version)
         if path.exists():
             return path
-        path.parent.mkdir(parents=True, exist_ok=True)
         data = json.dumps(snapshot.to_json(), ensure_ascii=False, indent=2).encode("utf-8")
-
-        def write(tmp: Path) -> None:  # 0600: a config may hold what only its owner should read
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-
-        atomic_write(path, write)
+        try:
+            path.create_bytes(data, private=True)
+        except FileExistsError:  # another writer recorded it first: its copy stays
+            return path
         logger.info("recorded config snapshot of %s v%d", snapshot.assistant_id, snapshot.version)
         return path
 
     def load(self, assistant_id: str, version: int) -> ConfigSnapshot | None:
         """The snapshot of that version, or ``None`` when evalkit never saw it."""
         path = self._path(assistant_id, version)
-        if not path.exists():
+        try:
+            data = json.loads(path.read_bytes().decode("utf-8"))
+        except FileNotFoundError:
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
         return ConfigSnapshot(**data)
 
     def versions(self, assistant_id: str) -> list[int]:
         """Versions recorded for an assistant, ascending."""
         folder = self._path(assistant_id, 1).parent
-        if not folder.is_dir():
-            return []
-        return sorted(int(p.stem[1:]) for p in folder.glob("v*.json"))
+        return sorted(int(p.stem[1:]) for p in folder.files("v*.json"))

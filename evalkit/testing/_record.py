@@ -27,7 +27,6 @@ from ..store import (
     RunLockedError,
     StoreLike,
     load_run,
-    local_folder,
     open_store,
     read_stored_manifest,
 )
@@ -51,9 +50,7 @@ async def _resolve(
         aclient = AsyncClient.from_client(client) if client is not None else AsyncClient()
         owned = True
     try:
-        return await resolve_target(
-            aclient, assistant_id, target, SnapshotStore(local_folder(store))
-        )
+        return await resolve_target(aclient, assistant_id, target, SnapshotStore(store))
     finally:
         if owned:
             await aclient.aclose()

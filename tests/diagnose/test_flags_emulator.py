@@ -122,7 +122,11 @@ def test_flags_are_recorded_in_the_run_and_survive_a_resume(runs: tuple[Run, Run
 
 
 @pytest.mark.slow
-def test_the_pipeline_records_flags_of_each_graded_run(tmp_path: Path) -> None:
+def test_the_pipeline_records_flags_of_each_graded_run(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Recorded and said once: grading the run again (a sweep's next wave, a replay over a
+    store that holds the run) finds the same flags and says nothing more."""
     from evalkit.diagnose import recorded_flags
     from evalkit.flows import PipelineOptions, RunSpec, run_and_grade
     from evalkit.runner import RunOptions
@@ -133,17 +137,24 @@ def test_the_pipeline_records_flags_of_each_graded_run(tmp_path: Path) -> None:
             "reminder", {"context": CONTEXT, "sampleRows": CONTACTS[:1]}, PROD_INSTRUCTIONS,
             initial_greeting=True,
         )  # fmt: skip
-        graded = run_and_grade(
-            grid,
-            built["realtimeAssistantId"],
-            SCORECARD,
-            RunSpec("draft", "flagged"),
-            client=client,
-            judge=False,
-            store=tmp_path,
-            options=PipelineOptions(run=RunOptions(concurrency=4, progress=False)),
-        )
+        said = []
+        for _ in range(3):
+            caplog.clear()
+            with caplog.at_level("WARNING", logger="evalkit"):
+                graded = run_and_grade(
+                    grid,
+                    built["realtimeAssistantId"],
+                    SCORECARD,
+                    RunSpec("draft", "flagged"),
+                    client=client,
+                    judge=False,
+                    store=tmp_path,
+                    options=PipelineOptions(run=RunOptions(concurrency=4, progress=False)),
+                )
+            said.append([r for r in caplog.messages if "flagged as suspect simulations" in r])
     stored = recorded_flags(graded.run)
     assert stored is not None
     assert stored["checked"] == 3
     assert stored["flagged"] == 3
+    assert [len(lines) for lines in said] == [1, 0, 0]
+    assert said[0][0].startswith("run flagged: 3 conversation(s) flagged")

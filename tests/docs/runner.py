@@ -1,12 +1,13 @@
 """Running a page's examples: the embedded emulator (one per test process), and per page a
-fresh folder, a fresh demo assistant, one Python namespace and one shell state.
+fresh folder, a fresh project holding a fresh demo assistant, one Python namespace and one
+shell state.
 
 A page's environment is what ``evalkit emulator --demo-assistant`` prints (the service, the
 judge and the proposer on the emulator, ``EVALKIT_ASSISTANT_ID``), the emulator seeded as
 ``evalkit emulator --demo-assistant --seed 7`` is, so the numbers a page shows are exact. Each
-page gets an assistant of its own: the emulator seeds a conversation by the assistant's config
-and how often that request was made to that assistant, so pages running in any order, on any
-worker, see the same transcripts.
+page gets a project of its own (its ``EVALKIT_API_KEY``): the emulator seeds a conversation by
+the config and how often that request was made on that config in the project, so pages running
+in any order, on any worker, see the same transcripts a reader's fresh emulator shows.
 """
 
 from __future__ import annotations
@@ -100,11 +101,14 @@ class Page:
         if self._ready:
             return
         from evalkit.demo import build_demo_assistant
+        from evalkit.emulator import EmulatorAdmin
 
         server = self.emulator.get()
-        with self.inside():
-            assistant_id = build_demo_assistant(server, self.folder / "runs")
-        self.env = {**settings_env(server), "EVALKIT_ASSISTANT_ID": assistant_id}
+        key = server.new_project()["apiKey"]
+        with self.inside(), EmulatorAdmin(server.url, key) as project:
+            assistant_id = build_demo_assistant(project, self.folder / "runs")
+        self.env = {**settings_env(server), "EVALKIT_API_KEY": key}
+        self.env["EVALKIT_ASSISTANT_ID"] = assistant_id
         self._ready = True
 
     @contextlib.contextmanager

@@ -40,6 +40,21 @@ def test_two_emulators_with_the_same_seed_write_the_same_transcripts() -> None:
     assert first[0] != first[len(BODIES)]  # a repeat of a cell is another conversation
 
 
+def test_a_clone_of_the_same_config_goes_on_from_the_repeats_before_it() -> None:
+    """A sweep runs each wave on a fresh clone of one config: the clone's first call of a
+    cell is the config's next repeat, not a copy of the first clone's (identical repeats);
+    another project counts apart, so its first call is the first again."""
+    body = BODIES[0]
+    with serve(time_scale=0.001, seed=3) as emu, client_for(emu) as client:
+        first, second = (create_assistant(client)["realtimeAssistantId"] for _ in range(2))
+        one, two = simulate(client, first, body).events, simulate(client, second, body).events
+        assert one != two
+        other_key = emu.new_project()["apiKey"]
+        with client_for(emu, other_key) as other:
+            third = create_assistant(other)["realtimeAssistantId"]
+            assert simulate(other, third, body).events == one
+
+
 def test_another_seed_gives_other_transcripts() -> None:
     assert _transcripts(11) != _transcripts(12)
 

@@ -43,10 +43,10 @@ def client(emu: EmulatorServer) -> Iterator[Client]:
 @dataclass(frozen=True)
 class Demo:
     assistant_id: str
-    store: Path
+    store: Path | str
 
 
-def make_demo(emu: EmulatorServer, client: Client, store: Path) -> Demo:
+def make_demo(emu: EmulatorServer, client: Client, store: Path | str) -> Demo:
     """The demo's regressed draft: prod v1 (snapshotted), draft v2 without the script and
     confirmation lines, with a hand-written greeting."""
     built = emu.build(

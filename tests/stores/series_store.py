@@ -50,9 +50,11 @@ def write_night(
     rubric: str = RUBRIC,
     grid: str = "demo-grid",
     seed: int = 0,
+    config: dict[str, Any] | None = None,
 ) -> None:
     """One graded run; ``finished`` < 1 leaves part of the grid unrun (partial);
-    ``sequential_repeats`` records a sequential plan that stopped after that many repeats."""
+    ``sequential_repeats`` records a sequential plan that stopped after that many repeats;
+    ``config`` is recorded as the run's config snapshot (what ``what_changed`` diffs)."""
     rng = np.random.default_rng([seed, night, zlib.crc32(run_id.encode())])
     grid_def: dict[str, Any] = {"personas": [grid], "repeats": repeats, "version": 1}
     if shard is not None:
@@ -70,6 +72,8 @@ def write_night(
         "n_conversations": len(planned),
         "created_at": (DAY0 + timedelta(days=night, minutes=len(run_id))).isoformat(),
     }
+    if config is not None:
+        manifest["config_snapshot"] = {"config": config}
     if sequential_repeats is not None:
         manifest["sequential"] = {"plan": {}, "looks": [], "spent": len(todo)}
     base = 0.8 - 0.1 * (np.arange(CELLS) % 3)

@@ -22,6 +22,7 @@ from evalkit.grading import grade_run
 from evalkit.refine import RefineLoopOptions, RefineOptions, refine_loop
 from evalkit.runner import RunOptions
 from evalkit.store import RunWriter, catalog, list_runs, load_run, local_folder
+from evalkit.targets import SnapshotStore
 
 from ..refine.conftest import (  # noqa: F401  (client, emu: the refine tests' emulator fixtures)
     FAST_POLL,
@@ -81,7 +82,7 @@ def test_the_refine_loop_and_evalkit_refine_write_their_runs_to_a_bucket(
     cwd: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    demo = make_demo(emu, client, local_folder(bucket))  # prod's snapshot where a URL keeps it
+    demo = make_demo(emu, client, bucket)  # prod's snapshot in the bucket
     grid = demo_grid(repeats=1).sample(6, seed=2)
     options = RefineLoopOptions(
         rounds=1, holdout=0.3, seed=3, run_prefix="loop", refine=RefineOptions(poll=FAST_POLL)
@@ -112,7 +113,8 @@ def test_the_refine_loop_and_evalkit_refine_write_their_runs_to_a_bucket(
     assert snap.exit_code == 0, snap.output
     assert list(cwd.iterdir()) == []  # never a folder named "s3:" in the working folder
     cached = local_folder(bucket)
-    assert list((cached / ".snapshots").rglob("v000004.json"))
+    assert 4 in SnapshotStore(bucket).versions(demo.assistant_id)  # in the bucket, for all
+    assert not (cached / ".snapshots").exists()
     assert (cached / ".refine").is_dir()  # the in-flight record stays on this machine
     import s3fs
 

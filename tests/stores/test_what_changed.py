@@ -67,3 +67,43 @@ def test_a_run_without_a_snapshot_is_named(tmp_path: Path) -> None:
     )
     assert out.exit_code == 1
     assert "run a has no config snapshot" in out.output
+
+
+def test_hunks_name_their_sentences_and_absent_sides_are_said_not_nan(tmp_path: Path) -> None:
+    """An inserted sentence has no text before it: None in the frame (not NaN), "(absent)"
+    in print and in the viewer, and its path says where it goes instead of a reversed range."""
+    before = "You are Sana. Greet the caller. Ask for a yes or no. Say goodbye."
+    after = (
+        "Always greet first. You are Sana. Greet warmly. Ask for a yes or no. Say goodbye. Thank."
+    )
+    write_night(tmp_path, "a", night=0, config={"agent": {"instructions": before}})
+    late = {"agent": {"instructions": after}, "llm": {"default": {"verbosity": "low"}}}
+    write_night(tmp_path, "b", night=1, config=late)
+    changes = what_changed(tmp_path, "b", against="a")
+    assert list(changes["path"]) == [
+        "llm.default.verbosity",
+        "agent.instructions#hunk-1 (insert a sentence at the start)",
+        "agent.instructions#hunk-2 (replace sentence 2)",
+        "agent.instructions#hunk-3 (insert a sentence after sentence 4)",
+    ]
+    assert changes["before"].iloc[0] is None
+    assert changes["before"].iloc[3] is None
+    assert changes["after"].iloc[3] == "Thank."
+
+    out = CliRunner().invoke(
+        app, ["history", "--store", str(tmp_path), "--explain", "b", "--against", "a"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "nan" not in out.output
+    assert out.output.count("  - (absent)") == 3
+    assert "[prompt] agent.instructions#hunk-2 (replace sentence 2)" in out.output
+
+    removed = {"agent": {"instructions": "You are Sana. Ask for a yes or no. Say goodbye."}}
+    write_night(tmp_path, "c", night=2, config=removed)
+    gone = what_changed(tmp_path, "c", against="a")
+    assert list(gone["path"]) == ["agent.instructions#hunk-1 (delete sentence 2)"]
+    assert gone["after"].iloc[0] is None
+    write_night(tmp_path, "d", night=3, config={"agent": {"instructions": "One. Two."}})
+    assert (
+        what_changed(tmp_path, "d", against="a")["path"].iloc[0].endswith("(replace sentences 1-4)")
+    )

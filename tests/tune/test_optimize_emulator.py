@@ -55,7 +55,11 @@ def _search(svc: DemoService, **options: object) -> OptimizeResult:
 
 def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     seen: list[int] = []
-    result = _search(service, run_prefix="opt", on_round=lambda row: seen.append(row["round"]))
+    # seed 3: the emulated proposer's draws include the remedy that writes {{customer_name}}
+    # out, in both rounds, so the refusal is exercised
+    result = _search(
+        service, run_prefix="opt", seed=3, on_round=lambda row: seen.append(row["round"])
+    )
     assert seen == [1, 2]
     assert result.winner is not None
     assert result.verdict == "improved"
@@ -98,7 +102,7 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     assert not [a for a in service.client.list_assistants() if a.name.startswith(CLONE_PREFIX)]
     # resumed with the same prefix: no proposer call and no conversation again
     before = _stats(service)
-    again = _search(service, run_prefix="opt")
+    again = _search(service, run_prefix="opt", seed=3)
     after = _stats(service)
     assert after["proposerCalls"] == before["proposerCalls"]
     assert after["started"] == before["started"]
@@ -106,7 +110,7 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     assert again.winner.name == result.winner.name
     assert again.rounds.equals(result.rounds)
     # promoting writes the winner's prompt to the draft (a dry run shows the diff)
-    assert "Sana" in result.promote(service.client, dry_run=True).diff
+    assert "Sana" in result.promote(client=service.client, dry_run=True).diff
     # the viewer lists the search and shows its rounds, candidates and reasons
     from evalkit.view import ViewerOptions, ViewerServer
 

@@ -25,6 +25,7 @@ from evalkit.demo import (
     demo_scorecard,
 )
 from evalkit.demo._story import LATENCY_MIN_EFFECT_S
+from evalkit.store import catalog, load_run
 from evalkit.targets import Variant
 from evalkit.tuning import PromoteError, TuneError, TuneOptions, TuneResult, load_variants, tune
 
@@ -94,6 +95,12 @@ def test_the_sweep_finds_confirms_and_drops(service: DemoService) -> None:
     assert board.loc["terse-no-greeting", "description"].startswith("Hurts.")
     assert set(result.waves["wave"]) == {1, 2, 3, 4}
     assert clones(service) == []
+    # each wave runs an arm on a fresh clone of its config: its repeats are new conversations,
+    # not copies of the first wave's (which every simulation flagged as identical repeats)
+    for run_id in catalog(service.store)["run_id"]:
+        conversations = load_run(run_id, store=service.store).conversations
+        copies = int(conversations.duplicated(["cell_id", "transcript_hash"]).sum())
+        assert copies <= 0.05 * len(conversations), (run_id, copies, len(conversations))
     # the winner's change, prompt included, and JSON without surprises
     assert "ask the caller to confirm with a yes or no" in result.diff
     assert result.winner_variant is not None
@@ -119,11 +126,11 @@ def test_promote_moves_the_draft_and_never_publishes(service: DemoService) -> No
     result = sweep(service, max_repeats=2)
     assert result.winner == "confirm-slot"
     before = service.client.get_assistant_metadata(service.assistant_id).aliases
-    preview = result.promote(service.client, dry_run=True)
+    preview = result.promote(client=service.client, dry_run=True)
     assert preview.to_version is None
     assert "+" in preview.diff
     assert service.client.get_assistant_metadata(service.assistant_id).aliases.draft == before.draft
-    done = result.promote(service.client)
+    done = result.promote(client=service.client)
     after = service.client.get_assistant_metadata(service.assistant_id).aliases
     assert done.from_version == before.draft.version
     assert after.draft.version == done.to_version == before.draft.version + 1
@@ -135,7 +142,7 @@ def test_promote_moves_the_draft_and_never_publishes(service: DemoService) -> No
     assert config["agent"]["greetingInstructions"]  # the rest of the draft is kept
     # the draft moved since the sweep: a second promote is refused
     with pytest.raises(PromoteError, match="moved from version"):
-        result.promote(service.client)
+        result.promote(client=service.client)
 
 
 def test_promote_needs_a_winner(service: DemoService) -> None:
@@ -152,7 +159,7 @@ def test_promote_needs_a_winner(service: DemoService) -> None:
     )
     if result.winner is None:
         with pytest.raises(PromoteError, match="no confirmed winner"):
-            result.promote(service.client)
+            result.promote(client=service.client)
 
 
 def test_the_command_sweeps_and_promotes(service: DemoService, tmp_path: Path) -> None:
