@@ -40,14 +40,15 @@ def test_repr_is_the_headline_and_empty_summary_draws_no_table() -> None:
     assert "<table" not in answer._repr_html_()
 
 
-def test_a_result_that_writes_through_a_client_takes_it_by_keyword() -> None:
-    """The calling convention (docs/reference/api): ``client=`` is keyword-only, as the flows
-    take it, so ``result.promote(dry_run=True)`` and ``result.promote(client=c)`` read alike."""
+def test_promote_takes_the_client_as_design_names_it() -> None:
+    """DESIGN names ``.promote(client)``: the client is promote's one argument (positional or
+    ``client=``), ``dry_run`` keyword-only so a stray ``True`` is never taken for it."""
     import inspect
 
     from evalkit.tuning import OptimizeResult, TuneResult
 
     for method in (TuneResult.promote, OptimizeResult.promote):
         params = inspect.signature(method).parameters
-        assert params["client"].kind is inspect.Parameter.KEYWORD_ONLY, method.__qualname__
+        assert params["client"].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD, method
         assert params["client"].default is None
+        assert params["dry_run"].kind is inspect.Parameter.KEYWORD_ONLY, method

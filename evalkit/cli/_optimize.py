@@ -200,4 +200,4 @@ def optimize_command(
             if result.winner is None:
                 typer.echo("--promote: no confirmed winner, the draft is left as it is", err=True)
                 raise typer.Exit(1)
-            typer.echo(str(result.promote(client=client)))
+            typer.echo(str(result.promote(client)))

@@ -150,6 +150,6 @@ def tune_command(
                 typer.echo("--promote: no confirmed winner, the draft is left as it is", err=True)
                 raise typer.Exit(1)
             typer.echo(f"\nchange to write to the draft of {assistant}:")
-            preview = result.promote(client=client, dry_run=True)
+            preview = result.promote(client, dry_run=True)
             typer.echo(preview.diff or "(no change)")
-            typer.echo(str(result.promote(client=client)))
+            typer.echo(str(result.promote(client)))

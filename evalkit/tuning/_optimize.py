@@ -680,7 +680,7 @@ def optimize(
     ``proposer``: a :class:`~evalkit.tuning.Proposer` (any OpenAI-compatible endpoint) or
     ``"refine"`` (each candidate a refine build, E10). Returns an :class:`OptimizeResult`: ``winner`` (a
     :class:`~evalkit.Variant`, or None when the held-out cells do not confirm one), ``rounds``,
-    ``lineage``, ``promote(client=...)``. Works in scripts and notebooks (:func:`aoptimize` is the
+    ``lineage``, ``promote(client)``. Works in scripts and notebooks (:func:`aoptimize` is the
     async twin).
     """
     return run_sync(

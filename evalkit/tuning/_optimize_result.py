@@ -242,10 +242,10 @@ class OptimizeResult(Result):
         )
 
     def promote(
-        self, *, client: Client | AsyncClient | None = None, dry_run: bool = False
+        self, client: Client | AsyncClient | None = None, *, dry_run: bool = False
     ) -> Promotion:
         """Write the winner's prompt to the draft (E3), never publishing; refused without a
         confirmed winner or when the draft moved since the search began."""
         from ._promote import promote
 
-        return promote(self._as_tune(), client=client, dry_run=dry_run)
+        return promote(self._as_tune(), client, dry_run=dry_run)

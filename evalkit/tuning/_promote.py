@@ -50,7 +50,7 @@ class Promotion:
         )
 
 
-async def apromote(result: TuneResult, *, client: AsyncClient, dry_run: bool = False) -> Promotion:
+async def apromote(result: TuneResult, client: AsyncClient, *, dry_run: bool = False) -> Promotion:
     """The async twin of :func:`promote`."""
     variant = result.winner_variant
     if variant is None or result.winner is None:
@@ -88,12 +88,12 @@ async def apromote(result: TuneResult, *, client: AsyncClient, dry_run: bool = F
 
 
 def promote(
-    result: TuneResult, *, client: Client | AsyncClient | None = None, dry_run: bool = False
+    result: TuneResult, client: Client | AsyncClient | None = None, *, dry_run: bool = False
 ) -> Promotion:
     """Write ``result``'s winner config to the assistant's draft (module docstring)."""
 
     async def go() -> Promotion:
         async with async_client(client) as aclient:
-            return await apromote(result, client=aclient, dry_run=dry_run)
+            return await apromote(result, aclient, dry_run=dry_run)
 
     return run_sync(go)

@@ -315,7 +315,7 @@ class TuneResult(Result):
         }
 
     def promote(
-        self, *, client: Client | AsyncClient | None = None, dry_run: bool = False
+        self, client: Client | AsyncClient | None = None, *, dry_run: bool = False
     ) -> Promotion:
         """Write the winner's config to the assistant's draft (E3); never publishes.
 
@@ -325,4 +325,4 @@ class TuneResult(Result):
         """
         from ._promote import promote
 
-        return promote(self, client=client, dry_run=dry_run)
+        return promote(self, client, dry_run=dry_run)

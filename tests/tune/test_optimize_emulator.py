@@ -110,7 +110,7 @@ def test_optimize_finds_confirms_and_resumes(service: DemoService) -> None:
     assert again.winner.name == result.winner.name
     assert again.rounds.equals(result.rounds)
     # promoting writes the winner's prompt to the draft (a dry run shows the diff)
-    assert "Sana" in result.promote(client=service.client, dry_run=True).diff
+    assert "Sana" in result.promote(service.client, dry_run=True).diff
     # the viewer lists the search and shows its rounds, candidates and reasons
     from evalkit.view import ViewerOptions, ViewerServer
 

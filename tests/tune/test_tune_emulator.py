@@ -126,11 +126,11 @@ def test_promote_moves_the_draft_and_never_publishes(service: DemoService) -> No
     result = sweep(service, max_repeats=2)
     assert result.winner == "confirm-slot"
     before = service.client.get_assistant_metadata(service.assistant_id).aliases
-    preview = result.promote(client=service.client, dry_run=True)
+    preview = result.promote(service.client, dry_run=True)
     assert preview.to_version is None
     assert "+" in preview.diff
     assert service.client.get_assistant_metadata(service.assistant_id).aliases.draft == before.draft
-    done = result.promote(client=service.client)
+    done = result.promote(service.client)
     after = service.client.get_assistant_metadata(service.assistant_id).aliases
     assert done.from_version == before.draft.version
     assert after.draft.version == done.to_version == before.draft.version + 1
@@ -142,7 +142,7 @@ def test_promote_moves_the_draft_and_never_publishes(service: DemoService) -> No
     assert config["agent"]["greetingInstructions"]  # the rest of the draft is kept
     # the draft moved since the sweep: a second promote is refused
     with pytest.raises(PromoteError, match="moved from version"):
-        result.promote(client=service.client)
+        result.promote(service.client)
 
 
 def test_promote_needs_a_winner(service: DemoService) -> None:
@@ -159,7 +159,7 @@ def test_promote_needs_a_winner(service: DemoService) -> None:
     )
     if result.winner is None:
         with pytest.raises(PromoteError, match="no confirmed winner"):
-            result.promote(client=service.client)
+            result.promote(service.client)
 
 
 def test_the_command_sweeps_and_promotes(service: DemoService, tmp_path: Path) -> None:
