@@ -46,7 +46,7 @@ import numpy as np
 
 from evalkit.data import bundled_path
 from evalkit.demo import DemoService
-from evalkit.demo._story import CONTACTS, CONTEXT, PROD_INSTRUCTIONS, demo_scorecard
+from evalkit.demo._story import CONTACTS, CONTEXT, FULL_INSTRUCTIONS, demo_scorecard
 from evalkit.emulator.dialogue import WEAKNESSES, Weakness, persona_traits
 from evalkit.flows import PipelineOptions, RunSpec, arun_and_grade
 from evalkit.grid import Grid, Persona, load_personas
@@ -55,12 +55,6 @@ from evalkit.personas._decide import choose, confirm, kept_pairs, specificity
 from evalkit.runner import Budget, RunOptions
 from evalkit.stats import wilson_interval
 
-#: A draft that asks for every behaviour the scorecard checks (so its failures are planted).
-FULL_PROMPT = (
-    PROD_INSTRUCTIONS + " First ask whether you are speaking to the right person. If the caller "
-    "asks for another time, agree to the caller's time and repeat it. Always close the call "
-    "politely with shukriya and Allah hafiz."
-)
 #: The rules a planted row's feature breaks.
 RULES_OF: Mapping[str, frozenset[str]] = {
     "confirm": frozenset({"asks-confirmation"}),
@@ -242,7 +236,7 @@ def part_one(searches: int, arms: Sequence[str] = ARMS) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "runs"
         with DemoService(store, seed=11, planted_weaknesses=True) as svc:
-            svc.set_draft_prompt(FULL_PROMPT)
+            svc.set_draft_prompt(FULL_INSTRUCTIONS)
             generator = PersonaGenerator(
                 model="emulator-generator", base_url=svc.emulator.generator_base_url
             )
