@@ -48,5 +48,20 @@ def test_a_behaviour_without_the_shown_axes_says_none_of_them() -> None:
 def test_the_axes_table_shows_the_patterns() -> None:
     table = trait_axes()
     said = table.set_index(["axis", "value"])["said"]
-    assert said[("language", "english")] == r"\benglish\b"
+    assert said[("language", "english")] == r"\benglish\b | angrezi | انگریزی"
     assert said[("age", "elderly")] == ""
+
+
+def test_a_behaviour_written_in_urdu_says_its_traits_too() -> None:
+    """A generator may write the behaviour itself in Nastaliq or Roman Urdu."""
+    space = TraitSpace()
+    asked = {"language": "urdu-nastaliq", "hostility": "hostile", "goal": "reschedule"}
+    assert space.unsaid(asked, "آپ کو اس کال پر غصہ ہے، اور آپ کسی اور دن کا وقت چاہتے ہیں۔") == []
+    roman = {"language": "roman-urdu", "hostility": "annoyed", "goal": "ask-cost"}
+    text = "Aap Roman Urdu mein baat karte hain, naraz hain, aur qeemat poochte hain."
+    assert space.unsaid(roman, text) == []
+    assert space.unsaid(roman, "Aap baat karte hain.") == [
+        ("language", "roman-urdu"),
+        ("hostility", "annoyed"),
+        ("goal", "ask-cost"),
+    ]
