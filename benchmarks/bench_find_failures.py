@@ -25,8 +25,10 @@ confirmation on simulated counts, where every pair's true failure rate is *at* t
 the very functions :func:`find_failures` calls.
 
 Rates carry Wilson 95% intervals. Nothing is asserted (tests/personas asserts the bounds).
-Run: ``nice python benchmarks/bench_find_failures.py [--searches 30] [--simulated 4000]``
-(about 25 minutes on a busy 2-core machine at the defaults: 90 end-to-end searches); writes only to a temporary folder.
+Run: ``nice python benchmarks/bench_find_failures.py [--searches 30] [--simulated 4000]
+[--arms search,random,bundled]`` (about 25 minutes on a busy 2-core machine at the defaults: 90
+end-to-end searches; ``--arms search --searches 200 --simulated 0`` runs the search alone);
+writes only to a temporary folder.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ import numpy as np
 
 from evalkit.data import bundled_path
 from evalkit.demo import DemoService
-from evalkit.demo._story import CONTACTS, CONTEXT, PROD_INSTRUCTIONS, demo_scorecard
+from evalkit.demo._story import CONTACTS, CONTEXT, FULL_INSTRUCTIONS, demo_scorecard
 from evalkit.emulator.dialogue import WEAKNESSES, Weakness, persona_traits
 from evalkit.flows import PipelineOptions, RunSpec, arun_and_grade
 from evalkit.grid import Grid, Persona, load_personas
@@ -53,12 +55,6 @@ from evalkit.personas._decide import choose, confirm, kept_pairs, specificity
 from evalkit.runner import Budget, RunOptions
 from evalkit.stats import wilson_interval
 
-#: A draft that asks for every behaviour the scorecard checks (so its failures are planted).
-FULL_PROMPT = (
-    PROD_INSTRUCTIONS + " First ask whether you are speaking to the right person. If the caller "
-    "asks for another time, agree to the caller's time and repeat it. Always close the call "
-    "politely with shukriya and Allah hafiz."
-)
 #: The rules a planted row's feature breaks.
 RULES_OF: Mapping[str, frozenset[str]] = {
     "confirm": frozenset({"asks-confirmation"}),
@@ -194,12 +190,32 @@ def bundled_search(
     return pairs, (base[0], base[1], base[2] + len(picked) * len(records) * 4)
 
 
+def _progress(arm: str, done: int, tally: tuple[int, int, int], started: float) -> None:
+    """A running tally every 10 searches (planted rows found, searches with a false finding,
+    reported pairs), so a long run that is stopped still reports."""
+    hits, false, reported = tally
+    if done % 10 == 0:
+        logging.getLogger(__name__).warning(
+            "%s: %d searches in %.0f s; planted rows found %s; searches w/ false find %s; "
+            "reported pairs %d",
+            arm,
+            done,
+            time.perf_counter() - started,
+            _wilson(hits, done * len(WEAKNESSES)),
+            _wilson(false, done),
+            reported,
+        )
+
+
 def _wilson(k: int, n: int) -> str:
     low, high = wilson_interval(k, n)
     return f"{k / n:6.1%} [{float(low):5.1%}, {float(high):5.1%}]" if n else "   n/a"
 
 
-def part_one(searches: int) -> None:
+ARMS = ("search", "random", "bundled")
+
+
+def part_one(searches: int, arms: Sequence[str] = ARMS) -> None:
     rules = [
         "asks-confirmation",
         "urdu-script",
@@ -209,7 +225,6 @@ def part_one(searches: int) -> None:
         "states-date-time",
         "no-repetition",
     ]
-    arms = ("search", "random", "bundled")
     found: dict[str, list[int]] = {a: [0] * len(WEAKNESSES) for a in arms}
     false_searches = dict.fromkeys(arms, 0)
     false_pairs = dict.fromkeys(arms, 0)
@@ -221,7 +236,7 @@ def part_one(searches: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / "runs"
         with DemoService(store, seed=11, planted_weaknesses=True) as svc:
-            svc.set_draft_prompt(FULL_PROMPT)
+            svc.set_draft_prompt(FULL_INSTRUCTIONS)
             generator = PersonaGenerator(
                 model="emulator-generator", base_url=svc.emulator.generator_base_url
             )
@@ -260,6 +275,12 @@ def part_one(searches: int) -> None:
                     false_searches[arm] += false > 0
                     false_pairs[arm] += false
                     reported_pairs[arm] += len(pairs)
+                    _progress(
+                        arm,
+                        s + 1,
+                        (sum(found[arm]), false_searches[arm], reported_pairs[arm]),
+                        started,
+                    )
     took = time.perf_counter() - started
     print(f"\nPart 1: {searches} searches per arm on the emulator ({took:.0f} s)")
     print("share of searches that found each planted weakness (Wilson 95%)")
@@ -330,10 +351,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--searches", type=int, default=30, help="end-to-end searches per arm")
     parser.add_argument("--simulated", type=int, default=4000, help="simulated searches per row")
+    parser.add_argument(
+        "--arms",
+        default=",".join(ARMS),
+        help=f"comma-separated end-to-end arms to run, of {', '.join(ARMS)} (default all)",
+    )
     args = parser.parse_args()
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+    if unknown := sorted(set(arms) - set(ARMS)):
+        parser.error(f"unknown arms: {', '.join(unknown)}")
     logging.basicConfig(level=logging.WARNING)
-    part_two(args.simulated)
-    part_one(args.searches)
+    if args.simulated:
+        part_two(args.simulated)
+    part_one(args.searches, arms)
 
 
 if __name__ == "__main__":

@@ -113,14 +113,14 @@ def test_init_command_copies_into_a_folder_and_says_what_it_kept(empty_folder: P
     runner = CliRunner()
     first = runner.invoke(app, ["init", "here"])
     assert first.exit_code == 0, first.output
-    assert "26 personas, 5 scorecards, 6 examples, 6 notebooks" in first.output
+    assert "26 personas, 5 scorecards, 6 examples, 7 notebooks" in first.output
     assert (empty_folder / "here" / "personas" / "red-team" / "minor-answers.yaml").is_file()
     assert (empty_folder / "here" / "examples" / "contacts.csv").is_file()
     assert (empty_folder / "here" / "notebooks" / "compare_draft_prod.ipynb").is_file()
     again = runner.invoke(app, ["init", "here"])
     assert again.exit_code == 0, again.output
     assert "0 personas, 0 scorecards, 0 examples, 0 notebooks" in again.output
-    assert "kept 43 file(s) already there" in again.output
+    assert "kept 44 file(s) already there" in again.output
 
 
 @pytest.mark.usefixtures("empty_folder")

@@ -1,7 +1,7 @@
 """The notebooks in ``notebooks/``: their shape as committed, and real runs with papermill.
 
 Static checks (fast): one cell tagged ``parameters``, kernelspec ``python3``, no committed
-outputs, the generated notebooks equal what ``make_notebooks.py`` writes, an unknown parameter
+outputs, the generated notebooks equal what ``scripts/make_notebooks.py`` writes, an unknown parameter
 refused. Executions (slow): each notebook runs in a real ``python3`` kernel with its
 defaults against the embedded emulator (offline), from a copy under ``tmp_path`` with the kernel
 in ``tmp_path`` (as ``evalkit report`` runs it in the caller's folder), so the default outputs
@@ -33,6 +33,7 @@ ALL = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
 GENERATED = (
     "compare_draft_prod.ipynb",
     "explore_run.ipynb",
+    "find_failures.ipynb",
     "nightly_trend.ipynb",
     "optimize_prompt.ipynb",
     "tune_prompt.ipynb",
@@ -154,7 +155,7 @@ def test_parameters_include_output_dir_and_run_offline_by_default(name: str) -> 
 def test_generated_notebooks_equal_what_the_script_writes(tmp_path: Path) -> None:
     (tmp_path / "notebooks").mkdir()
     done = subprocess.run(
-        [sys.executable, str(NOTEBOOKS / "make_notebooks.py")],
+        [sys.executable, str(ROOT / "scripts" / "make_notebooks.py")],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -165,7 +166,7 @@ def test_generated_notebooks_equal_what_the_script_writes(tmp_path: Path) -> Non
     for name in GENERATED:
         written = (tmp_path / "notebooks" / name).read_text(encoding="utf-8")
         committed = (NOTEBOOKS / name).read_text(encoding="utf-8")
-        assert written == committed, f"{name} is stale: run python notebooks/make_notebooks.py"
+        assert written == committed, f"{name} is stale: run python scripts/make_notebooks.py"
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -338,6 +339,63 @@ def test_refine_loop_runs_with_defaults_and_writes_its_rounds(tmp_path: Path) ->
     assert summary["holdout_cells"], "no held-out cells"
     assert summary["stop_reason"]
     assert _errors(run.notebook) == []
+
+
+@pytest.mark.slow
+@pytest.mark.notebook
+@pytest.mark.timeout(600)
+def test_find_failures_runs_with_defaults_and_writes_the_found_callers(tmp_path: Path) -> None:
+    """The offline caller search (planted weaknesses, the emulated generator): its confirmed
+    pairs with intervals, a planted weakness among the reported ones, the coverage by trait
+    value, the pairs never tried, and the found callers as a persona folder where
+    ``found_dir`` says, outside the checkout."""
+    from evalkit.emulator.dialogue import WEAKNESSES, persona_traits
+    from evalkit.grid import load_personas
+    from evalkit.personas import TRAIT_AXES
+
+    found_dir = tmp_path / "regression-personas"
+    run = _execute("find_failures.ipynb", tmp_path, {"found_dir": str(found_dir)})
+    assert run.ok, run.error
+    assert _errors(run.notebook) == []
+    out = _outputs(run, "find-failures")
+    findings = pd.read_parquet(out / "findings.parquet")
+    reported = findings[findings["reported"]]
+    assert len(reported) >= 1
+    assert (reported["p_adjusted"] <= 0.05).all()
+    assert (reported["rate_low"] > 0.0).all()
+    assert (
+        (findings["rate_low"] <= findings["rate"]) & (findings["rate"] <= findings["rate_high"])
+    ).all()
+    assert (findings["decided"] >= findings["failures"]).all()
+    # the callers with a reported failure are the persona folder, with their traits
+    found = load_personas(found_dir)
+    assert {p.label for p in found} == set(reported["persona"])
+    assert all(p.traits and p.provenance for p in found)
+    # at least one reported pair is a planted weakness: the caller has every trait of its row
+    behaviours = {p.label: p.behavior for p in found}
+    assert any(
+        w.traits <= persona_traits({"behavior": behaviours[str(persona)]})
+        for persona in reported["persona"]
+        for w in WEAKNESSES
+    )
+    coverage = pd.read_parquet(out / "coverage.parquet")
+    assert set(coverage["axis"]) == {a.name for a in TRAIT_AXES}
+    summary = json.loads((out / "search.json").read_text(encoding="utf-8"))
+    assert summary["conversations"] > 0
+    assert len(summary["findings"]) == len(findings)
+    book = json.loads(run.notebook.read_text(encoding="utf-8"))
+    html = run.html.read_text(encoding="utf-8") if run.html else ""
+    assert "data:image/png;base64" in html  # the confirmed pairs' plot
+    said = "".join(
+        "".join(o.get("text", ""))
+        for c in book["cells"]
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "stream"
+    )
+    assert f"{len(summary['untried'])} pair(s) of trait values never tried" in said
+    assert summary["untried"], "the default search leaves some value pairs untried"
+    assert f"{len(found)} persona file(s) for the regression grid in {found_dir}" in said
+    assert ROOT not in found_dir.resolve().parents
 
 
 # --------------------------------------------------------------------------- outputs never in the checkout

@@ -5,6 +5,7 @@ every folder the wheel takes from the checkout is there."""
 from __future__ import annotations
 
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -45,3 +46,22 @@ def test_every_folder_the_wheel_takes_from_the_checkout_is_there() -> None:
     for source, target in included.items():
         assert (ROOT / source).is_dir(), source
         assert target == f"evalkit/data/{source}"
+
+
+def test_the_notebooks_folder_the_wheel_takes_whole_holds_only_notebooks() -> None:
+    """``force-include`` copies a folder as it is (no exclude applies): a build script kept in
+    ``notebooks/`` would ship in the wheel; ``scripts/make_notebooks.py`` writes them."""
+    done = subprocess.run(
+        ["git", "-C", str(ROOT), "ls-files", "notebooks"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    if done.returncode != 0:
+        files = [p.relative_to(ROOT).as_posix() for p in (ROOT / "notebooks").rglob("*")]
+    else:
+        files = done.stdout.split()
+    assert files
+    assert [f for f in files if not f.endswith(".ipynb")] == []
+    assert (ROOT / "scripts" / "make_notebooks.py").is_file()

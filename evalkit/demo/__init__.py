@@ -14,7 +14,13 @@ stored runs, and writes ``evalkit-demo/report.html``. The same seed gives the sa
 from __future__ import annotations
 
 from .._util import publish
-from ._offline import offline_nights, offline_optimize, offline_runs, offline_tune
+from ._offline import (
+    offline_find_failures,
+    offline_nights,
+    offline_optimize,
+    offline_runs,
+    offline_tune,
+)
 from ._report import DemoResult, run_demo
 from ._report import run_biased_judge_demo as run_biased_judge_demo
 from ._service import DemoService
@@ -41,6 +47,7 @@ __all__ = [
     "DemoService",
     "demo_grid",
     "demo_scorecard",
+    "offline_find_failures",
     "offline_nights",
     "offline_optimize",
     "offline_runs",

@@ -1,11 +1,12 @@
 """The demo's runs without its report: what the notebooks use when given no runs, and the
-tune, optimize and nightly stores the other notebooks and tests start from."""
+tune, optimize, caller-search and nightly stores the other notebooks and tests start from."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..data import bundled_path
+from ..personas import FailureSearch, FindOptions, PersonaGenerator, find_failures
 from ..runner import RunOptions
 from ..tuning import (
     OptimizeOptions,
@@ -19,13 +20,20 @@ from ..tuning import (
 from ._service import DemoService, fresh_store
 from ._story import (
     DRAFT_INSTRUCTIONS,
+    FULL_INSTRUCTIONS,
     LATENCY_MIN_EFFECT_S,
     PROD_INSTRUCTIONS,
     demo_grid,
     demo_scorecard,
 )
 
-__all__ = ["offline_nights", "offline_optimize", "offline_runs", "offline_tune"]
+__all__ = [
+    "offline_find_failures",
+    "offline_nights",
+    "offline_optimize",
+    "offline_runs",
+    "offline_tune",
+]
 
 
 def offline_runs(
@@ -107,6 +115,49 @@ def offline_optimize(
                 holdout=holdout,
                 seed=seed,
                 run_options=RunOptions(concurrency=16, progress=progress),
+            ),
+        )
+
+
+def offline_find_failures(
+    output_dir: str | Path,
+    *,
+    rounds: int = 3,
+    per_round: int = 8,
+    threshold: float = 0.25,
+    max_conversations: int | None = None,
+    seed: int = 7,
+    progress: bool | None = None,
+) -> FailureSearch:
+    """Search for the callers that break the demo's draft in the embedded emulator, with its
+    planted weaknesses (draft behaviours that give way for callers with certain traits, never
+    shown to the generator) and the emulated persona generator; the draft asks for every
+    behaviour the scorecard checks, so what fails is what was planted (and the scripted
+    agent's own slips). Runs and the search's records go to ``output_dir/runs`` (prefix
+    ``search``)."""
+    with (
+        fresh_store(Path(output_dir) / "runs") as store,
+        DemoService(store, seed=seed, planted_weaknesses=True) as svc,
+    ):
+        svc.set_draft_prompt(FULL_INSTRUCTIONS)
+        return find_failures(
+            demo_grid(1),
+            svc.assistant_id,
+            demo_scorecard(),
+            generator=PersonaGenerator("emulator-generator", svc.emulator.generator_base_url),
+            client=svc.client,
+            judge=svc.judge,
+            store=store,
+            options=FindOptions(
+                rounds=rounds,
+                per_round=per_round,
+                records_per_persona=2,
+                threshold=threshold,
+                max_conversations=max_conversations,
+                confirm_repeats=4,
+                seed=seed,
+                run_options=RunOptions(concurrency=16, progress=progress),
+                run_prefix="search",
             ),
         )
 

@@ -16,6 +16,7 @@ __all__ = [
     "CONTEXT",
     "DEMO_PERSONAS",
     "DRAFT_INSTRUCTIONS",
+    "FULL_INSTRUCTIONS",
     "GREETING",
     "LATENCY_MIN_EFFECT_S",
     "NOTEBOOK",
@@ -38,6 +39,13 @@ DRAFT_INSTRUCTIONS = (
     "You are Sana from {{clinic_name}}. Remind {{customer_name}} of the appointment with "
     "{{doctor_name}} on {{appointment_date}} at {{appointment_time}} in Urdu. If the caller "
     "objects or asks not to be called, apologise and end the call. Always close the call "
+    "politely with shukriya and Allah hafiz."
+)
+# a draft that asks for every behaviour the scorecard checks: on an emulator with planted
+# weaknesses what fails is what was planted (the caller search's demo, tests and benchmark)
+FULL_INSTRUCTIONS = (
+    PROD_INSTRUCTIONS + " First ask whether you are speaking to the right person. If the caller "
+    "asks for another time, agree to the caller's time and repeat it. Always close the call "
     "politely with shukriya and Allah hafiz."
 )
 GREETING = "Greet the caller by name, say you are calling from the clinic, and state the purpose."

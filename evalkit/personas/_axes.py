@@ -10,6 +10,12 @@ end the call on an objection, as its prompt tells it to, before the caller gets 
 another time or the cost: a short call, not a caller who was not played as described), nor is
 a value whose caller shows nothing a transcript can check.
 
+What a caller must show is checked in its behaviour text too, before anything runs: a value's
+``said`` patterns (case-insensitive regular expressions, English, Roman Urdu or Nastaliq) are
+the words that say it, and a behaviour that matches none of them leaves the value out (its
+caller, told nothing of it, will not show it). The axes that decide how a call goes have them:
+language and script, hostility and goal; the others are not checked by words.
+
 A :class:`TraitSpace` is the axes in play: all of :data:`TRAIT_AXES`, or the values a user
 picks (``{"age": ["elderly"], "language": ["roman-urdu", "code-switching"]}``); an axis not
 named keeps all its values.
@@ -18,6 +24,7 @@ named keeps all its values.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -33,12 +40,18 @@ Pair = tuple[tuple[str, str], tuple[str, str]]
 
 @dataclass(frozen=True, slots=True)
 class TraitValue:
-    """One value of an axis: its id, what it asks of the caller (the generator's words), and
-    the tags a persona with it declares (what its caller must show)."""
+    """One value of an axis: its id, what it asks of the caller (the generator's words), the
+    tags a persona with it declares (what its caller must show), and the patterns of the words
+    that say it in a behaviour text (``said``; none: not checked by words)."""
 
     value: str
     describes: str
     tags: tuple[str, ...] = ()
+    said: tuple[str, ...] = ()
+
+    def is_said(self, text: str) -> bool:
+        """Whether ``text`` says this value (always, when it has no ``said`` patterns)."""
+        return not self.said or any(re.search(p, text, re.IGNORECASE) for p in self.said)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +80,8 @@ class TraitAxis:
         raise ValueError(f"axis {self.name!r} has no value {name!r} (known: {known})")
 
 
-def _v(value: str, describes: str, *tags: str) -> TraitValue:
-    return TraitValue(value, describes, tags)
+def _v(value: str, describes: str, *tags: str, said: tuple[str, ...] = ()) -> TraitValue:
+    return TraitValue(value, describes, tags, said)
 
 
 TRAIT_AXES: Final[tuple[TraitAxis, ...]] = (
@@ -98,10 +111,24 @@ TRAIT_AXES: Final[tuple[TraitAxis, ...]] = (
                 "urdu-nastaliq",
                 "speaks Urdu and writes every line in Urdu (Nastaliq) script",
                 "urdu-script",
+                said=(r"nasta.?l.q", r"urdu script", r"[\u0600-\u06ff]"),
             ),
-            _v("roman-urdu", "speaks Urdu written in Roman (Latin) letters"),
-            _v("english", "speaks English only", "english"),
-            _v("code-switching", "switches between Urdu and English inside sentences"),
+            _v(
+                "roman-urdu",
+                "speaks Urdu written in Roman (Latin) letters",
+                said=(r"\broman\b", r"latin (?:letters|script|alphabet)", r"translit", r"رومن"),
+            ),
+            _v(
+                "english",
+                "speaks English only",
+                "english",
+                said=(r"\benglish\b", r"angrezi", r"انگریزی"),
+            ),
+            _v(
+                "code-switching",
+                "switches between Urdu and English inside sentences",
+                said=(r"code.?switch", r"switch\w* between", r"\bmix\w*", r"english words"),
+            ),
         ),
     ),
     TraitAxis(
@@ -116,20 +143,131 @@ TRAIT_AXES: Final[tuple[TraitAxis, ...]] = (
         "hostility",
         "how the caller feels about being called",
         (
-            _v("calm", "calm and courteous"),
-            _v("annoyed", "annoyed at being called", "angry"),
-            _v("hostile", "hostile and rude; objects to the call", "hostile"),
+            _v(
+                "calm",
+                "calm and courteous",
+                said=(
+                    r"\bcalm",
+                    r"courteous",
+                    r"\bpolite",
+                    r"friendly",
+                    r"pleasant",
+                    r"relaxed",
+                    r"tameez",
+                    r"تمیز",
+                    r"نرمی",
+                    r"پرسکون",
+                ),
+            ),
+            _v(
+                "annoyed",
+                "annoyed at being called",
+                "angry",
+                said=(
+                    r"annoy",
+                    r"irritat",
+                    r"fed up",
+                    r"bother",
+                    r"grumpy",
+                    r"upset",
+                    r"naraz",
+                    r"ناراض",
+                    r"تنگ",
+                ),
+            ),
+            _v(
+                "hostile",
+                "hostile and rude; objects to the call",
+                "hostile",
+                said=(
+                    r"hostil",
+                    r"\brude",
+                    r"aggress",
+                    r"angry",
+                    r"\bobject",
+                    r"abus",
+                    r"shout",
+                    r"gussa",
+                    r"badtameez",
+                    r"غصہ",
+                    r"غصے",
+                    r"بدتمیز",
+                ),
+            ),
         ),
     ),
     TraitAxis(
         "goal",
         "what the caller wants from the call",
         (
-            _v("confirm", "wants to confirm and get on with the day"),
-            _v("reschedule", "cannot make the time and wants another slot"),
-            _v("ask-cost", "asks what it will cost and whether there is a discount"),
-            _v("opt-out", "wants to be removed from the calling list"),
-            _v("end-quickly", "is busy and wants to end the call fast"),
+            _v(
+                "confirm",
+                "wants to confirm and get on with the day",
+                said=(r"confirm", r"tasdeeq", r"تصدیق", r"کنفرم"),
+            ),
+            _v(
+                "reschedule",
+                "cannot make the time and wants another slot",
+                said=(
+                    r"reschedul",
+                    r"(?:another|other|different|new) (?:day|time|slot|date)",
+                    r"can(?:no|')t make",
+                    r"call (?:me )?back",
+                    r"kisi aur din",
+                    r"کسی اور دن",
+                    r"دوسرا دن",
+                    r"وقت بدل",
+                ),
+            ),
+            _v(
+                "ask-cost",
+                "asks what it will cost and whether there is a discount",
+                said=(
+                    r"\bcost",
+                    r"\bprice",
+                    r"discount",
+                    r"\bfees?\b",
+                    r"how much",
+                    r"kitna",
+                    r"qeemat",
+                    r"قیمت",
+                    r"کتنا",
+                    r"رعایت",
+                ),
+            ),
+            _v(
+                "opt-out",
+                "wants to be removed from the calling list",
+                said=(
+                    r"stop calling",
+                    r"\bremov",
+                    r"calling list",
+                    r"off (?:their|the|your|its) list",
+                    r"do.not.call",
+                    r"don'?t call",
+                    r"opt.?out",
+                    r"call mat",
+                    r"list se",
+                    r"کال نہ",
+                    r"فہرست سے",
+                ),
+            ),
+            _v(
+                "end-quickly",
+                "is busy and wants to end the call fast",
+                said=(
+                    r"\bbusy",
+                    r"\bhurry",
+                    r"\brush",
+                    r"no time",
+                    r"\bquick",
+                    r"\bfast\b",
+                    r"jaldi",
+                    r"masroof",
+                    r"جلدی",
+                    r"مصروف",
+                ),
+            ),
         ),
     ),
     TraitAxis(
@@ -154,15 +292,16 @@ TRAIT_AXES: Final[tuple[TraitAxis, ...]] = (
 
 
 def trait_axes() -> pd.DataFrame:
-    """The axes table: ``axis``, ``means``, ``value``, ``describes``, ``tags``."""
+    """The axes table: ``axis``, ``means``, ``value``, ``describes``, ``tags``, ``said`` (the
+    patterns of the words that say the value, ``|``-joined; empty: not checked by words)."""
     import pandas as pd
 
     rows = [
-        (axis.name, axis.means, v.value, v.describes, ", ".join(v.tags))
+        (axis.name, axis.means, v.value, v.describes, ", ".join(v.tags), " | ".join(v.said))
         for axis in TRAIT_AXES
         for v in axis.values
     ]
-    return pd.DataFrame(rows, columns=["axis", "means", "value", "describes", "tags"])
+    return pd.DataFrame(rows, columns=["axis", "means", "value", "describes", "tags", "said"])
 
 
 @dataclass(frozen=True)
@@ -228,6 +367,16 @@ class TraitSpace:
                 for tag in axis.value(traits[axis.name]).tags:
                     found.setdefault(tag, None)
         return tuple(found)
+
+    def unsaid(self, traits: Traits, text: str) -> list[tuple[str, str]]:
+        """The (axis, value) pairs of ``traits`` that ``text`` does not say (the values'
+        ``said`` patterns; axes not in play are not checked)."""
+        known = set(self.names)
+        return [
+            (axis, value)
+            for axis, value in traits.items()
+            if axis in known and not self.axis(axis).value(value).is_said(text)
+        ]
 
     def check(self, traits: Traits) -> None:
         """``ValueError`` unless ``traits`` gives one value in play for every axis."""

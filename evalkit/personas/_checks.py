@@ -3,8 +3,12 @@
 Before anything runs (:func:`check_entry`): the fields make a valid persona (a label, a
 behaviour, text that can be sent), the behaviour is under the length limit, it holds no
 secret (anything evalkit's one redactor would mask: a project key, a bearer token, a URL's
-password) and no ``{{token}}`` the grid's records cannot fill; then (:func:`near_duplicates`)
-it is not a near copy of a persona already there: the cosine similarity of character n-gram
+password) and no ``{{token}}`` the grid's records cannot fill, and it says every trait value
+asked for that has words to say it (each value's ``said`` patterns in the trait table,
+:data:`~evalkit.personas.TRAIT_AXES`: language and script, hostility, goal): a behaviour that
+leaves one out is refused (``not-said``), since its caller, told nothing of it, would not
+show it, and the pilot's flags check only the traits a transcript can show. Then
+(:func:`near_duplicates`) it is not a near copy of a persona already there: the cosine similarity of character n-gram
 TF-IDF vectors of the behaviour texts (3 to 5 characters within word bounds, so Nastaliq,
 Roman Urdu and English alike; scikit-learn) at least ``max_similarity``.
 
@@ -37,7 +41,9 @@ __all__ = [
     "pilot_drops",
 ]
 
-RefusalKind = Literal["missing", "invalid", "too-long", "secret", "token", "duplicate", "not-shown"]
+RefusalKind = Literal[
+    "missing", "invalid", "too-long", "secret", "token", "not-said", "duplicate", "not-shown"
+]
 
 #: The simulation flags that say a caller did not behave as a persona describes.
 PILOT_FLAGS: Final = frozenset(
@@ -51,8 +57,9 @@ MAX_LABEL_CHARS: Final = 60
 @dataclass(frozen=True, slots=True)
 class Refused:
     """Why a generated persona does not join: its ``kind`` (``missing``: the generator wrote
-    none for the request; ``invalid``, ``too-long``, ``secret``, ``token``, ``duplicate``,
-    ``not-shown``: its caller did not behave as described) and the reason, in words."""
+    none for the request; ``invalid``, ``too-long``, ``secret``, ``token``, ``not-said``: its
+    behaviour leaves out a trait value asked for, ``duplicate``, ``not-shown``: its caller
+    did not behave as described in the pilot) and the reason, in words."""
 
     kind: RefusalKind
     reason: str
@@ -128,6 +135,13 @@ def check_entry(
         missing = missing_variables(tokens, limits.records or [None])
         if missing:
             return Refused("token", f"holds tokens the records do not fill: {missing.describe()}")
+    unsaid = space.unsaid(ask.traits, behavior)
+    if unsaid:
+        named = ", ".join(f"{axis}={value}" for axis, value in unsaid)
+        return Refused(
+            "not-said",
+            f"the behaviour never says {named} (asked for: its caller would not show it)",
+        )
     name = _LABEL_SPACE_RE.sub("-", label.strip())[:MAX_LABEL_CHARS].strip("-") or "persona"
     try:
         return Persona(

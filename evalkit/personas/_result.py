@@ -25,6 +25,7 @@ _KIND_WORDS: Final = {
     "too-long": "over the length limit",
     "secret": "holding a secret",
     "token": "holding a token the records cannot fill",
+    "not-said": "leaving out a trait asked for",
     "duplicate": "near-duplicate",
     "not-shown": "whose caller did not behave as described",
 }

@@ -11,15 +11,9 @@ import pytest
 
 from evalkit.data import bundled_path
 from evalkit.demo import DemoService
-from evalkit.demo._story import CONTACTS, CONTEXT, PROD_INSTRUCTIONS
+from evalkit.demo._story import CONTACTS, CONTEXT, FULL_INSTRUCTIONS
 from evalkit.grid import Grid, load_personas
 from evalkit.personas import PersonaGenerator
-
-FULL_PROMPT = (
-    PROD_INSTRUCTIONS + " First ask whether you are speaking to the right person. If the caller "
-    "asks for another time, agree to the caller's time and repeat it. Always close the call "
-    "politely with shukriya and Allah hafiz."
-)
 
 
 @dataclass
@@ -34,7 +28,7 @@ class World:
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     store = tmp_path_factory.mktemp("personas-store")
     with DemoService(store, seed=11, planted_weaknesses=True) as svc:
-        svc.set_draft_prompt(FULL_PROMPT)
+        svc.set_draft_prompt(FULL_INSTRUCTIONS)
         generator = PersonaGenerator(
             model="emulator-generator", base_url=svc.emulator.generator_base_url
         )

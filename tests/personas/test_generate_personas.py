@@ -4,12 +4,15 @@ counted, the pilot's simulation flags dropping callers that do not behave as des
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import httpx
+import pandas as pd
 import pytest
 
 from evalkit.demo._story import demo_scorecard
+from evalkit.emulator._generator_rules import FLAWS
 from evalkit.grid import load_personas
 from evalkit.personas import (
     GENERATOR_PROMPT_VERSION,
@@ -18,6 +21,7 @@ from evalkit.personas import (
     PersonaGenerator,
     generate_personas,
 )
+from evalkit.stats import wilson_interval
 
 from .conftest import World
 
@@ -72,20 +76,86 @@ def test_personas_carry_their_traits_and_provenance(world: World, tmp_path: Path
 
 
 def test_every_flawed_persona_is_refused_and_counted(world: World) -> None:
+    # six a call: each call's personas carry each of the generator's mistakes once, in turn
+    # (too long, a token, a secret, a near copy, the asked-for traits left out, no label)
     _generator_noise(world, flawRate=1.0, malformedRate=0.0)
     try:
-        made = _generate(world, "gen-b", n=12, pilot_conversations=0)
+        made = _generate(world, "gen-b", n=12, per_call=6, pilot_conversations=0)
     finally:
         _generator_noise(world, flawRate=0.0, malformedRate=0.0)
-    refused = made.table[made.table["status"] != "kept"]
-    # each generator mistake (too long, a token, a secret, a near copy, the asked-for behaviour
-    # left out, no label) is caught before a conversation runs
-    assert len(refused) >= 8, made.table[["status", "kind", "reason"]]
-    assert set(refused["kind"]) >= {"secret", "token", "too-long"}
-    for persona in made.personas:
-        assert "sk_" not in persona.behavior
-        assert len(persona.behavior) <= 1500
-    assert str(len(refused)) in made.headline() or "refused" in made.headline()
+    # every mistake is caught before a conversation runs
+    assert not made.personas, made.table[["request", "status", "kind", "reason"]]
+    assert set(made.table["status"]) == {"refused"}
+    assert set(made.table["kind"]) >= {"secret", "token", "too-long", "not-said", "invalid"}
+    kind = dict(zip(made.table["request"], made.table["kind"], strict=True))
+    assert kind["r01-05"] == kind["r01-11"] == "not-said"  # the fifth of each call: "mute"
+    assert kind["r01-06"] == kind["r01-12"] == "invalid"  # the sixth: no label
+    assert "12 of 12" not in made.headline()
+    assert "leaving out a trait asked for" in made.headline()
+
+
+def _mute_requests(table: pd.DataFrame, per_call: int) -> set[str]:
+    """The requests the emulated generator left mute at a flaw rate of 1: the fifth of each
+    call of ``per_call`` (its mistakes come in turn, :data:`FLAWS`)."""
+    fifth = FLAWS.index("mute")
+    return {r for i, r in enumerate(table["request"]) if i % per_call == fifth}
+
+
+def test_a_caller_asked_for_hostile_roman_urdu_rescheduling_but_told_none_is_refused(
+    world: World,
+) -> None:
+    """The generator asked for hostile Roman-Urdu callers who want another slot writes some
+    that say none of it (its "mute" mistake): each is refused before it runs, with the values
+    it left out named, and counted; the others say what was asked and are kept."""
+    asked = {"language": ["roman-urdu"], "hostility": ["hostile"], "goal": ["reschedule"]}
+    _generator_noise(world, flawRate=1.0, malformedRate=0.0)
+    try:
+        flawed = _generate(world, "gen-mute", n=12, per_call=6, axes=asked, pilot_conversations=0)
+    finally:
+        _generator_noise(world, flawRate=0.0, malformedRate=0.0)
+    mute = flawed.table[flawed.table["request"].isin(_mute_requests(flawed.table, 6))]
+    assert len(mute) == 2
+    assert set(mute["kind"]) == {"not-said"}
+    for reason in mute["reason"]:
+        assert "language=roman-urdu" in reason
+        assert "hostility=hostile" in reason
+        assert "goal=reschedule" in reason
+    clean = _generate(world, "gen-mute-clean", n=12, per_call=6, axes=asked, pilot_conversations=1)
+    assert "not-said" not in set(clean.table["kind"])
+    for persona in clean.personas:
+        assert "Roman letters" in persona.behavior
+        assert "hostile" in persona.behavior
+    # the pilot ran what the checks kept, and its flags dropped whoever did not show hostility
+    shown = clean.table[clean.table["status"] != "refused"]
+    assert clean.details["pilot_conversations"] == len(shown)
+    assert set(shown["kind"]) <= {"", "not-shown"}
+
+
+def test_no_well_formed_persona_is_refused_as_not_saying_its_traits(world: World) -> None:
+    """200 well-formed personas from the whole trait space: none refused as leaving a trait
+    out (the false refusals); 200 with every mistake in turn: every mute one is refused."""
+    _generator_noise(world, flawRate=0.0, malformedRate=0.0)
+    clean = _generate(world, "gen-200", n=200, per_call=6, pilot_conversations=0)
+    false = int((clean.table["kind"] == "not-said").sum())
+    low, high = wilson_interval(false, len(clean.table))
+    logging.getLogger(__name__).warning(
+        "not-said refusals of well-formed personas: %d of %d [%.1f%%, %.1f%%]",
+        false,
+        len(clean.table),
+        100 * float(low),
+        100 * float(high),
+    )
+    assert len(clean.table) == 200
+    assert false == 0, clean.table[clean.table["kind"] == "not-said"]["reason"].tolist()
+    _generator_noise(world, flawRate=1.0, malformedRate=0.0)
+    try:
+        flawed = _generate(world, "gen-200-flawed", n=200, per_call=6, pilot_conversations=0)
+    finally:
+        _generator_noise(world, flawRate=0.0, malformedRate=0.0)
+    mute = flawed.table[flawed.table["request"].isin(_mute_requests(flawed.table, 6))]
+    assert len(mute) == len(range(FLAWS.index("mute"), 200, 6))
+    assert set(mute["kind"]) == {"not-said"}, mute[["kind", "reason"]]
+    assert (flawed.table["kind"] == "not-said").sum() == len(mute)  # and no other one
 
 
 def test_a_malformed_answer_is_asked_again_then_counted(world: World) -> None:

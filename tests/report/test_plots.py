@@ -9,12 +9,14 @@ import itertools
 from collections.abc import Iterable
 
 import matplotlib.image
+import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from evalkit.compare import Comparison, compare_grades
 from evalkit.report import ArabicFont, _fonts, plots
+from evalkit.stats import clopper_pearson_interval
 from evalkit.store import Run
 from tests.simulate import SyntheticTruth, synthetic_grades
 
@@ -311,3 +313,53 @@ def test_png_and_img_tag_without_pyplot(regressed: Comparison) -> None:
     assert data == plots.figure_to_png(fig)
     assert data.startswith(b"\x89PNG")
     assert 'alt="Per-rule differences' in tag
+
+
+FINDINGS = (
+    "persona",
+    "rule_id",
+    "failures",
+    "decided",
+    "rate",
+    "rate_low",
+    "rate_high",
+    "reported",
+)
+
+
+def _findings(rows: int) -> pd.DataFrame:
+    """Confirmed pairs: persona ``p<i>`` failing ``rule`` i of 8 fresh times, reported above 5."""
+    frame: list[dict[str, object]] = []
+    for i in range(rows):
+        low, high = clopper_pearson_interval(i % 9, 8)
+        frame.append(
+            {"persona": f"p{i}", "rule_id": "rule", "failures": i % 9, "decided": 8,
+             "rate": (i % 9) / 8, "rate_low": low, "rate_high": high, "reported": i % 9 > 5}
+        )  # fmt: skip
+    return pd.DataFrame(frame, columns=[*FINDINGS])
+
+
+def test_failure_rates_shows_each_pair_with_its_counts_and_the_threshold() -> None:
+    fig = plots.failure_rates(_findings(9), threshold=0.25)
+    shown = texts(fig)
+    assert "p8 · rule (8/8)" in shown
+    assert "p0 · rule (0/8)" in shown
+    assert any("3 of 9 pair(s) shown above 25%" in t for t in shown)
+    assert (
+        caption(fig)
+        == "n = 72 fresh verdicts over 9 confirmed pair(s) of 9 persona(s); none left out"
+    )
+    assert collisions(fig) == []
+
+
+def test_failure_rates_says_how_many_pairs_it_left_out_and_when_there_were_none() -> None:
+    fig = plots.failure_rates(_findings(40), threshold=0.25, max_rows=30)
+    assert caption(fig).endswith("; 10 more pair(s) left out")
+    # the reported pairs come first, so none of them is among the ones left out
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert len(labels) == 30
+    reported = [f"p{i} · rule ({i % 9}/8)" for i in range(40) if i % 9 > 5]
+    assert set(reported) <= set(labels)
+    empty = plots.failure_rates(_findings(0), threshold=0.25)
+    assert "no pair was confirmed" in texts(empty)
+    assert caption(empty).startswith("n = 0 fresh verdicts over 0 confirmed pair(s)")

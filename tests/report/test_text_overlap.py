@@ -134,6 +134,12 @@ def _optimize(compare_store: Path, tmp: Path) -> None:
     plots.optimize_rounds(demo.offline_optimize(tmp, rounds=2, candidates=3, progress=False))
 
 
+def _find_failures(compare_store: Path, tmp: Path) -> None:
+    """find_failures.ipynb."""
+    search = demo.offline_find_failures(tmp, rounds=2, per_round=6, progress=False)
+    plots.failure_rates(search.findings, threshold=float(search.decision["threshold"]))
+
+
 def _viewer(compare_store: Path, tmp: Path, nightly_store: Path) -> None:
     """The viewer's compare page and history page."""
     compare_page(Pages(Site(compare_store), live=False), "prod", "draft")
@@ -162,6 +168,7 @@ PLACES: dict[str, tuple[Callable[..., None], frozenset[str]]] = {
     "tune": (_tune, frozenset({"arm_forest"})),
     "optimize": (_optimize, frozenset({"optimize_rounds"})),
     "nightly": (_nightly, frozenset({"score_trend"})),
+    "find_failures": (_find_failures, frozenset({"failure_rates"})),
     "viewer": (_viewer, frozenset({"rule_forest", "agent_latency", "score_trend"})),
 }
 

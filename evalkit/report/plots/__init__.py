@@ -6,6 +6,7 @@
     fig = optimize_rounds(optimize_result) # a prompt search's candidates by round
     fig = score_trend(evalkit.history(store))  # nightly scores with intervals and verdicts
     fig = sequential_looks(result.looks, min_effect=5, max_conversations=216)  # early stop
+    fig = failure_rates(search.findings, threshold=0.25)  # a caller search's confirmed pairs
     html = figure_to_img_tag(fig)          # a static <img> with a PNG data URI
 
 Every figure is 900 px wide at 100 dpi and carries a caption with n and what was left out
@@ -20,6 +21,7 @@ from ..._util import publish
 from .._frames import conversation_scores
 from ._arms import arm_forest
 from ._common import CAPTION_GID, ROW_LABEL_GID
+from ._findings import failure_rates
 from ._latency import agent_latency
 from ._optimize import optimize_rounds
 from ._png import figure_to_img_tag, figure_to_png
@@ -35,6 +37,7 @@ __all__ = [
     "agent_latency",
     "arm_forest",
     "conversation_scores",
+    "failure_rates",
     "figure_to_img_tag",
     "figure_to_png",
     "optimize_rounds",

@@ -1,4 +1,8 @@
-"""Writes the notebooks (kept as a script so their cells are reviewed as code)."""
+"""Writes the notebooks (kept as a script so their cells are reviewed as code).
+
+Run from the checkout's root: ``python scripts/make_notebooks.py`` writes ``notebooks/*.ipynb``.
+A build script, kept out of ``notebooks/`` so the wheel (which takes that folder whole as
+``evalkit/data/notebooks``) ships only the notebooks."""
 
 import ast
 
@@ -462,8 +466,120 @@ if fail_on_regression:
     ]
 )
 
+find_failures = nb(
+    [
+        notebook_only(
+            "# Callers that break the draft\n\nWhich callers make the draft fail its scorecard, and "
+            "is each failure real? Rounds of generated personas (drawn along trait axes, each "
+            "checked before it runs) screen the draft; the most specific failing callers are "
+            "re-run on fresh repeats, and a failure is reported only when those fresh "
+            "conversations show its rate above a threshold. Run it as it is for the offline demo "
+            "(the embedded emulator with planted weaknesses and its emulated persona generator), "
+            "or give it an `assistant_id` and a generator (`generator_model` and "
+            "`generator_base_url`, key from `EVALKIT_GENERATOR_API_KEY`; the service from "
+            "`EVALKIT_BASE_URL` / `EVALKIT_API_KEY`, the judge from `EVALKIT_JUDGE_*`)."
+        ),
+        *params("""# Parameters (papermill: -p name value; use -r for ids such as 0012)
+assistant_id = None        # the assistant whose draft to search; None: the offline demo
+generator_model = None     # an OpenAI-compatible model (None: EVALKIT_GENERATOR_MODEL)
+generator_base_url = None  # its endpoint (None: EVALKIT_GENERATOR_BASE_URL)
+personas = None            # persona folder the found callers would join (None: the bundled personas)
+contacts = None            # contacts CSV (None: the bundled sample)
+context = None             # what the person picking up knows
+scorecard = None           # scorecard file (None: the demo's Urdu appointment-reminder scorecard)
+rounds = 3                 # rounds of generated personas at most
+per_round = 8              # personas asked for per round
+threshold = 0.25           # the failure rate a reported caller must be shown to exceed
+max_conversations = None   # the whole search's budget (None: no cap)
+seed = 7
+store = None               # where the runs go (None: output_dir/runs; the offline demo always)
+run_prefix = None          # the search's run ids; the same prefix on the same store resumes it
+found_dir = None           # the found callers' persona folder (None: output_dir/found)
+output_dir = None          # None: ./evalkit-output/find-failures (a temp folder when run beside the notebook)
+title = "Callers that break the draft\""""),
+        new_code_cell("""%matplotlib inline
+import json
+import logging
+from pathlib import Path
+
+import evalkit
+from evalkit import demo
+from evalkit.data import contacts_path, personas_path
+from evalkit.personas import FindOptions, PersonaGenerator
+from evalkit.report import notebook_output_dir, plots, table_html
+from IPython.display import HTML, Markdown, display
+
+logging.basicConfig(level=logging.WARNING)
+output_dir = notebook_output_dir("find-failures", output_dir)
+if assistant_id is None:
+    search = demo.offline_find_failures(output_dir, rounds=rounds, per_round=per_round,
+                                        threshold=threshold, max_conversations=max_conversations,
+                                        seed=seed)
+else:
+    search_grid = evalkit.Grid(personas or personas_path(), variables=contacts or contacts_path(),
+                               contexts=[context] if context else None)
+    search = evalkit.find_failures(
+        search_grid, assistant_id, scorecard or demo.demo_scorecard(),
+        generator=PersonaGenerator(generator_model, generator_base_url),
+        store=store or f"{output_dir}/runs",
+        options=FindOptions(rounds=rounds, per_round=per_round, threshold=threshold,
+                            max_conversations=max_conversations, seed=seed, run_prefix=run_prefix))
+display(Markdown(f"# {title}"))
+display(search)"""),
+        new_markdown_cell(
+            "## Confirmed failures\n\nEvery (persona, rule) pair re-run on fresh repeats: its "
+            "failure rate on those conversations alone, with an exact interval, against the "
+            "threshold. A pair is reported (filled) only when Holm's step-down over every pair "
+            "the search tested shows its rate above the threshold; `rule_base_rate` is the "
+            "rule's failure share over all screened conversations (a rule every caller fails is "
+            "the draft's, not the caller's)."
+        ),
+        new_code_cell("""decision = search.decision
+display(HTML(plots.figure_to_img_tag(plots.failure_rates(
+    search.findings, threshold=float(decision["threshold"]),
+    confidence=float(decision["confidence"])))))
+columns = ["persona", "traits", "rule_id", "screen_failures", "screen_decided", "failures",
+           "decided", "rate", "rate_low", "rate_high", "p_adjusted", "reported", "rule_base_rate",
+           "example_conversation_id", "example"]
+display(HTML(table_html(search.findings[columns], float_format="{:.2f}", max_rows=60)))"""),
+        new_markdown_cell(
+            "## Coverage\n\nPer trait value: the personas asked for, refused by the checks before "
+            "running, dropped after screening (their caller did not behave as described), "
+            "screened, failing a rule in screening, and reported."
+        ),
+        new_code_cell("""display(HTML(table_html(search.coverage, max_rows=60)))"""),
+        new_markdown_cell(
+            "## Never tried\n\nThe pairs of trait values no screened persona had: where this "
+            "search did not look."
+        ),
+        new_code_cell("""print(f"{len(search.untried)} pair(s) of trait values never tried")
+display(HTML(table_html(search.untried, max_rows=40)))"""),
+        new_markdown_cell(
+            "## Personas and rounds\n\nEvery persona asked for (kept, refused before running or "
+            "dropped after screening, and why), then each round's counts."
+        ),
+        new_code_cell("""columns = ["round", "label", "status", "kind", "reason", "screen_failures", "kept_rules",
+           "confirmed", "reported_rules"]
+display(HTML(table_html(search.personas[columns], max_rows=80)))
+display(HTML(table_html(search.rounds)))"""),
+        new_markdown_cell(
+            "## For the regression grid\n\nThe callers with a reported failure, as persona files: "
+            "add the folder to the grid so the next draft is checked against them."
+        ),
+        new_code_cell("""found_dir = Path(found_dir) if found_dir else output_dir / "found"
+written = search.write(found_dir)
+summary = output_dir / "search.json"
+summary.write_text(json.dumps(search.to_dict(), indent=2, ensure_ascii=False, default=str),
+                   encoding="utf-8")
+search.findings.to_parquet(output_dir / "findings.parquet")
+search.coverage.to_parquet(output_dir / "coverage.parquet")
+print(f"{len(written)} persona file(s) for the regression grid in {found_dir}; summary in {summary}")"""),
+    ]
+)
+
 nbformat.write(compare, "notebooks/compare_draft_prod.ipynb")
 nbformat.write(trend, "notebooks/nightly_trend.ipynb")
 nbformat.write(explore, "notebooks/explore_run.ipynb")
 nbformat.write(tune_prompt, "notebooks/tune_prompt.ipynb")
 nbformat.write(optimize_prompt, "notebooks/optimize_prompt.ipynb")
+nbformat.write(find_failures, "notebooks/find_failures.ipynb")
