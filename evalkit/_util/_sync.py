@@ -3,6 +3,12 @@
 ``asyncio.run`` fails when a loop is already running (Jupyter, IPython). Then the coroutine
 runs on a worker thread with a loop of its own; Ctrl-C (a kernel interrupt) in the caller's
 thread cancels it there and waits for its cleanup before re-raising. No nest_asyncio.
+
+In a script, the first Ctrl-C cancels the coroutine as ``asyncio.run`` does, but a second one
+does not raise ``KeyboardInterrupt`` wherever the main thread happens to be (``asyncio.run``'s
+way): raised inside the event loop's own bookkeeping it can drop a task's wake-up, and the
+loop then waits for that task forever while closing. Further Ctrl-Cs are absorbed while the
+cancelled run cleans up, as in a notebook.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -27,7 +34,13 @@ def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
         in_loop = False
     else:
         in_loop = True
-    return _run_in_thread(make_coro) if in_loop else asyncio.run(make_coro())
+    if in_loop:
+        return _run_in_thread(make_coro)
+    if threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    ):
+        return _run_patiently(make_coro)
+    return asyncio.run(make_coro())  # Ctrl-C is someone else's to handle here
 
 
 #: Further Ctrl-Cs absorbed while a cancelled run cleans up (writes its tables, deletes
@@ -47,6 +60,43 @@ def _wait_for_cleanup(finished: threading.Event) -> None:
             if extra > _CLEANUP_PATIENCE:
                 raise
             logger.warning("Ctrl-C again: still finishing the run's clean-up (a moment)")
+
+
+def _run_patiently(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``asyncio.run`` with a SIGINT handler of its own: the first Ctrl-C cancels the main
+    task (from the loop, by ``call_soon_threadsafe``); more are absorbed while it cleans up,
+    until :data:`_CLEANUP_PATIENCE` is exhausted."""
+    interrupts = 0
+    main: list[asyncio.Task[T]] = []
+
+    with asyncio.Runner() as runner:
+        loop = runner.get_loop()
+
+        def on_sigint(signum: int, frame: object) -> None:
+            nonlocal interrupts
+            interrupts += 1
+            if interrupts == 1 and main and not main[0].done():
+                loop.call_soon_threadsafe(main[0].cancel)
+                return
+            if interrupts - 1 > _CLEANUP_PATIENCE or not main or main[0].done():
+                raise KeyboardInterrupt
+            logger.warning("Ctrl-C again: still finishing the run's clean-up (a moment)")
+
+        async def as_main() -> T:
+            task = asyncio.current_task()
+            assert task is not None
+            main.append(task)
+            return await make_coro()
+
+        previous = signal.signal(signal.SIGINT, on_sigint)
+        try:
+            return runner.run(as_main())
+        except asyncio.CancelledError:
+            if interrupts:
+                raise KeyboardInterrupt from None
+            raise
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _run_in_thread(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:

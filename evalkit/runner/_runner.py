@@ -115,8 +115,7 @@ async def arun_grid(
     try:
         snapshots = SnapshotStore(store)  # in the store: at a URL every machine reads them
         try:
-            with unreachable_store(store):
-                resolved = await resolve_target(aclient, assistant_id, target, snapshots)
+            resolved = await resolve_target(aclient, assistant_id, target, snapshots)
         except FATAL_ERRORS as exc:
             raise RunAborted(f"run not started: {exc}") from exc
         except OSError as exc:  # the snapshot could not be written: a full or read-only store

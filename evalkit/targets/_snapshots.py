@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -88,7 +89,15 @@ class SnapshotStore:
     def __init__(self, store: StoreLike = "runs") -> None:
         from ..store import open_store
 
+        self._store = store
         self.root: StoreLocation = open_store(store) / SNAPSHOT_DIR
+
+    def _io(self) -> AbstractContextManager[None]:
+        """The store's I/O, whose refused or dropped connections say the store is unreachable
+        (only here: the service's own connection errors stay the service's)."""
+        from ..store import unreachable_store
+
+        return unreachable_store(self._store)
 
     def _path(self, assistant_id: str, version: int) -> StoreLocation:
         safe = "".join(ch for ch in assistant_id if ch.isalnum() or ch in "-_")
@@ -98,13 +107,14 @@ class SnapshotStore:
         """Record ``snapshot`` (a version already recorded keeps its first copy); locally the
         file is mode 0600: a config may hold what only its owner should read."""
         path = self._path(snapshot.assistant_id, snapshot.version)
-        if path.exists():
-            return path
         data = json.dumps(snapshot.to_json(), ensure_ascii=False, indent=2).encode("utf-8")
-        try:
-            path.create_bytes(data, private=True)
-        except FileExistsError:  # another writer recorded it first: its copy stays
-            return path
+        with self._io():
+            if path.exists():
+                return path
+            try:
+                path.create_bytes(data, private=True)
+            except FileExistsError:  # another writer recorded it first: its copy stays
+                return path
         logger.info("recorded config snapshot of %s v%d", snapshot.assistant_id, snapshot.version)
         return path
 
@@ -112,12 +122,15 @@ class SnapshotStore:
         """The snapshot of that version, or ``None`` when evalkit never saw it."""
         path = self._path(assistant_id, version)
         try:
-            data = json.loads(path.read_bytes().decode("utf-8"))
+            with self._io():
+                raw = path.read_bytes()
         except FileNotFoundError:
             return None
+        data = json.loads(raw.decode("utf-8"))
         return ConfigSnapshot(**data)
 
     def versions(self, assistant_id: str) -> list[int]:
         """Versions recorded for an assistant, ascending."""
         folder = self._path(assistant_id, 1).parent
-        return sorted(int(p.stem[1:]) for p in folder.files("v*.json"))
+        with self._io():
+            return sorted(int(p.stem[1:]) for p in folder.files("v*.json"))

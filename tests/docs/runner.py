@@ -127,9 +127,21 @@ class Page:
             os.environ.update(before_env)
 
     def close(self) -> None:
+        """Remove the page's folder and forget the filesystems its examples opened: fsspec
+        keeps one per set of arguments, endpoint and all, and a later test in this process
+        would reach the page's (stopped) S3 server through it."""
         import shutil
+        import sys
 
         shutil.rmtree(self._root, ignore_errors=True)
+        if "fsspec" in sys.modules:
+            from fsspec import AbstractFileSystem
+
+            kinds: list[type[AbstractFileSystem]] = [AbstractFileSystem]
+            while kinds:  # every filesystem class loaded, however it was imported
+                kind = kinds.pop()
+                kind.clear_instance_cache()
+                kinds.extend(kind.__subclasses__())
 
     # ------------------------------------------------------------------------- running
 

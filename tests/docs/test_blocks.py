@@ -170,3 +170,20 @@ def test_an_example_that_fails_or_prints_otherwise_fails(
 ) -> None:
     with pytest.raises(ExampleFailed, match=says):
         _run(tmp_path, emulator, text)
+
+
+def test_a_page_leaves_no_filesystem_behind_for_later_tests(
+    tmp_path: Path, emulator: Emulator
+) -> None:
+    """fsspec keeps a filesystem per set of arguments, its endpoint inside: one a page's example
+    opened against its own S3 server (stopped when the page ends) must not serve a later test
+    of this process (the store tests once met a page's dead endpoint that way)."""
+    import s3fs
+
+    page = Page(_page(tmp_path, "# empty\n"), emulator)
+    made = s3fs.S3FileSystem(use_listings_cache=False, endpoint_url="http://127.0.0.1:9")
+    assert s3fs.S3FileSystem(use_listings_cache=False, endpoint_url="http://127.0.0.1:9") is made
+    page.close()
+    assert (
+        s3fs.S3FileSystem(use_listings_cache=False, endpoint_url="http://127.0.0.1:9") is not made
+    )
