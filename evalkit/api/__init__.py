@@ -7,6 +7,7 @@ the part a user types (the clients, the errors, the simulate events).
 from __future__ import annotations
 
 from .._util import publish
+from ._any_client import AnyClient
 from ._async_client import AsyncClient
 from ._client import Client
 from ._config import Secret
@@ -81,15 +82,16 @@ from ._models import (
     VendorCTtsConfig,
     VendorDSttConfig,
 )
-from ._pitfalls import PITFALL_RULES, Pitfall, PitfallRule, config_pitfalls
+from ._pitfalls import PITFALL_RULES, Pitfall, PitfallRecords, PitfallRule, config_pitfalls
 from ._problems import Problem
-from ._retry import RetryPolicy
+from ._retry import OnRetry, RetryDecision, RetryPolicy
 from ._streaming import AsyncSimulationStream, SimulationStream
 from ._tokens import MissingVariables, missing_variables, prompt_tokens
 
 __all__ = [
     "PITFALL_RULES",
     "AgentConfig",
+    "AnyClient",
     "ApiConnectionError",
     "ApiError",
     "ApiModel",
@@ -121,16 +123,19 @@ __all__ = [
     "MissingVariables",
     "NoiseCancellation",
     "NotFoundError",
+    "OnRetry",
     "OtherProviderConfig",
     "PaymentRequiredError",
     "PermissionDeniedError",
     "PhraseReplacement",
     "PhraseReplacementConfig",
     "Pitfall",
+    "PitfallRecords",
     "PitfallRule",
     "Problem",
     "RateLimitError",
     "RefineResponse",
+    "RetryDecision",
     "RetryPolicy",
     "Scorecard",
     "ScorecardRule",
@@ -172,7 +177,6 @@ __all__ = [
 # What evalkit's other packages take from here and users need not: not public, not in the API
 # snapshot (``x as x`` marks each as re-exported for the type checker).
 from ._advice import config_advice as config_advice
-from ._any_client import AnyClient as AnyClient
 from ._any_client import as_async_client as as_async_client
 from ._any_client import async_client as async_client
 from ._limits import API_KEY_PREFIX as API_KEY_PREFIX
@@ -205,7 +209,6 @@ from ._requests import VoiceId as VoiceId
 from ._requests import check_context as check_context
 from ._requests import check_variables as check_variables
 from ._requests import request_errors as request_errors
-from ._retry import RetryDecision as RetryDecision
 from ._retry import is_retryable as is_retryable
 from ._retry import parse_retry_after as parse_retry_after
 from ._rules import Rule as Rule
@@ -226,12 +229,10 @@ _SIBLING_API = (
     "TTS_PROVIDERS",
     "USER_AGENT",
     "VOICE_IDS",
-    "AnyClient",
     "Context",
     "CreateAssistantBody",
     "PhraseReplacementBody",
     "RefineBody",
-    "RetryDecision",
     "Rule",
     "SessionBody",
     "SimulateBody",

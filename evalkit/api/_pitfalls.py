@@ -25,7 +25,7 @@ __all__ = ["PITFALL_RULES", "Pitfall", "PitfallRule", "config_pitfalls", "prompt
 
 Severity = Literal["error", "warning", "info"]
 Found = Iterator[tuple[str, str]]  # (path, message)
-Records = Sequence[Mapping[str, Any] | None] | None
+PitfallRecords = Sequence[Mapping[str, Any] | None] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ class PitfallRule:
     rule_id: str
     severity: Severity
     reason: str
-    find: Callable[[Mapping[str, Any], Records], Found]
+    find: Callable[[Mapping[str, Any], PitfallRecords], Found]
 
 
 # --------------------------------------------------------------------------- reading a config
@@ -117,7 +117,7 @@ def prompt_language(instructions: str) -> Literal["urdu_script", "roman_urdu", "
 # --------------------------------------------------------------------------- the rules
 
 
-def _unsupported_provider(config: Mapping[str, Any], _: Records) -> Found:
+def _unsupported_provider(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     known = {"stt": tuple(L.STT_MODELS), "tts": L.TTS_PROVIDERS, "llm": tuple(L.LLM_MODELS)}
     for name, providers in known.items():
         block = _block(config, name)
@@ -128,7 +128,7 @@ def _unsupported_provider(config: Mapping[str, Any], _: Records) -> Found:
             )
 
 
-def _unknown_llm_model(config: Mapping[str, Any], _: Records) -> Found:
+def _unknown_llm_model(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     llm = _llm(config)
     if llm is not None and llm[0] in L.LLM_MODELS and llm[1] not in L.LLM_MODELS[llm[0]]:
         models = ", ".join(L.LLM_MODELS[llm[0]])
@@ -136,7 +136,7 @@ def _unknown_llm_model(config: Mapping[str, Any], _: Records) -> Found:
 
 
 def _knob_ignored(knob: str, takes: Callable[[str, str], bool], who: str) -> Callable[..., Found]:
-    def find(config: Mapping[str, Any], _: Records) -> Found:
+    def find(config: Mapping[str, Any], _: PitfallRecords) -> Found:
         llm = _llm(config)
         if llm is None or llm[2].get(knob) is None:
             return
@@ -154,7 +154,7 @@ def _is_gem25(provider: str, model: str) -> bool:
     return provider == "vendor_f" and model.startswith("gem-2.5") and "lite" not in model
 
 
-def _thinking_budget_range(config: Mapping[str, Any], _: Records) -> Found:
+def _thinking_budget_range(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     llm = _llm(config)
     value = None if llm is None else llm[2].get("thinkingBudget")
     low, high = L.THINKING_BUDGET_RANGE
@@ -167,13 +167,13 @@ def _thinking_budget_range(config: Mapping[str, Any], _: Records) -> Found:
         )
 
 
-def _reasoning_none(config: Mapping[str, Any], _: Records) -> Found:
+def _reasoning_none(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     llm = _llm(config)
     if llm is not None and llm[0] == "vendor_e" and llm[2].get("reasoningEffort") == "none":
         yield "llm.default.reasoningEffort", "is 'none', which vendor_e rejects (low, medium, high)"
 
 
-def _tts_voice(config: Mapping[str, Any], _: Records) -> Found:
+def _tts_voice(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     block = _block(config, "tts")
     if block is None:
         return
@@ -185,7 +185,7 @@ def _tts_voice(config: Mapping[str, Any], _: Records) -> Found:
         yield "tts.default.voiceId", f"is {what} for TTS provider {provider}"
 
 
-def _greeting_ignored(config: Mapping[str, Any], _: Records) -> Found:
+def _greeting_ignored(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     agent = _obj(config.get("agent"))
     if agent.get("greetingInstructions") and agent.get("initialGreeting") is not True:
         yield (
@@ -195,7 +195,7 @@ def _greeting_ignored(config: Mapping[str, Any], _: Records) -> Found:
         )
 
 
-def _urdu_script(config: Mapping[str, Any], _: Records) -> Found:
+def _urdu_script(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     instructions = _obj(config.get("agent")).get("instructions")
     if isinstance(instructions, str) and prompt_language(instructions) == "roman_urdu":
         yield (
@@ -205,7 +205,7 @@ def _urdu_script(config: Mapping[str, Any], _: Records) -> Found:
         )
 
 
-def _noise_level(config: Mapping[str, Any], _: Records) -> Found:
+def _noise_level(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     noise = _obj(config.get("noiseCancellation"))
     level = noise.get("level")
     if noise.get("enabled") is True and isinstance(level, int | float) and level > 0.1:
@@ -215,7 +215,7 @@ def _noise_level(config: Mapping[str, Any], _: Records) -> Found:
         )
 
 
-def _connection_id(config: Mapping[str, Any], _: Records) -> Found:
+def _connection_id(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     for i, tool in _tools(config):
         execution = _obj(tool.get("execution"))
         if execution.get("type") == "tool_endpoint" and not execution.get("connectionId"):
@@ -226,7 +226,7 @@ def _connection_id(config: Mapping[str, Any], _: Records) -> Found:
             )
 
 
-def _tool_timeout(config: Mapping[str, Any], _: Records) -> Found:
+def _tool_timeout(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     for i, tool in _tools(config):
         execution = _obj(tool.get("execution"))
         timeout = tool.get("timeout")
@@ -242,7 +242,7 @@ def _scorecard(config: Mapping[str, Any]) -> Any:
     return _obj(config.get("grading")).get("scorecard")
 
 
-def _scorecard_points(config: Mapping[str, Any], _: Records) -> Found:
+def _scorecard_points(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     grading = _obj(config.get("grading"))
     if "scorecard" not in grading:
         return
@@ -261,7 +261,7 @@ def _scorecard_points(config: Mapping[str, Any], _: Records) -> Found:
         yield "grading.scorecard.rules", f"points total {total:g}, not 100"
 
 
-def _scorecard_ids(config: Mapping[str, Any], _: Records) -> Found:
+def _scorecard_ids(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     card = _scorecard(config)
     rules = card.get("rules") if isinstance(card, Mapping) else None
     if not isinstance(rules, list):
@@ -290,7 +290,7 @@ def _secrets(value: Any, path: str) -> Iterator[str]:
             yield from _secrets(inner, f"{path}[{i}]")
 
 
-def _provider_keys(config: Mapping[str, Any], _: Records) -> Found:
+def _provider_keys(config: Mapping[str, Any], _: PitfallRecords) -> Found:
     for path in _secrets(config, ""):
         yield (
             path,
@@ -298,7 +298,7 @@ def _provider_keys(config: Mapping[str, Any], _: Records) -> Found:
         )
 
 
-def _variables(config: Mapping[str, Any], records: Records) -> Found:
+def _variables(config: Mapping[str, Any], records: PitfallRecords) -> Found:
     if records is None:
         return
     agent = _obj(config.get("agent"))
@@ -454,7 +454,7 @@ PITFALL_RULES: Final[tuple[PitfallRule, ...]] = (
 
 def config_pitfalls(
     config: Mapping[str, Any],
-    records: Records = None,
+    records: PitfallRecords = None,
     rules: Sequence[PitfallRule] = PITFALL_RULES,
 ) -> list[Pitfall]:
     """The findings of ``rules`` on ``config`` (camelCase JSON). ``records``: the variables

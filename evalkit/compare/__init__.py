@@ -23,7 +23,7 @@ from ._comparison import level_words as level_words  # _SIBLING_API
 from ._latency import compare_latency, latency_quantiles
 from ._latency_options import LatencyOptions
 from ._latency_result import LatencyComparison, LatencyUnavailableError
-from ._nightly import NIGHTLY_COLUMNS, NightlyAlarms, nightly_alarms
+from ._nightly import NIGHTLY_COLUMNS, NightlyAlarms, Nights, nightly_alarms
 from ._options import CompareOptions
 from ._options import check_levels as check_levels  # _SIBLING_API
 from ._planning import RepeatPlan, RepeatPlanOptions, plan_repeats
@@ -40,6 +40,7 @@ __all__ = [
     "LatencyUnavailableError",
     "NightlyAlarms",
     "NightlyRule",
+    "Nights",
     "RepeatPlan",
     "RepeatPlanOptions",
     "SequentialPlan",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .._util import publish
 from ._clusters import ClusterOptions, cluster_members, failure_clusters
 from ._flags import FLAG_RULES, flag_rules, simulation_flags
-from ._lint import lint, lint_rules
+from ._lint import ConfigLike, lint, lint_rules
 from ._recorded import FLAGS_KEY, record_flags, recorded_flags
 from ._why import WhyItFailed, moved_rules, why_it_failed
 
@@ -18,6 +18,7 @@ __all__ = [
     "FLAGS_KEY",
     "FLAG_RULES",
     "ClusterOptions",
+    "ConfigLike",
     "WhyItFailed",
     "cluster_members",
     "failure_clusters",

@@ -29,7 +29,7 @@ from ._judge_types import (
 from ._judging import JudgeArg
 from ._label_options import ALLOCATIONS, LabelOptions
 from ._label_plan import plan_labels
-from ._label_queue import label_queue, planned_n
+from ._label_queue import GradesOrRun, label_queue, planned_n
 from ._left_out import RuleLeftOut
 from ._score import conversation_points, score_from_points
 from ._scorecard import Scorecard, ScorecardRule
@@ -45,6 +45,7 @@ __all__ = [
     "GradeOptions",
     "Grades",
     "GradesLike",
+    "GradesOrRun",
     "GradingError",
     "Judge",
     "JudgeArg",

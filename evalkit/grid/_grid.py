@@ -39,7 +39,7 @@ from .._util import canonical_json, content_hash
 from ..api import InvalidRequestError, Problem, check_context
 from ._personas import Persona, PersonaError, load_personas
 from ._text import encodable, unsendable_text
-from ._variables import Record, VariablesInput, load_records, load_variables, record_keys
+from ._variables import VariablesInput, VariablesRecord, load_records, load_variables, record_keys
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -226,7 +226,7 @@ class Grid:
     __slots__ = ("_cells", "_contexts", "_personas", "_records", "_repeats", "_selection")
 
     _personas: tuple[Persona, ...]
-    _records: tuple[Record | None, ...]
+    _records: tuple[VariablesRecord | None, ...]
     _contexts: tuple[str | None, ...]
     _repeats: int
     _cells: tuple[Cell, ...]

@@ -34,7 +34,7 @@ PathLike: TypeAlias = str | os.PathLike[str]
 
 DEFAULT_PATH = "negative"
 _KNOWN_KEYS = ("label", "behavior", "path", "tags", "description", "traits", "provenance")
-Scalar: TypeAlias = str | int | float | bool | None
+ProvenanceValue: TypeAlias = str | int | float | bool | None
 _SUFFIXES = (".yaml", ".yml")
 
 
@@ -128,7 +128,7 @@ class Persona:
     tags: tuple[str, ...] = ()
     description: str | None = None
     traits: Mapping[str, str] | None = dataclasses.field(default=None, hash=False)
-    provenance: Mapping[str, Scalar] | None = dataclasses.field(default=None, hash=False)
+    provenance: Mapping[str, ProvenanceValue] | None = dataclasses.field(default=None, hash=False)
 
     def __post_init__(self) -> None:
         tags: Any = self.tags

@@ -32,10 +32,17 @@ from ._text import encodable, unsendable_text
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Places", "Record", "VariablesInput", "load_records", "load_variables", "record_keys"]
+__all__ = [
+    "Places",
+    "VariablesInput",
+    "VariablesRecord",
+    "load_records",
+    "load_variables",
+    "record_keys",
+]
 
 PathLike: TypeAlias = str | os.PathLike[str]
-Record: TypeAlias = dict[str, Any]
+VariablesRecord: TypeAlias = dict[str, Any]
 VariablesInput: TypeAlias = (
     "Mapping[str, Any] | Sequence[Mapping[str, Any] | None] | pd.DataFrame | PathLike | None"
 )
@@ -155,7 +162,7 @@ def _json_value(value: Any, field: str, problems: list[Problem]) -> Any:
 
 def _record(
     raw: Any, i: int, places: Places, problems: list[Problem], *, tabular: bool
-) -> Record | None:
+) -> VariablesRecord | None:
     """One variables record, normalised; ``None`` stays ``None`` (no variables for the cell)."""
     if raw is None:
         return None
@@ -163,7 +170,7 @@ def _record(
         got = type(raw).__name__
         problems.append(Problem(places.field(i), f"must be an object (a dict), got {got}"))
         return None
-    out: Record = {}
+    out: VariablesRecord = {}
     for key, value in raw.items():
         kind = type(value)
         if kind is str or kind is int or kind is bool:  # the common case, kept fast
@@ -257,7 +264,7 @@ def _read_file(
 
 def load_records(
     source: Any, problems: list[Problem], *, csv_dtype: Any = str
-) -> tuple[list[Record | None], Places]:
+) -> tuple[list[VariablesRecord | None], Places]:
     """Normalised records of any variables input, and where each came from (problems appended)."""
     places = Places()
     if source is None:
@@ -290,7 +297,7 @@ def load_records(
     return records, places
 
 
-def load_variables(source: VariablesInput, *, csv_dtype: Any = str) -> list[Record | None]:
+def load_variables(source: VariablesInput, *, csv_dtype: Any = str) -> list[VariablesRecord | None]:
     """Variables records from any grid input, normalised (see the grid module's rules).
 
     ``source`` is ``None``, one dict, a list of dicts (``None`` entries allowed), a pandas
@@ -307,7 +314,7 @@ def load_variables(source: VariablesInput, *, csv_dtype: Any = str) -> list[Reco
 
 
 def record_keys(
-    records: Sequence[Record | None], places: Places, problems: list[Problem]
+    records: Sequence[VariablesRecord | None], places: Places, problems: list[Problem]
 ) -> list[str]:
     """Each record's canonical JSON (its part of the cell id), checking the E9 limits."""
     keys: list[str] = []

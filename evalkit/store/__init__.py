@@ -40,7 +40,8 @@ from ._errors import (
 from ._grades import grades_frame, grades_metadata, grades_path, write_grades
 from ._labels import LABEL_COLUMNS, LABEL_VALUES, Label, add_labels, read_labels
 from ._labels_csv import export_labels, import_labels, labels_table
-from ._listing import list_runs, load_runs, run_rows
+from ._layout import TableName
+from ._listing import RunsInput, list_runs, load_runs, run_rows
 from ._local import LocalPath
 from ._location import StoreLocation
 from ._manifest import identity_hash, read_stored_manifest, record_in_manifest
@@ -48,6 +49,8 @@ from ._reader import Run, load_run, local_folder
 from ._records import (
     STATUSES,
     ConversationRecord,
+    ConversationStatus,
+    TurnInput,
     TurnRecord,
     dump_tags,
     dump_variables,
@@ -72,6 +75,7 @@ __all__ = [
     "TURNS_SCHEMA",
     "VIEWS",
     "ConversationRecord",
+    "ConversationStatus",
     "CorruptRunError",
     "IdentityMismatchError",
     "Label",
@@ -82,10 +86,13 @@ __all__ = [
     "RunLockedError",
     "RunNotFoundError",
     "RunWriter",
+    "RunsInput",
     "StoreError",
     "StoreLike",
     "StoreLocation",
     "StoreUnreachableError",
+    "TableName",
+    "TurnInput",
     "TurnRecord",
     "UnsupportedStoreError",
     "add_labels",

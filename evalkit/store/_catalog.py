@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .._util import content_hash, now_iso
 from ._listing import manifest_cost, run_outcome, stored_manifests, typed_columns
+from ._location import StoreLocation
 from ._manifest import MANIFEST_NAME, read_manifest, write_manifest
 from ._records import STATUSES
-from ._urls import RunPath, StoreLike, open_store
+from ._urls import StoreLike, open_store
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,7 +89,7 @@ def _cost_currency(manifest: Mapping[str, Any]) -> str | None:
     return str(currency) if currency and manifest_cost(manifest) is not None else None
 
 
-def _row(folder: RunPath, manifest: Mapping[str, Any]) -> dict[str, Any]:
+def _row(folder: StoreLocation, manifest: Mapping[str, Any]) -> dict[str, Any]:
     counts = manifest.get("counts") or {}
     finalized = manifest.get("finalized_at") is not None
     grades = manifest.get("grades") if isinstance(manifest.get("grades"), Mapping) else {}

@@ -21,15 +21,13 @@ import errno
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING
 
 from .._exceptions import EvalkitError
 
 if TYPE_CHECKING:
-    from ._location import StoreLocation
+    from ._urls import StoreLike
 
-#: What an error names: a local path, a URL, or any place of a store.
-Where: TypeAlias = "str | os.PathLike[str] | StoreLocation"
 
 __all__ = [
     "CorruptRunError",
@@ -63,7 +61,7 @@ def _is_url(path: object) -> bool:
 class StoreError(EvalkitError):
     """A run folder cannot be used as asked."""
 
-    def __init__(self, message: str, path: Where | None = None) -> None:
+    def __init__(self, message: str, path: StoreLike | None = None) -> None:
         # a URL stays a string (a RemotePath holds its filesystem, which may hold credentials)
         self.path: Path | str | None = None
         if isinstance(path, os.PathLike) or (isinstance(path, str) and not _is_url(path)):
@@ -84,7 +82,7 @@ class RunExistsError(StoreError, FileExistsError):
 class IdentityMismatchError(StoreError):
     """The stored run was made from a different definition (grid, assistant, target, ...)."""
 
-    def __init__(self, path: Where, stored: str, requested: str, detail: str = "") -> None:
+    def __init__(self, path: StoreLike, stored: str, requested: str, detail: str = "") -> None:
         self.stored = stored
         self.requested = requested
         self.detail = detail
@@ -104,7 +102,7 @@ class CorruptRunError(StoreError):
     """A manifest, journal or table in the run folder cannot be read."""
 
 
-def storage_error(exc: OSError, path: Where, doing: str) -> StoreError:
+def storage_error(exc: OSError, path: StoreLike, doing: str) -> StoreError:
     """A :class:`StoreError` for ``exc`` met while ``doing`` (``"write"``...) ``path``."""
     if isinstance(exc, StoreError):
         return exc
@@ -118,7 +116,7 @@ def storage_error(exc: OSError, path: Where, doing: str) -> StoreError:
 
 
 @contextlib.contextmanager
-def storage_errors(path: Where, doing: str) -> Iterator[None]:
+def storage_errors(path: StoreLike, doing: str) -> Iterator[None]:
     """Turn an ``OSError`` raised inside the block into a :class:`StoreError` (see above)."""
     try:
         yield

@@ -10,8 +10,8 @@ import pyarrow as pa
 from ._errors import CorruptRunError
 from ._layout import GRADES_DIR
 from ._location import StoreLocation
-from ._tables import GRADES_SCHEMA, Place, table_metadata, to_frame, write_parquet_atomic
-from ._urls import as_location
+from ._tables import GRADES_SCHEMA, table_metadata, to_frame, write_parquet_atomic
+from ._urls import StoreLike, as_location
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,19 +34,19 @@ def grades_frame(columns: dict[str, Any], n_rows: int) -> pd.DataFrame:
     return to_frame(table, GRADES_SCHEMA)
 
 
-def grades_path(run_path: Place, rubric_version_id: str) -> StoreLocation:
+def grades_path(run_path: StoreLike, rubric_version_id: str) -> StoreLocation:
     """``<run>/grades/<rubric version id, filename-safe>.parquet``."""
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in rubric_version_id)
     return as_location(run_path) / GRADES_DIR / f"{safe.lstrip('.') or '_'}.parquet"
 
 
-def write_grades(frame: pd.DataFrame, path: Place, metadata: dict[str, str]) -> None:
+def write_grades(frame: pd.DataFrame, path: StoreLike, metadata: dict[str, str]) -> None:
     """Write the grades atomically (temp file + rename), replacing an older file."""
     table = pa.Table.from_pandas(frame, schema=GRADES_SCHEMA, preserve_index=False)
     write_parquet_atomic(table, path, metadata)
 
 
-def grades_metadata(path: Place) -> dict[str, str]:
+def grades_metadata(path: StoreLike) -> dict[str, str]:
     """The ``evalkit.*`` metadata of a grades file (its footer only: cheap)."""
     try:
         return table_metadata(path)

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .._util import now
 from ._errors import CorruptRunError, storage_error
-from ._urls import RunPath, StoreLike, open_store
+from ._location import StoreLocation
+from ._urls import StoreLike, open_store
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -205,7 +206,7 @@ def add_labels(run_path: StoreLike, labels: Iterable[Label | Mapping[str, Any]])
     return _frame([label.to_json() for label in checked])
 
 
-def _read_all(run_path: RunPath) -> list[tuple[RunPath, bytes]]:
+def _read_all(run_path: StoreLocation) -> list[tuple[StoreLocation, bytes]]:
     paths = (run_path / LABELS_DIR).files("*.jsonl")
     found = run_path.read_many(paths) if paths else {}
     return [(p, found[p]) for p in paths if p in found]

@@ -15,6 +15,7 @@ from ._layout import (
     TableName,
     count_statuses,
 )
+from ._location import StoreLocation
 from ._manifest import MANIFEST_NAME
 from ._manifest_file import parse_listed_manifest
 from ._reader import Run, load_run
@@ -26,7 +27,7 @@ from ._tables import (
     to_frame,
 )
 from ._turn_timing import with_turn_latency
-from ._urls import RunPath, StoreLike, is_store_url, open_store
+from ._urls import StoreLike, is_store_url, open_store
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -52,7 +53,7 @@ _LIST_COLUMNS: Final[dict[str, Any]] = {
 }
 
 
-def stored_manifests(root: RunPath) -> list[tuple[RunPath, dict[str, Any]]]:
+def stored_manifests(root: StoreLocation) -> list[tuple[StoreLocation, dict[str, Any]]]:
     """(run folder, manifest) for every run directly inside ``root``, in name order.
 
     At a URL the manifests are fetched concurrently. A folder with an unreadable manifest is
@@ -63,7 +64,7 @@ def stored_manifests(root: RunPath) -> list[tuple[RunPath, dict[str, Any]]]:
     )
     wanted = [child / MANIFEST_NAME for child in children]
     data = root.read_many(wanted)
-    found: list[tuple[RunPath, dict[str, Any]]] = []
+    found: list[tuple[StoreLocation, dict[str, Any]]] = []
     for child, path in zip(children, wanted, strict=True):
         raw = data.get(path)
         if raw is None:
@@ -74,7 +75,7 @@ def stored_manifests(root: RunPath) -> list[tuple[RunPath, dict[str, Any]]]:
     return found
 
 
-def _children(root: RunPath) -> list[RunPath]:
+def _children(root: StoreLocation) -> list[StoreLocation]:
     try:
         return list(root.iterdir())
     except (FileNotFoundError, NotADirectoryError):

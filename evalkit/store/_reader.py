@@ -21,6 +21,7 @@ from ._layout import (
     STAMP_KEY,
     TURNS_FILE,
 )
+from ._location import StoreLocation
 from ._manifest import MANIFEST_NAME, read_manifest
 from ._records import (
     STATUSES,
@@ -34,7 +35,7 @@ from ._tables import (
     to_frame,
 )
 from ._turn_timing import has_turn_timing, with_turn_latency
-from ._urls import RunPath, StoreLike, is_store_url, open_store
+from ._urls import StoreLike, is_store_url, open_store
 from ._wide import DEFAULT_TAG_PREFIX, DEFAULT_VARIABLE_PREFIX, expand_variables
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class Run:
     """
 
     def __init__(self, path: StoreLike) -> None:
-        self.path: RunPath = open_store(path)
+        self.path: StoreLocation = open_store(path)
         self.manifest: dict[str, Any] = read_manifest(self.path / MANIFEST_NAME)
         self.run_id: str = str(self.manifest.get("run_id") or self.path.name)
         self._frames: dict[str, pd.DataFrame] = {}
@@ -304,7 +305,7 @@ def local_folder(store: StoreLike) -> Path:
     return open_store(store).local_cache()
 
 
-def _holds_only(path: RunPath, rubric_version_id: str | None) -> bool:
+def _holds_only(path: StoreLocation, rubric_version_id: str | None) -> bool:
     """True when a grades file says (in its footer) it holds that rubric version only."""
     try:
         return table_metadata(path).get("evalkit.rubric_version_id") == rubric_version_id

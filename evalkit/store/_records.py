@@ -21,7 +21,7 @@ __all__ = [
     "ROLES",
     "STATUSES",
     "ConversationRecord",
-    "Status",
+    "ConversationStatus",
     "TurnLike",
     "TurnRecord",
     "dump_tags",
@@ -29,12 +29,12 @@ __all__ = [
     "transcript_hash",
 ]
 
-Status: TypeAlias = Literal["done", "error", "dropped", "failed"]
+ConversationStatus: TypeAlias = Literal["done", "error", "dropped", "failed"]
 Role: TypeAlias = Literal["agent", "caller"]
 
 #: Every conversation ends in exactly one of these (DESIGN.md "Outcomes"); all four are final.
 #: The one list of statuses: the type above, the run list, the run pages and the CLI read it.
-STATUSES: Final[tuple[str, ...]] = get_args(Status)
+STATUSES: Final[tuple[str, ...]] = get_args(ConversationStatus)
 ROLES: Final[tuple[str, ...]] = get_args(Role)
 ENDED_BY: Final[tuple[str | None, ...]] = ("agent", "caller", None)
 
@@ -56,7 +56,7 @@ class ConversationRecord:
     persona_label: str
     variables: str
     context: str | None = None
-    status: Status
+    status: ConversationStatus
     error_message: str | None = None
     attempts: int = 1
     n_turns: int

@@ -20,10 +20,11 @@ from ._catalog import catalog
 from ._errors import CorruptRunError, StoreError
 from ._layout import CONVERSATIONS_FILE, GRADES_DIR, SCHEMAS, STAMP_KEY, TURNS_FILE
 from ._listing import stored_manifests
+from ._location import StoreLocation
 from ._manifest import MANIFEST_NAME
 from ._reader import Run
 from ._tables import GRADES_SCHEMA, conform
-from ._urls import RunPath, StoreLike, open_store
+from ._urls import StoreLike, open_store
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,7 +46,7 @@ def _fresh(manifest: Mapping[str, Any], table: pa.Table) -> bool:
     return isinstance(journal, Mapping) and stamp == str(journal.get("bytes"))
 
 
-def _read(path: RunPath, data: bytes | None = None) -> pa.Table:
+def _read(path: StoreLocation, data: bytes | None = None) -> pa.Table:
     try:
         return pq.read_table(pa.BufferReader(data) if data is not None else path.arrow_source())
     except FileNotFoundError:
@@ -54,7 +55,7 @@ def _read(path: RunPath, data: bytes | None = None) -> pa.Table:
         raise CorruptRunError(f"cannot read {path}: {exc}", path) from exc
 
 
-def _run_tables(root: RunPath, name: str) -> list[pa.Table]:
+def _run_tables(root: StoreLocation, name: str) -> list[pa.Table]:
     schema = SCHEMAS[name]
     if name == "grades":  # no manifest is read: at a URL, one listing finds every file
         files = _grades_files(root)
@@ -77,11 +78,11 @@ def _run_tables(root: RunPath, name: str) -> list[pa.Table]:
     return tables
 
 
-def _grades_files(root: RunPath) -> list[RunPath]:
+def _grades_files(root: StoreLocation) -> list[StoreLocation]:
     """Every run's grades files, in run order: runs are the folders holding a manifest."""
     split = root.files_below(3)  # one recursive listing instead of one per run
     runs = {p[0] for p in split if len(p) == 2 and p[1] == MANIFEST_NAME}
-    found: list[RunPath] = []
+    found: list[StoreLocation] = []
     for parts in sorted(split):
         if (
             len(parts) == 3
@@ -147,7 +148,7 @@ def sql(
         con.close()
 
 
-def _views_text(root: RunPath, registered: Mapping[str, Any]) -> str:
+def _views_text(root: StoreLocation, registered: Mapping[str, Any]) -> str:
     """The views a query can use, one line each with its columns (what a failed query needs)."""
     import pandas as pd
 

@@ -18,9 +18,8 @@ timestamp[us, UTC]     ``datetime64[us, UTC]``
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -28,7 +27,7 @@ import pyarrow.parquet as pq
 from ._errors import CorruptRunError, storage_errors
 from ._location import StoreLocation
 from ._schemas import CONVERSATIONS_SCHEMA, GRADES_SCHEMA, TURNS_SCHEMA
-from ._urls import as_location
+from ._urls import StoreLike, as_location
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -44,9 +43,6 @@ __all__ = [
     "to_frame",
     "write_parquet_atomic",
 ]
-
-#: A file of a store: a path, a URL, or a place already opened.
-Place: TypeAlias = "str | os.PathLike[str] | StoreLocation"
 
 
 @functools.cache
@@ -119,7 +115,7 @@ def empty_frame(schema: pa.Schema) -> pd.DataFrame:
 
 
 def write_parquet_atomic(
-    table: pa.Table, path: Place, metadata: Mapping[str, str] | None = None
+    table: pa.Table, path: StoreLike, metadata: Mapping[str, str] | None = None
 ) -> None:
     """Write ``table`` to ``path`` via a temp file and a rename (at a URL: one PUT, which is
     atomic for readers too); ``metadata`` goes in the schema."""
@@ -132,7 +128,7 @@ def write_parquet_atomic(
         path.replace_with(lambda sink: pq.write_table(table, sink, compression="snappy"))
 
 
-def table_metadata(path: Place) -> dict[str, str]:
+def table_metadata(path: StoreLike) -> dict[str, str]:
     """The string metadata :func:`write_parquet_atomic` stored (reads only the footer)."""
     with as_location(path).open_input() as handle:
         raw = pq.read_schema(handle).metadata or {}
@@ -143,7 +139,7 @@ def table_metadata(path: Place) -> dict[str, str]:
     }
 
 
-def read_parquet_table(path: Place, schema: pa.Schema) -> pa.Table:
+def read_parquet_table(path: StoreLike, schema: pa.Schema) -> pa.Table:
     """Read a parquet table and conform it to ``schema``; errors name the file."""
     path = as_location(path)
     try:

@@ -24,7 +24,6 @@ from ._remote import RemotePath
 
 __all__ = [
     "STORE_BACKENDS",
-    "RunPath",
     "StoreLike",
     "UnsupportedStoreError",
     "as_location",
@@ -33,8 +32,6 @@ __all__ = [
     "store_url",
 ]
 
-#: A file or folder of a store, local or at a URL (the storage protocol).
-RunPath: TypeAlias = StoreLocation
 #: What ``store=`` takes: a folder, an fsspec URL, or a place already opened.
 StoreLike: TypeAlias = str | os.PathLike[str] | StoreLocation
 
@@ -80,7 +77,7 @@ def store_url(store: StoreLike) -> str:
     return os.fspath(store) if isinstance(store, str | os.PathLike) else str(store)
 
 
-def open_store(store: StoreLike, storage_options: Mapping[str, Any] | None = None) -> RunPath:
+def open_store(store: StoreLike, storage_options: Mapping[str, Any] | None = None) -> StoreLocation:
     """The :class:`StoreLocation` for ``store``: a :class:`LocalPath` or a :class:`RemotePath`.
 
     ``storage_options`` go to the fsspec filesystem (``{"endpoint_url": ...}``,

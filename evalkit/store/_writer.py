@@ -52,6 +52,7 @@ from ._layout import (
     count_statuses,
     requested_identity,
 )
+from ._location import StoreLocation
 from ._manifest import (
     MANIFEST_NAME,
     create_manifest,
@@ -69,7 +70,7 @@ from ._records import (
 from ._tables import (
     write_parquet_atomic,
 )
-from ._urls import RunPath, StoreLike, open_store
+from ._urls import StoreLike, open_store
 
 Journal = JournalWriter | ObjectJournalWriter
 
@@ -94,7 +95,7 @@ class RunWriter:
 
     def __init__(
         self,
-        path: RunPath,
+        path: StoreLocation,
         manifest: dict[str, Any],
         journal: Journal,
         recorded: pa.Table | None = None,
@@ -173,7 +174,7 @@ class RunWriter:
         }
 
     @staticmethod
-    def _refuse_existing(path: RunPath, identity: str) -> None:
+    def _refuse_existing(path: StoreLocation, identity: str) -> None:
         manifest_path = path / MANIFEST_NAME
         if not manifest_path.exists():
             return
@@ -222,7 +223,7 @@ class RunWriter:
 
     @classmethod
     def _attach(
-        cls, path: RunPath, update: Mapping[str, Any] | None, *, fsync: bool = True
+        cls, path: StoreLocation, update: Mapping[str, Any] | None, *, fsync: bool = True
     ) -> RunWriter:
         journal = path.open_journal(fsync=fsync)
         try:

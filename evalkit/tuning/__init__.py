@@ -18,7 +18,7 @@ from __future__ import annotations
 from .._util import publish
 from ._compare import compare_variants
 from ._gain import ReportedGain
-from ._optimize import aoptimize, optimize
+from ._optimize import ProposerArg, aoptimize, optimize
 from ._optimize_options import OptimizeOptions
 from ._optimize_result import OptimizeResult
 from ._options import TuneOptions, VariantsOptions
@@ -41,6 +41,7 @@ __all__ = [
     "ProposalBatch",
     "ProposalRequest",
     "Proposer",
+    "ProposerArg",
     "ProposerError",
     "ProposerOptions",
     "ReportedGain",
@@ -61,12 +62,10 @@ __all__ = [
 
 # What evalkit's other packages take from here and users need not: not public, not in the API
 # snapshot (``x as x`` marks each as re-exported for the type checker).
-from ._optimize import ProposerArg as ProposerArg
 from ._optimize import optimize_run_prefix as optimize_run_prefix
 from ._tune import tune_run_prefix as tune_run_prefix
 
 _SIBLING_API = (
-    "ProposerArg",
     "optimize_run_prefix",
     "tune_run_prefix",
 )

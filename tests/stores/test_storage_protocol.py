@@ -19,7 +19,7 @@ PACKAGE = Path(evalkit.__file__).parent
 STORE = PACKAGE / "store"
 #: The store's place types: only evalkit.store may name the two kinds or test for them.
 KINDS = frozenset({"RemotePath", "LocalPath"})
-PLACE_TYPES = KINDS | {"StoreLocation", "RunPath"}
+PLACE_TYPES = KINDS | {"StoreLocation"}
 #: What only the store knows of a run folder's layout.
 LAYOUT = ("journal.jsonl",)
 
