@@ -16,7 +16,8 @@ from pathlib import Path
 
 import evalkit
 
-SNAPSHOT = Path(__file__).with_name("api_snapshot.txt")
+from .api_snapshot import SNAPSHOT, public_modules
+
 #: Named in a signature but not a user's to build: (alias, why).
 NOT_FOR_USERS = {
     "Journal": "RunWriter's own constructor takes it; users get a writer from RunWriter.open",
@@ -25,27 +26,19 @@ NOT_FOR_USERS = {
 _ALIAS = re.compile(r"^([A-Z]\w*)(?:: TypeAlias =| = [A-Z][\w\[\], .]* \|)", re.M)
 
 
-def _modules() -> list[str]:
+def _private_modules() -> list[str]:
     found = pkgutil.walk_packages(evalkit.__path__, "evalkit.")
-    return ["evalkit", *(m.name for m in found if not m.name.endswith("__main__"))]
-
-
-def _is_public(module: str) -> bool:
-    return not any(part.startswith("_") for part in module.split("."))
+    return [m.name for m in found if "._" in m.name and not m.name.endswith("__main__")]
 
 
 def test_every_alias_a_public_signature_names_is_importable() -> None:
     signatures = set(re.findall(r"\b[A-Z]\w*\b", SNAPSHOT.read_text(encoding="utf-8")))
-    exported: set[str] = set()
+    exported = {n for m in public_modules() for n in importlib.import_module(m).__all__}
     defined: dict[str, str] = {}
-    for name in _modules():
-        module = importlib.import_module(name)
-        if _is_public(name):
-            exported |= set(getattr(module, "__all__", ()))
-        elif module.__file__:
-            source = Path(module.__file__).read_text(encoding="utf-8")
-            for alias in _ALIAS.findall(source):
-                defined.setdefault(alias, name)
+    for name in _private_modules():
+        source = Path(str(importlib.import_module(name).__file__)).read_text(encoding="utf-8")
+        for alias in _ALIAS.findall(source):
+            defined.setdefault(alias, name)
     assert len(defined) > 20  # the pattern still finds the aliases
     hidden = {
         alias: where

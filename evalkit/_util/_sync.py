@@ -48,6 +48,14 @@ def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
 _CLEANUP_PATIENCE = 2
 
 
+def _absorb_or_give_up(extra: int) -> None:
+    """The ``extra``-th Ctrl-C after the first: said and absorbed, or, past the patience,
+    ``KeyboardInterrupt``."""
+    if extra > _CLEANUP_PATIENCE:
+        raise KeyboardInterrupt
+    logger.warning("Ctrl-C again: still finishing the run's clean-up (a moment)")
+
+
 def _wait_for_cleanup(finished: threading.Event) -> None:
     """Wait for a cancelled run's cleanup; a second Ctrl-C must not cut it short."""
     extra = 0
@@ -57,9 +65,7 @@ def _wait_for_cleanup(finished: threading.Event) -> None:
             return
         except KeyboardInterrupt:
             extra += 1
-            if extra > _CLEANUP_PATIENCE:
-                raise
-            logger.warning("Ctrl-C again: still finishing the run's clean-up (a moment)")
+            _absorb_or_give_up(extra)
 
 
 def _run_patiently(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
@@ -78,9 +84,9 @@ def _run_patiently(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
             if interrupts == 1 and main and not main[0].done():
                 loop.call_soon_threadsafe(main[0].cancel)
                 return
-            if interrupts - 1 > _CLEANUP_PATIENCE or not main or main[0].done():
+            if not main or main[0].done():
                 raise KeyboardInterrupt
-            logger.warning("Ctrl-C again: still finishing the run's clean-up (a moment)")
+            _absorb_or_give_up(interrupts - 1)
 
         async def as_main() -> T:
             task = asyncio.current_task()

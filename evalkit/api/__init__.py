@@ -13,6 +13,7 @@ from ._client import Client
 from ._config import Secret
 from ._events import (
     Done,
+    Role,
     SimulationEvent,
     SimulationFailed,
     TerminalEvent,
@@ -137,6 +138,7 @@ __all__ = [
     "RefineResponse",
     "RetryDecision",
     "RetryPolicy",
+    "Role",
     "Scorecard",
     "ScorecardRule",
     "Secret",

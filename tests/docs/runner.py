@@ -125,23 +125,12 @@ class Page:
             os.chdir(before_cwd)
             os.environ.clear()
             os.environ.update(before_env)
+            _forget_filesystems()
 
     def close(self) -> None:
-        """Remove the page's folder and forget the filesystems its examples opened: fsspec
-        keeps one per set of arguments, endpoint and all, and a later test in this process
-        would reach the page's (stopped) S3 server through it."""
         import shutil
-        import sys
 
         shutil.rmtree(self._root, ignore_errors=True)
-        if "fsspec" in sys.modules:
-            from fsspec import AbstractFileSystem
-
-            kinds: list[type[AbstractFileSystem]] = [AbstractFileSystem]
-            while kinds:  # every filesystem class loaded, however it was imported
-                kind = kinds.pop()
-                kind.clear_instance_cache()
-                kinds.extend(kind.__subclasses__())
 
     # ------------------------------------------------------------------------- running
 
@@ -233,6 +222,21 @@ class Page:
                 f"the {block.kind} at {self.path}:{block.line} is refused by evalkit's "
                 f"loader: {exc}"
             ) from None
+
+
+def _forget_filesystems() -> None:
+    """Drop the filesystems fsspec cached while a page's environment was in place: it keeps
+    one per set of arguments, endpoint and all, and a later test of this process would reach
+    the page's (stopped) S3 server through it."""
+    if "fsspec" not in sys.modules:
+        return
+    from fsspec import AbstractFileSystem
+
+    kinds: list[type[AbstractFileSystem]] = [AbstractFileSystem]
+    while kinds:  # every filesystem class loaded, however it was imported
+        kind = kinds.pop()
+        kind.clear_instance_cache()
+        kinds.extend(kind.__subclasses__())
 
 
 def _base_env() -> dict[str, str]:

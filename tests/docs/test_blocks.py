@@ -181,8 +181,11 @@ def test_a_page_leaves_no_filesystem_behind_for_later_tests(
     import s3fs
 
     page = Page(_page(tmp_path, "# empty\n"), emulator)
-    made = s3fs.S3FileSystem(use_listings_cache=False, endpoint_url="http://127.0.0.1:9")
-    assert s3fs.S3FileSystem(use_listings_cache=False, endpoint_url="http://127.0.0.1:9") is made
+    with page.inside():
+        made = s3fs.S3FileSystem(use_listings_cache=False, endpoint_url="http://127.0.0.1:9")
+        assert (
+            s3fs.S3FileSystem(use_listings_cache=False, endpoint_url="http://127.0.0.1:9") is made
+        )
     page.close()
     assert (
         s3fs.S3FileSystem(use_listings_cache=False, endpoint_url="http://127.0.0.1:9") is not made

@@ -24,13 +24,11 @@ CREDENTIALS = {
 @pytest.fixture(scope="session")
 def s3_endpoint() -> Iterator[str]:
     """The loopback endpoint of a moto S3 server; the AWS environment points at it."""
-    import s3fs
     from moto.moto_server.threaded_moto_server import ThreadedMotoServer
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     host, port = server.get_host_and_port()
-    s3fs.S3FileSystem.clear_instance_cache()  # none made before reaches another endpoint
     endpoint = f"http://{host}:{port}"
     saved = {k: os.environ.get(k) for k in (*CREDENTIALS, "AWS_ENDPOINT_URL")}
     os.environ.update({**CREDENTIALS, "AWS_ENDPOINT_URL": endpoint})
